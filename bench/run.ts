@@ -1,0 +1,16 @@
+// Runs every benchmark suite (or those named on the command line) and prints figures with their
+// same-run baselines and ratios. Timings are never asserted in tests; they are reported here.
+import { print, type Row } from './report.ts';
+
+const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
+  schema: () => import('./schema/validate.ts'),
+};
+
+const wanted = process.argv.slice(2);
+const rows: Row[] = [];
+for (const [name, load] of Object.entries(suites)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`running ${name}...`);
+  rows.push(...(await (await load()).run()));
+}
+print(rows);

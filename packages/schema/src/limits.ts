@@ -1,0 +1,73 @@
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const DAY = 24 * 60 * 60;
+
+/**
+ * Every limit of spec section 8 that code checks, in one table that the SDKs, the broker and the
+ * docs all read. Sizes are bytes, durations seconds, unless the name says otherwise.
+ */
+export const limits = {
+  password: { minLength: 8, maxLength: 72 },
+  emailLinkSeconds: 15 * 60,
+  confirmationDeadlineSeconds: DAY,
+  sessionSeconds: 30 * DAY,
+  accessTokenSeconds: 60 * 60,
+  /** The access token is refreshed during its final minute. */
+  accessTokenRefreshWindowSeconds: 60,
+  customDomainDataAuthorizationSeconds: 60,
+  search: {
+    queryMaxLength: 2048,
+    limitMin: 1,
+    limitMax: 50,
+    limitDefault: 10,
+    candidatesPerComponent: 100,
+    recordMaxBytes: 16 * KiB,
+    responseMaxBytes: 1 * MiB,
+    /** Reciprocal rank fusion constant: `1 / (60 + rank)`. */
+    fusionK: 60,
+  },
+  ai: {
+    maxImages: 4,
+    imageMaxBytes: 15 * MiB,
+    maxPdfs: 1,
+    pdfMaxPages: 20,
+    pdfMaxBytes: 20 * MiB,
+    attachmentsTotalMaxBytes: 20 * MiB,
+  },
+  jobs: {
+    payloadMaxBytes: 64 * KiB,
+    delayMaxSeconds: 7 * DAY,
+    activeMaxPerNamespace: 10_000,
+    terminalRetentionSeconds: 14 * DAY,
+    errorMaxLength: 2048,
+  },
+  fileGrant: { minFiles: 1, maxFiles: 16, totalMaxBytes: 128 * MiB, expiresSeconds: 14 * DAY },
+  integration: {
+    maxCredentials: 20,
+    fakeOutputMaxBytes: 16 * KiB,
+    operationResponseMaxBytes: 1 * MiB,
+    operationTimeoutSeconds: 25,
+    syncTimeoutSeconds: 15 * 60,
+    webhookBodyMaxBytes: 256 * KiB,
+    eventDataMaxBytes: 64 * KiB,
+    eventRetentionSeconds: 14 * DAY,
+  },
+  cron: { recoveryWindowSeconds: DAY },
+  /**
+   * Defaults and maxima of a `queues[]` declaration. The spec leaves them "not shown"; these are
+   * ours (docs/manifest.md). Every value is a positive integer; the minimum is 1.
+   */
+  queues: {
+    concurrency: { default: 1, max: 64 },
+    maxAttempts: { default: 5, max: 25 },
+    retryDelaySeconds: { default: 30, max: DAY },
+    retryBackoff: { default: true },
+    /** The maximum is the 15-minute Function timeout. */
+    timeoutSeconds: { default: 60, max: 15 * 60 },
+  },
+} as const;
+
+/** Byte length of `value` serialised as JSON (UTF-8), the measure every JSON size limit uses. */
+export function jsonByteLength(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value) ?? '').byteLength;
+}

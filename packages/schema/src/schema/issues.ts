@@ -1,0 +1,58 @@
+import { type JsonObject, PlatformError } from '@platform/errors';
+import type { core } from 'zod';
+
+/** One problem found while parsing input. */
+export interface InputIssue {
+  /** Where the problem is, such as `items[2].title`; the empty string for the value itself. */
+  readonly path: string;
+  /** What is wrong, in words a person can act on. */
+  readonly message: string;
+  /** The kind of problem (`invalid_type`, `too_big`, `unrecognized_keys`, ...). */
+  readonly code: string;
+}
+
+/** Formats a path as a JavaScript accessor: `items[2].title`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key))
+      out += out ? `.${key}` : key;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+export function toInputIssues(issues: readonly core.$ZodIssue[]): InputIssue[] {
+  return issues.map((issue) => ({
+    path: formatPath(issue.path),
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+const SHOWN = 3;
+
+/** The `INVALID_INPUT` error for `issues`, its message naming the first few. */
+export function invalidInput(issues: readonly InputIssue[]): PlatformError<'INVALID_INPUT'> {
+  const listed = issues
+    .slice(0, SHOWN)
+    .map((issue) => `${issue.path || '(input)'}: ${issue.message}`)
+    .join('; ');
+  const more = issues.length > SHOWN ? ` (and ${issues.length - SHOWN} more)` : '';
+  // The stack of an input error only points into the validator; the useful location is
+  // `details.issues`. Capturing it was 70% of the cost of a failed parse (bench/schema), so it
+  // is skipped where the engine allows (V8: Node, Deno, Chromium).
+  const engine = Error as { stackTraceLimit?: number | undefined };
+  const limit = engine.stackTraceLimit;
+  engine.stackTraceLimit = 0;
+  try {
+    return new PlatformError({
+      code: 'INVALID_INPUT',
+      message: `Invalid input: ${listed}${more}`,
+      details: { issues: issues as InputIssue[] as unknown as JsonObject[] },
+    });
+  } finally {
+    engine.stackTraceLimit = limit;
+  }
+}

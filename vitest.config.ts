@@ -1,0 +1,38 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests import every @platform/* package from source through the `@platform/source`
+// export condition, so no build is needed before `npm test`.
+const conditions = ['@platform/source', 'module', 'node', 'default'];
+
+const project = (name: string, extra: Record<string, unknown> = {}) => ({
+  extends: true as const,
+  test: {
+    name,
+    include: [`packages/${name}/{src,test}/**/*.test.ts`],
+    // Type tests (`*.test-d.ts`) are checked by tsc with the package's test tsconfig.
+    typecheck: {
+      enabled: true,
+      include: [`packages/${name}/test/**/*.test-d.ts`],
+      tsconfig: `packages/${name}/tsconfig.test.json`,
+    },
+    ...extra,
+  },
+});
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['@platform/source'] } },
+  test: {
+    projects: [
+      project('errors'),
+      project('schema'),
+      project('server'),
+      project('browser'),
+      project('broker', { testTimeout: 60_000, hookTimeout: 120_000 }),
+      {
+        extends: true,
+        test: { name: 'repo', include: ['scripts/**/*.test.ts', 'bench/**/*.test.ts'] },
+      },
+    ],
+  },
+});
