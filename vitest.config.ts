@@ -27,7 +27,15 @@ export default defineConfig({
       project('errors'),
       project('schema'),
       project('server'),
-      project('browser'),
+      // The type tests augment `Register`, which would retype every unit test: they get their
+      // own tsconfig (packages/browser/tsconfig.test.json leaves them out).
+      project('browser', {
+        typecheck: {
+          enabled: true,
+          include: ['packages/browser/test/**/*.test-d.ts'],
+          tsconfig: 'packages/browser/tsconfig.typetest.json',
+        },
+      }),
       project('broker', { testTimeout: 60_000, hookTimeout: 120_000 }),
       {
         extends: true,
