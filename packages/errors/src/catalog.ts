@@ -120,6 +120,11 @@ export const errorCatalog = {
   FUNCTION_FAILED: entry(500, false, 'The Function failed with an unexpected error.'),
   FUNCTION_TIMEOUT: entry(504, true, 'The Function did not finish in time.'),
   FUNCTION_UNAVAILABLE: entry(503, true, 'The Function could not be started; try again.'),
+  FUNCTION_BUNDLE_FAILED: entry(
+    500,
+    false,
+    'The Function could not be bundled: an import breaks the bundling rules or does not resolve.',
+  ),
   ROUTE_NOT_FOUND: entry(404, false, 'No route matches this path.'),
   METHOD_NOT_ALLOWED: entry(405, false, 'The route does not accept this HTTP method.'),
 

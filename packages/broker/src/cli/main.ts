@@ -1,0 +1,45 @@
+import packageJson from '../../package.json' with { type: 'json' };
+import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
+import { validateCommand } from './validate.ts';
+
+/**
+ * Every `platform <command>`. Adding a command is one entry here plus its own file in `cli/`.
+ */
+export const commands: Readonly<Record<string, Command>> = {
+  validate: validateCommand,
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(
+    ([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`,
+  );
+  return `Usage: platform <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun platform <command> --help for its options. platform --version prints the version.`;
+}
+
+/**
+ * Runs the `platform` CLI with `argv` (the arguments after the program name) and resolves to the
+ * exit code. Tests call it in-process with their own {@link CliIO}.
+ *
+ * @example
+ * ```ts
+ * const code = await main(['validate', 'examples/todo', '--json']);
+ * ```
+ */
+export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout)(help());
+    return name === undefined ? exitCodes.usage : exitCodes.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(packageJson.version);
+    return exitCodes.ok;
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (command === undefined) {
+    io.stderr(`platform: unknown command "${name}"\n\n${help()}`);
+    return exitCodes.usage;
+  }
+  return command.run(rest, io);
+}

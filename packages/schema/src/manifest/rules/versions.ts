@@ -1,0 +1,78 @@
+import type { RuleContext } from '../context.ts';
+import type { PathSegment } from '../diagnostic.ts';
+import { latestKnownSdkVersion, sdkFeatures } from '../features.ts';
+import { compareVersions, parseVersion } from '../semver.ts';
+
+/**
+ * Spec section 9: schemaVersion 3 for routes, provides.integration and slots; the runtime SDK
+ * version each declared feature needs.
+ */
+export function checkVersions(ctx: RuleContext): void {
+  const { manifest } = ctx;
+  const pinned = manifest.runtime.sdk.version;
+  const version = parseVersion(pinned);
+  const latest = parseVersion(latestKnownSdkVersion)!;
+  if (version !== undefined && compareVersions(version, latest) > 0) {
+    ctx.report(
+      'SDK_VERSION_UNKNOWN',
+      ['runtime', 'sdk', 'version'],
+      `runtime.sdk.version ${pinned} is newer than ${latestKnownSdkVersion}, the newest version this validator knows; update @platform/broker to check its features.`,
+    );
+  }
+
+  const needSchema3 = (path: readonly PathSegment[], feature: string) => {
+    if (manifest.schemaVersion < 3) {
+      ctx.report(
+        'SCHEMA_VERSION_TOO_OLD',
+        path,
+        `${feature} need schemaVersion: 3, but the manifest has schemaVersion: ${manifest.schemaVersion}. Set schemaVersion: 3.`,
+        'key',
+      );
+    }
+  };
+  const needSdk = (path: readonly PathSegment[], feature: string, minimum: string) => {
+    if (version === undefined) return;
+    if (compareVersions(version, parseVersion(minimum)!) < 0) {
+      ctx.report(
+        'SDK_VERSION_TOO_OLD',
+        path,
+        `${feature} need runtime SDK ${minimum} or later, but runtime.sdk.version is ${pinned}. Set runtime.sdk.version to ${minimum} or later.`,
+        'key',
+      );
+    }
+  };
+
+  manifest.functions.forEach((fn, i) => {
+    if (fn.route === undefined) return;
+    needSchema3(['functions', i, 'route'], 'Function routes');
+    needSdk(['functions', i, 'route'], 'Function routes', sdkFeatures.routes);
+  });
+  if (manifest.data.search.length > 0) {
+    needSdk(['data', 'search'], 'Searches (data.search)', sdkFeatures.search);
+  }
+  const contract = manifest.provides?.integration;
+  if (contract !== undefined) {
+    needSchema3(['provides', 'integration'], 'Integration contracts (provides.integration)');
+    if (contract.sync)
+      needSdk(['provides', 'integration', 'sync'], 'Integration sync', sdkFeatures.sync);
+    if (contract.webhook) {
+      needSdk(['provides', 'integration', 'webhook'], 'Integration webhooks', sdkFeatures.webhooks);
+    }
+    if (contract.events)
+      needSdk(['provides', 'integration', 'events'], 'Integration events', sdkFeatures.events);
+  }
+  const slots = Object.entries(manifest.integrations);
+  if (slots.length > 0) {
+    needSchema3(['integrations'], 'Integration slots (integrations)');
+    needSdk(['integrations'], 'Integration slots', sdkFeatures.integrationSlots);
+  }
+  for (const [slot, declaration] of slots) {
+    if (declaration.events) {
+      needSdk(
+        ['integrations', slot, 'events'],
+        'Integration event subscriptions',
+        sdkFeatures.events,
+      );
+    }
+  }
+}
