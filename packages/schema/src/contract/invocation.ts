@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { hostRoutes } from '../routes.ts';
+import { jsonValue, user } from './common.ts';
+import { defineRoute } from './define.ts';
+import { isSdkVersion } from './version.ts';
+
+/** The route of a Function route call (SDK 2.3.0); `null` for non-route calls. */
+export const httpInfoSchema = z.strictObject({
+  method: z.string().min(1),
+  pathname: z.string().startsWith('/'),
+  params: z.record(z.string(), z.string()),
+  query: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+});
+
+/** The job a queue consumer runs for; `null` otherwise. */
+export const jobInfoSchema = z.strictObject({
+  id: z.string().min(1),
+  queue: z.string().min(1),
+  attempt: z.int().min(1),
+});
+
+/** The integration invocation (SDK 2.6.0); `null` outside one. */
+export const integrationInfoSchema = z.strictObject({
+  connectionId: z.string().min(1),
+  trigger: z.enum(['operation', 'sync', 'webhook', 'oauth']),
+  operation: z.string().min(1).optional(),
+  consumerAppId: z.string().min(1).optional(),
+});
+
+/** A search declared under `data.search`, as far as the SDK checks options against it. */
+export const searchDeclarationSchema = z.strictObject({
+  /** The declared embedding model identity; `null` when the search has no vector component. */
+  model: z.string().min(1).nullable(),
+  /** The declared vector dimensions; `null` when the search has no vector component. */
+  dimensions: z.int().min(1).nullable(),
+  /** Columns that accept scalar equality filters. */
+  filters: z.array(z.string().min(1)),
+});
+
+/**
+ * What platform.yaml declares that the SDK checks before sending a request: secret names (the
+ * app's `secrets` plus, in provider Functions, credential names and the OAuth access token
+ * name), named searches and email sender aliases.
+ */
+export const declarationsSchema = z.strictObject({
+  secrets: z.array(z.string().min(1)),
+  searches: z.record(z.string().min(1), searchDeclarationSchema),
+  emailAliases: z.array(z.string().min(1)),
+});
+
+/**
+ * One invocation of one Function, as the broker posts it to the function host. Carries the
+ * identity, the pinned SDK version and the invocation token the context uses to call the
+ * broker back. The token is scoped to this invocation and expires with it.
+ */
+export const invocationSchema = z.strictObject({
+  requestId: z.string().min(1),
+  function: z.string().min(1),
+  /** `runtime.sdk.version` of platform.yaml. */
+  sdkVersion: z.string().refine(isSdkVersion, { message: 'Must be a major.minor.patch version' }),
+  environment: z.enum(['development', 'production']),
+  /** The raw input; the host parses it with the Function's schema. Cron sends its envelope. */
+  input: jsonValue,
+  user: user.nullable(),
+  job: jobInfoSchema.nullable(),
+  http: httpInfoSchema.nullable(),
+  integration: integrationInfoSchema.nullable(),
+  broker: z.strictObject({
+    /** Origin the runtime routes are resolved against, such as `http://127.0.0.1:4310`. */
+    url: z.url(),
+    /** Sent as `Authorization: Bearer <token>` on every runtime route. */
+    token: z.string().min(1),
+  }),
+  declared: declarationsSchema,
+});
+
+/** The host's answer to a non-streaming invocation. */
+export const invocationResultSchema = z.strictObject({ result: jsonValue });
+
+/** `POST /_platform/invoke`: run the Function once. */
+export const invoke = defineRoute('invoke', hostRoutes.invoke, {
+  summary: 'Run the bundled Function for one invocation.',
+  request: invocationSchema,
+  response: invocationResultSchema,
+  errors: ['INVALID_INPUT', 'FUNCTION_FAILED'],
+});
+
+/** `GET /_platform/health`: the host is up. */
+export const health = defineRoute('health', hostRoutes.health, {
+  summary: 'Readiness of the function host.',
+  request: z.undefined(),
+  response: z.strictObject({ ok: z.literal(true), sdkVersion: z.string() }),
+});
+
+/** A parsed invocation. */
+export type Invocation = z.output<typeof invocationSchema>;
+/** What platform.yaml declares that the SDK checks client-side. */
+export type Declarations = z.output<typeof declarationsSchema>;

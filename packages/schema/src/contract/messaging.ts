@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { contextRoutes } from '../routes.ts';
+import { defineRoute } from './define.ts';
+
+const recipients = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(50)]);
+
+/** The message of `email.send`. */
+export const emailMessageSchema = z
+  .strictObject({
+    /** A sender alias declared in platform.yaml (the local part, such as `support`). */
+    from: z.string().min(1),
+    to: recipients,
+    subject: z.string().min(1).max(998),
+    text: z.string().optional(),
+    html: z.string().optional(),
+    replyTo: z.string().min(3).optional(),
+  })
+  .refine((m) => m.text !== undefined || m.html !== undefined, {
+    message: 'An email needs text or html',
+  });
+
+/** `email.send(message)`. In development the broker captures the message and sends nothing. */
+export const emailSend = defineRoute('emailSend', contextRoutes.emailSend, {
+  summary: 'Send an email from a declared application alias.',
+  request: emailMessageSchema,
+  response: z.strictObject({ id: z.string().min(1), captured: z.boolean() }),
+  errors: ['EMAIL_ALIAS_NOT_DECLARED'],
+});
+
+/** The notification of `notifications.send`. */
+export const notificationSchema = z.strictObject({
+  /** App user ids; each of their subscribed devices receives the notification. */
+  to: recipients,
+  title: z.string().min(1).max(200),
+  body: z.string().max(1000).optional(),
+  /** Opened when the notification is clicked; a path of the app or an absolute URL. */
+  url: z.string().min(1).optional(),
+  /** Replaces an earlier notification with the same tag on a device. */
+  tag: z.string().min(1).max(64).optional(),
+});
+
+/** `notifications.send(notification)`: visible Web Push to subscribed app users. */
+export const notificationsSend = defineRoute('notificationsSend', contextRoutes.notificationsSend, {
+  summary: 'Send a visible Web Push notification to subscribed app users.',
+  request: notificationSchema,
+  response: z.strictObject({ delivered: z.int().min(0) }),
+  errors: [],
+});

@@ -1,0 +1,100 @@
+/**
+ * The path table of the runtime contract, free of schema code so the browser SDK can import it
+ * without pulling in zod. `@platform/schema/contract` pairs each route with its request and
+ * response schemas; nothing else restates a path.
+ */
+
+/** An HTTP method used by the contract. */
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/** One route: its method, its path template (`:name` segments) and the SDK version that added it. */
+export interface RouteSpec {
+  readonly method: RouteMethod;
+  readonly path: string;
+  readonly since: string;
+}
+
+const route = (method: RouteMethod, path: string, since = '2.0.0'): RouteSpec => ({
+  method,
+  path,
+  since,
+});
+
+/**
+ * Routes a browser uses on its app's origin.
+ *
+ * - `session`: `POST`, no body, with the HttpOnly session cookie. 200 with
+ *   `{ user: { id, displayName?, email? }, token, expiresAt }` when signed in, or
+ *   `{ user: null, token: null, expiresAt: null }` when there is no session. 401 `AUTH_REQUIRED`
+ *   when the session was definitively rejected (revoked, expired). Never returns a refresh token.
+ * - `functionCall`: `POST` JSON input, optional `Authorization: Bearer <session token>`; 200 with
+ *   `{ result }`, or an error envelope.
+ * - `functionStream`: like `functionCall`, but 200 streams the Function's bytes.
+ * - `signIn`: the sign-in page (`?returnTo=<url>`).
+ */
+export const browserRoutes = {
+  session: route('POST', '/_platform/api/session'),
+  functionCall: route('POST', '/_platform/api/functions/:name'),
+  functionStream: route('POST', '/_platform/api/functions/:name/stream'),
+  signIn: route('GET', '/_platform/auth/sign-in'),
+} as const;
+
+/** The path prefix of every route a Function's handler context calls on the broker. */
+export const RUNTIME_PREFIX = '/_platform/runtime';
+
+const rt = (path: string, since?: string): RouteSpec => route('POST', RUNTIME_PREFIX + path, since);
+
+/**
+ * Routes the handler context of a Function calls on the broker (the runtime contract). Every
+ * route is `POST` with a JSON body and `Authorization: Bearer <invocation token>`; see
+ * docs/runtime-contract.md. `since` is the runtime SDK version that introduced the route: the
+ * SDK refuses to call it for a Function pinned to an older version, and so does the broker.
+ */
+export const contextRoutes = {
+  dataList: rt('/data/:table/list'),
+  dataGetById: rt('/data/:table/get'),
+  dataCreate: rt('/data/:table/create'),
+  dataUpdateById: rt('/data/:table/update'),
+  dataSearch: rt('/search/:name', '2.4.0'),
+  filesUpload: rt('/files/upload'),
+  filesDownload: rt('/files/download'),
+  filesReplace: rt('/files/replace'),
+  filesRemove: rt('/files/remove'),
+  filesInfo: rt('/files/info'),
+  aiGenerateText: rt('/ai/generate-text'),
+  /** Answers 200 with `text/plain; charset=utf-8` streamed as the model writes. */
+  aiStreamText: rt('/ai/stream-text'),
+  aiGenerateObject: rt('/ai/generate-object'),
+  aiGenerateImage: rt('/ai/generate-image'),
+  emailSend: rt('/email/send'),
+  notificationsSend: rt('/notifications/send'),
+  jobsEnqueue: rt('/jobs/:queue/enqueue'),
+  jobsGet: rt('/jobs/get'),
+  integrationsCall: rt('/integrations/:slot/call', '2.2.0'),
+  integrationEmit: rt('/integration/emit', '2.6.0'),
+  secretsGet: rt('/secrets/get'),
+  log: rt('/log'),
+} as const;
+
+/** The name of a route of {@link contextRoutes}. */
+export type ContextRouteName = keyof typeof contextRoutes;
+
+/**
+ * Routes the function host serves to the broker (the process that runs one bundled Function).
+ *
+ * - `invoke`: `POST` the invocation (JSON); 200 `{ result }`, a byte stream, or an error envelope.
+ * - `health`: `GET`; 200 `{ ok: true, sdkVersion }` once the host is ready.
+ */
+export const hostRoutes = {
+  invoke: route('POST', '/_platform/invoke'),
+  health: route('GET', '/_platform/health'),
+} as const;
+
+/** Fills the `:name` segments of a path template, encoding each value. */
+export function fillPath(path: string, params: Readonly<Record<string, string>>): string {
+  return path.replace(/:([A-Za-z]\w*)/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined) throw new TypeError(`Missing path parameter ${key} for ${path}`);
+    return encodeURIComponent(value);
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * `@platform/server`: write Functions. `defineFunction`, the schema helpers `s`, the error
+ * helpers, `PLATFORM_SDK_VERSION`, the handler context types and the function host.
+ *
+ * @example
+ * ```ts
+ * import { defineFunction, s } from '@platform/server';
+ *
+ * export default defineFunction({
+ *   input: s.object({ title: s.string({ minLength: 1 }) }),
+ *   handler: (ctx) => ctx.data.table('todos').create({ title: ctx.input.title }),
+ * });
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  type ErrorCode,
+  errorCatalog,
+  errors,
+  isPlatformError,
+  type JsonObject,
+  type JsonValue,
+  PlatformError,
+} from '@platform/errors';
+export { type Infer, type Schema, s } from '@platform/schema';
+export type {
+  AiClient,
+  Attachment,
+  DataClient,
+  EmailClient,
+  EmailMessage,
+  EnqueueOptions,
+  FileInfo,
+  FileRef,
+  FilesClient,
+  HandlerContext,
+  HttpInfo,
+  IntegrationInfo,
+  IntegrationsClient,
+  Job,
+  JobsClient,
+  Logger,
+  Notification,
+  NotificationsClient,
+  Row,
+  SearchHit,
+  SearchOptions,
+  SecretsClient,
+  Table,
+  TextRequest,
+  Where,
+} from './context/types.ts';
+export {
+  defineFunction,
+  type FunctionDefinition,
+  type HandlerResult,
+  isPlatformFunction,
+  type PlatformFunction,
+} from './define-function.ts';
+export {
+  createFunctionHost,
+  type FetchHandler,
+  type FunctionHostOptions,
+} from './host/create-host.ts';
+export { type HostOptions, runInvocation } from './host/run-invocation.ts';
+export { PLATFORM_SDK_VERSION } from './version.ts';

@@ -1,0 +1,37 @@
+/**
+ * `@platform/server/testing`: unit-test Functions without a broker. `createTestContext` gives an
+ * in-memory handler context; `runFunction` runs a Function against one; `createMockBroker` is
+ * the whole runtime contract in memory (for `runInvocation`, hosts and other packages' tests;
+ * msw handlers of it are in `@platform/server/testing/msw`).
+ *
+ * @example
+ * ```ts
+ * import { createTestContext } from '@platform/server/testing';
+ * const ctx = createTestContext({ input: { title: 'Milk' }, data: { todos: [] } });
+ * await saveTodo.run(ctx);
+ * ctx.tables.todos; // [{ id: '...', title: 'Milk' }]
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { memoryRoutes, type RouteCall, type RouteImpl } from './memory-routes.ts';
+export {
+  type FakeAi,
+  type MemoryBrokerSeed,
+  MemoryState,
+  type StoredFile,
+  type StoredJob,
+} from './memory-state.ts';
+export {
+  createMockBroker,
+  type MockBroker,
+  type MockBrokerOptions,
+  type ReceivedRequest,
+} from './mock-broker.ts';
+export {
+  createTestContext,
+  runFunction,
+  type TestContext,
+  type TestContextOptions,
+  type TestSearch,
+} from './test-context.ts';

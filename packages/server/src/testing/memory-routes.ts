@@ -1,0 +1,237 @@
+import { type JsonObject, PlatformError } from '@platform/errors';
+import type {
+  DeepReadonly,
+  RouteRequest,
+  RouteResponse,
+  RuntimeRouteName,
+  runtimeContract,
+} from '@platform/schema/contract';
+import { fromBase64, toBase64 } from '../context/bytes.ts';
+import type { MemoryState } from './memory-state.ts';
+
+type Contract = typeof runtimeContract;
+
+/** What one route implementation receives. */
+export interface RouteCall<N extends RuntimeRouteName> {
+  readonly params: Readonly<Record<string, string>>;
+  readonly body: RouteRequest<Contract[N]>;
+  readonly state: MemoryState;
+  /** The caller's user id, or `null` for system identity. */
+  readonly userId: string | null;
+}
+
+/** One in-memory route: a JSON body, or a byte stream for streaming routes. */
+export type RouteImpl<N extends RuntimeRouteName> = (
+  call: RouteCall<N>,
+) => Out<N> | ReadableStream<Uint8Array> | Promise<Out<N>>;
+
+type Out<N extends RuntimeRouteName> = DeepReadonly<RouteResponse<Contract[N]>>;
+
+const fail = (code: string, message: string, details?: JsonObject) =>
+  new PlatformError({ code, message, details });
+
+function table(state: MemoryState, name: string): JsonObject[] {
+  const rows = state.tables.get(name);
+  if (!rows) throw fail('TABLE_NOT_FOUND', `No table ${name}`, { table: name });
+  return rows;
+}
+
+function pick(row: JsonObject, select: readonly string[] | undefined): JsonObject {
+  if (!select) return structuredClone(row);
+  return Object.fromEntries(
+    select.filter((c) => Object.hasOwn(row, c)).map((c) => [c, structuredClone(row[c] ?? null)]),
+  );
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function file(state: MemoryState, ref: string) {
+  const stored = state.files.get(ref);
+  if (!stored) throw fail('FILE_NOT_FOUND', `No file ${ref}`, { ref });
+  return stored;
+}
+
+// A 1x1 transparent PNG, the default generated image.
+const PIXEL =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
+/**
+ * The in-memory behaviour of every runtime route, with the semantics the real broker has
+ * (tables ordered by id, idempotent enqueue, file generations, captured email). The mapped
+ * type makes a missing route a compile error, so the mock grows with the contract.
+ */
+export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = {
+  dataList({ params, body, state }) {
+    const rows = table(state, params.table ?? '')
+      .filter((row) => Object.entries(body.where ?? {}).every(([k, v]) => (row[k] ?? null) === v))
+      .sort((a, b) => String(a.id).localeCompare(String(b.id), 'en', { numeric: true }));
+    return { rows: rows.slice(0, body.limit ?? 100).map((row) => pick(row, body.select)) };
+  },
+  dataGetById({ params, body, state }) {
+    const row = table(state, params.table ?? '').find((r) => r.id === body.id);
+    return { row: row ? pick(row, body.select) : null };
+  },
+  dataCreate({ params, body, state }) {
+    const rows = table(state, params.table ?? '');
+    const row = { id: crypto.randomUUID(), ...structuredClone(body.row) } as JsonObject;
+    if (rows.some((r) => r.id === row.id)) {
+      throw fail('DATA_CONSTRAINT_VIOLATION', `A row with id ${String(row.id)} exists`, {
+        constraint: 'primary key',
+      });
+    }
+    rows.push(row);
+    return { row: structuredClone(row) };
+  },
+  dataUpdateById({ params, body, state }) {
+    const rows = table(state, params.table ?? '');
+    const index = rows.findIndex((r) => r.id === body.id);
+    const current = rows[index];
+    if (!current) throw fail('ROW_NOT_FOUND', `No row ${String(body.id)}`, { id: body.id });
+    const row = { ...current, ...structuredClone(body.patch), id: current.id ?? null };
+    rows[index] = row;
+    return { row: structuredClone(row) };
+  },
+  dataSearch({ params, body, state }) {
+    const search = state.seed.searches?.[params.name ?? ''];
+    if (!search) throw fail('SEARCH_NOT_DECLARED', `No search ${params.name}`);
+    return { hits: search(body).slice(0, body.limit ?? 10) };
+  },
+  filesUpload({ body, state }) {
+    const data = fromBase64(body.data);
+    const id = `file_${crypto.randomUUID()}`;
+    const stored = {
+      info: state.fileInfo(id, body.name, body.contentType, data.byteLength, 1),
+      data,
+    };
+    state.files.set(id, stored);
+    return { file: stored.info };
+  },
+  filesDownload({ body, state }) {
+    const stored = file(state, body.ref);
+    return { file: stored.info, data: toBase64(stored.data) };
+  },
+  filesReplace({ body, state }) {
+    const stored = file(state, body.ref);
+    const data = fromBase64(body.data);
+    stored.data = data;
+    stored.info = {
+      ...stored.info,
+      name: body.name ?? stored.info.name,
+      contentType: body.contentType ?? stored.info.contentType,
+      size: data.byteLength,
+      generation: stored.info.generation + 1,
+      updatedAt: state.now(),
+    };
+    return { file: stored.info };
+  },
+  filesRemove({ body, state }) {
+    file(state, body.ref);
+    state.files.delete(body.ref);
+    return { ok: true };
+  },
+  filesInfo: ({ body, state }) => ({ file: file(state, body.ref).info }),
+  aiGenerateText: ({ body, state }) => ({
+    text: state.seed.ai?.generateText?.(body) ?? `Echo: ${body.prompt}`,
+  }),
+  aiStreamText({ body, state }) {
+    const text = state.seed.ai?.generateText?.(body) ?? `Echo: ${body.prompt}`;
+    const words = text.split(/(?<= )/);
+    const encoder = new TextEncoder();
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const word = words.shift();
+        if (word === undefined) controller.close();
+        else controller.enqueue(encoder.encode(word));
+      },
+    });
+  },
+  aiGenerateObject: ({ body, state }) => ({ object: state.seed.ai?.generateObject?.(body) ?? {} }),
+  aiGenerateImage({ body, state }) {
+    const image = state.seed.ai?.generateImage?.(body);
+    return {
+      data: image ? toBase64(image.data) : PIXEL,
+      contentType: 'image/png',
+      ...(image?.revisedPrompt === undefined ? {} : { revisedPrompt: image.revisedPrompt }),
+    };
+  },
+  emailSend({ body, state }) {
+    state.emails.push(body);
+    return { id: `email_${state.emails.length}`, captured: true };
+  },
+  notificationsSend({ body, state }) {
+    state.notifications.push(body);
+    const to = typeof body.to === 'string' ? [body.to] : body.to;
+    const subscribed = state.seed.subscribedUsers;
+    return {
+      delivered: subscribed ? to.filter((id) => subscribed.includes(id)).length : to.length,
+    };
+  },
+  jobsEnqueue({ params, body, state }) {
+    const queue = params.queue ?? '';
+    if (state.seed.queues && !state.seed.queues.includes(queue)) {
+      throw fail('QUEUE_NOT_DECLARED', `No queue ${queue}`, { queue });
+    }
+    const existing = state.jobs.find(
+      (j) => j.job.queue === queue && j.idempotencyKey === body.idempotencyKey,
+    );
+    if (existing) {
+      if (!same(existing.payload, body.payload)) {
+        throw fail(
+          'IDEMPOTENCY_KEY_REUSED',
+          'The idempotency key was used with a different payload.',
+        );
+      }
+      return { job: existing.job, created: false };
+    }
+    const at = state.now();
+    const job = {
+      id: `job_${state.jobs.length + 1}`,
+      queue,
+      state: 'queued' as const,
+      attempt: 0,
+      maxAttempts: 5,
+      createdAt: at,
+      updatedAt: at,
+      runAt: new Date(Date.parse(at) + (body.delaySeconds ?? 0) * 1000).toISOString(),
+      finishedAt: null,
+      lastError: null,
+    };
+    state.jobs.push({
+      job,
+      payload: body.payload,
+      idempotencyKey: body.idempotencyKey,
+      delaySeconds: body.delaySeconds,
+      files: body.files?.read,
+    });
+    return { job, created: true };
+  },
+  jobsGet({ body, state }) {
+    const stored = state.jobs.find((j) => j.job.id === body.id);
+    if (!stored) throw fail('JOB_NOT_FOUND', `No job ${body.id}`);
+    return { job: stored.job };
+  },
+  integrationsCall({ params, body, state }) {
+    const slot = params.slot ?? '';
+    const operations = state.seed.integrations?.[slot];
+    if (!operations) throw fail('INTEGRATION_SLOT_NOT_DECLARED', `No slot ${slot}`, { slot });
+    const operation = operations[body.operation];
+    if (!operation) throw fail('INTEGRATION_PROVIDER_FAILED', `No operation ${body.operation}`);
+    state.integrationCalls.push({ slot, operation: body.operation, input: body.input });
+    return { output: operation(body.input) };
+  },
+  integrationEmit({ body, state }) {
+    const seen = state.events.some((e) => e.type === body.type && e.id === body.id);
+    state.events.push(body);
+    return { deliveries: seen ? 0 : (state.seed.emitDeliveries ?? 1) };
+  },
+  secretsGet({ body, state }) {
+    const secrets = state.seed.secrets ?? {};
+    if (!Object.hasOwn(secrets, body.name))
+      throw fail('SECRET_NOT_DECLARED', `Secret ${body.name} is not declared`);
+    return { value: secrets[body.name] ?? null };
+  },
+  log({ body, state }) {
+    state.logs.push(...body.entries);
+    return { ok: true };
+  },
+};

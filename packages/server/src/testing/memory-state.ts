@@ -1,0 +1,114 @@
+import type { JsonObject, JsonValue } from '@platform/errors';
+import type {
+  DeepReadonly,
+  RouteRequest,
+  RouteResponse,
+  runtimeContract,
+} from '@platform/schema/contract';
+
+type Contract = typeof runtimeContract;
+type Body<N extends keyof Contract> = RouteRequest<Contract[N]>;
+
+/** A stored file of the in-memory broker. */
+export interface StoredFile {
+  info: RouteResponse<Contract['filesInfo']>['file'];
+  data: Uint8Array;
+}
+
+/** A job the in-memory broker holds, with what the record never shows. */
+export interface StoredJob {
+  job: RouteResponse<Contract['jobsGet']>['job'];
+  payload: JsonObject;
+  idempotencyKey: string;
+  delaySeconds: number | undefined;
+  files: readonly string[] | undefined;
+}
+
+/** A fake AI: each function answers one kind of call. */
+export interface FakeAi {
+  generateText?: (request: Body<'aiGenerateText'>) => string;
+  generateObject?: (request: Body<'aiGenerateObject'>) => JsonValue;
+  generateImage?: (request: Body<'aiGenerateImage'>) => {
+    data: Uint8Array;
+    revisedPrompt?: string;
+  };
+}
+
+/** What the in-memory broker is seeded with. Everything is optional. */
+export interface MemoryBrokerSeed {
+  /** Tables by name, as arrays of rows. Only these tables exist (`TABLE_NOT_FOUND` otherwise). */
+  readonly data?: Readonly<Record<string, readonly JsonObject[]>>;
+  /** Files to pre-load, by id: bytes (or a string), name and content type. */
+  readonly files?: Readonly<
+    Record<string, { data: Uint8Array | string; name: string; contentType: string }>
+  >;
+  /** Declared secrets and their values (`null`: declared, no value). */
+  readonly secrets?: Readonly<Record<string, string | null>>;
+  /** Declared queues; when omitted every queue name is accepted. */
+  readonly queues?: readonly string[];
+  /** Search results by search name: a function of the options, or fixed hits. */
+  readonly searches?: Readonly<
+    Record<
+      string,
+      (options: Body<'dataSearch'>) => DeepReadonly<RouteResponse<Contract['dataSearch']>['hits']>
+    >
+  >;
+  /** Integration operations by slot and operation name. */
+  readonly integrations?: Readonly<
+    Record<string, Readonly<Record<string, (input: JsonValue) => JsonValue>>>
+  >;
+  /** Deliveries `integration.emit` reports per new event id. @default 1 */
+  readonly emitDeliveries?: number;
+  /** Users with push subscriptions (notifications to others deliver 0). */
+  readonly subscribedUsers?: readonly string[];
+  /** A fake AI; the defaults echo the prompt. */
+  readonly ai?: FakeAi;
+}
+
+/** The observable state of an in-memory broker: tables, files and everything captured. */
+export class MemoryState {
+  readonly tables = new Map<string, JsonObject[]>();
+  readonly files = new Map<string, StoredFile>();
+  readonly jobs: StoredJob[] = [];
+  readonly emails: Body<'emailSend'>[] = [];
+  readonly notifications: Body<'notificationsSend'>[] = [];
+  readonly logs: Body<'log'>['entries'] = [];
+  readonly events: Body<'integrationEmit'>[] = [];
+  readonly integrationCalls: { slot: string; operation: string; input: JsonValue }[] = [];
+  readonly seed: MemoryBrokerSeed;
+  #clock = 0;
+
+  constructor(seed: MemoryBrokerSeed = {}) {
+    this.seed = seed;
+    for (const [name, rows] of Object.entries(seed.data ?? {})) {
+      this.tables.set(
+        name,
+        rows.map((row) => structuredClone(row) as JsonObject),
+      );
+    }
+    for (const [id, file] of Object.entries(seed.files ?? {})) {
+      const data = typeof file.data === 'string' ? new TextEncoder().encode(file.data) : file.data;
+      this.files.set(id, {
+        info: this.fileInfo(id, file.name, file.contentType, data.byteLength, 1),
+        data,
+      });
+    }
+  }
+
+  /** A strictly increasing ISO timestamp, so records order deterministically. */
+  now(): string {
+    this.#clock += 1;
+    return new Date(Date.UTC(2026, 0, 1) + this.#clock).toISOString();
+  }
+
+  fileInfo(
+    id: string,
+    name: string,
+    contentType: string,
+    size: number,
+    generation: number,
+  ): StoredFile['info'] {
+    const at = this.now();
+    return { ref: id, id, name, contentType, size, generation, createdAt: at, updatedAt: at };
+  }
+}
