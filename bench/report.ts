@@ -3,36 +3,37 @@ export interface Row {
   readonly name: string;
   readonly ours: string;
   readonly baseline: string;
-  /** ours ÷ baseline, oriented so that higher is better for us. */
+  /** ours ÷ baseline. */
   readonly ratio: number;
-  /** The ratio we aim for (at least this), when the issue names one. */
-  readonly target?: number;
+  /** The goal the issue names, and whether this run met it. */
+  readonly goal?: { readonly text: string; readonly met: boolean };
 }
 
-const fmt = (ops: number) => `${Math.round(ops).toLocaleString('en-US')} ops/s`;
+const ops = (value: number) => `${Math.round(value).toLocaleString('en-US')} ops/s`;
 
-/** A row comparing two throughputs (operations per second). */
-export function ratioRow(name: string, ours: number, baseline: number, target?: number): Row {
+/** A row comparing two throughputs; `atLeast` is the ratio we aim for, if any. */
+export function ratioRow(name: string, ours: number, baseline: number, atLeast?: number): Row {
+  const ratio = ours / baseline;
   return {
     name,
-    ours: fmt(ours),
-    baseline: fmt(baseline),
-    ratio: ours / baseline,
-    ...(target ? { target } : {}),
+    ours: ops(ours),
+    baseline: ops(baseline),
+    ratio,
+    ...(atLeast === undefined
+      ? {}
+      : { goal: { text: `ratio >= ${atLeast}`, met: ratio >= atLeast } }),
   };
 }
 
-/** Prints rows as a table with a verdict per target. */
-export function print(rows: readonly Row[]): void {
-  const table = rows.map((row) => ({
-    benchmark: row.name,
-    ours: row.ours,
-    baseline: row.baseline,
-    ratio: row.ratio.toFixed(3),
-    target: row.target === undefined ? '' : `>= ${row.target}`,
-    verdict: row.target === undefined ? '' : row.ratio >= row.target ? 'met' : 'MISSED',
-  }));
-  console.table(table);
+/** A row with ready-made figures and an optional goal. */
+export function row(
+  name: string,
+  ours: string,
+  baseline: string,
+  ratio: number,
+  goal?: { text: string; met: boolean },
+): Row {
+  return { name, ours, baseline, ratio, ...(goal ? { goal } : {}) };
 }
 
 /** Mean operations per second of a finished tinybench task, `NaN` when it did not complete. */
@@ -40,4 +41,18 @@ export function throughput(result: object | undefined): number {
   return result && 'throughput' in result
     ? (result as { throughput: { mean: number } }).throughput.mean
     : Number.NaN;
+}
+
+/** Prints rows as a table with a verdict per goal. */
+export function print(rows: readonly Row[]): void {
+  console.table(
+    rows.map((r) => ({
+      benchmark: r.name,
+      ours: r.ours,
+      baseline: r.baseline,
+      ratio: r.ratio.toFixed(3),
+      goal: r.goal?.text ?? '',
+      verdict: r.goal === undefined ? '' : r.goal.met ? 'met' : 'MISSED',
+    })),
+  );
 }

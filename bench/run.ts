@@ -4,6 +4,8 @@ import { print, type Row } from './report.ts';
 
 const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   schema: () => import('./schema/validate.ts'),
+  server: () => import('./server/run.ts'),
+  browser: () => import('./browser/run.ts'),
 };
 
 const wanted = process.argv.slice(2);

@@ -14,7 +14,9 @@ export interface RouteSpec {
   readonly since: string;
 }
 
-const route = (method: RouteMethod, path: string, since = '2.0.0'): RouteSpec => ({
+// Marked side-effect free so bundlers drop the tables a bundle does not use (the browser SDK
+// uses only `browserRoutes`).
+const route = /* @__NO_SIDE_EFFECTS__ */ (method: RouteMethod, path: string, since = '2.0.0'): RouteSpec => ({
   method,
   path,
   since,
@@ -42,7 +44,8 @@ export const browserRoutes = {
 /** The path prefix of every route a Function's handler context calls on the broker. */
 export const RUNTIME_PREFIX = '/_platform/runtime';
 
-const rt = (path: string, since?: string): RouteSpec => route('POST', RUNTIME_PREFIX + path, since);
+const rt = /* @__NO_SIDE_EFFECTS__ */ (path: string, since?: string): RouteSpec =>
+  route('POST', RUNTIME_PREFIX + path, since);
 
 /**
  * Routes the handler context of a Function calls on the broker (the runtime contract). Every
