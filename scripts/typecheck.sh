@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tsc=node_modules/.bin/tsc
 for dir in packages/*/; do
-  for config in "$dir"tsconfig.json "$dir"tsconfig.test.json; do
+  for config in "$dir"tsconfig.json "$dir"tsconfig.test.json "$dir"tsconfig.typetest.json; do
     [ -f "$config" ] && "$tsc" -p "$config"
   done
 done

@@ -16,7 +16,11 @@ export interface RouteSpec {
 
 // Marked side-effect free so bundlers drop the tables a bundle does not use (the browser SDK
 // uses only `browserRoutes`).
-const route = /* @__NO_SIDE_EFFECTS__ */ (method: RouteMethod, path: string, since = '2.0.0'): RouteSpec => ({
+const route = /* @__NO_SIDE_EFFECTS__ */ (
+  method: RouteMethod,
+  path: string,
+  since = '2.0.0',
+): RouteSpec => ({
   method,
   path,
   since,
