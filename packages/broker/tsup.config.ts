@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/bin.ts'],
+  // The PGlite worker is its own entry, emitted beside index.js where pglite-database.ts looks.
+  entry: { index: 'src/index.ts', bin: 'src/bin.ts', 'pglite-worker': 'src/db/pglite-worker.ts' },
   format: ['esm'],
   dts: true,
   clean: true,

@@ -142,6 +142,12 @@ export const errorCatalog = {
   QUEUE_NOT_DECLARED: entry(404, false, 'No queue with this name is declared.'),
   JOB_NOT_FOUND: entry(404, false, 'No job with this id exists in this app.'),
   ACTIVE_JOBS_LIMIT: entry(429, true, 'The app already holds the maximum number of active jobs.'),
+  JOB_ATTEMPT_LOST: entry(
+    500,
+    true,
+    'The broker running a job attempt stopped before it finished; the attempt counts as used.',
+  ),
+  APP_NOT_FOUND: entry(404, false, 'No app with this id is served here.'),
   INTEGRATION_SLOT_NOT_DECLARED: entry(
     404,
     false,

@@ -1,0 +1,186 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Declarations } from '@platform/schema/contract';
+import type { Hono } from 'hono';
+import { DataService } from './data/data-service.ts';
+import type { Database } from './db/database.ts';
+import type { MigrationReport } from './db/migrations.ts';
+import { openDatabase } from './db/open-database.ts';
+import { FileService } from './files/file-service.ts';
+import { bundleFunction } from './functions/bundler.ts';
+import { FunctionProcess } from './functions/function-process.ts';
+import { InvocationTokens } from './functions/invocation-tokens.ts';
+import { type FunctionAccess, FunctionInvoker } from './functions/invoker.ts';
+import { resolveSdk, type SdkSource } from './functions/sdk.ts';
+import { createBrokerApp } from './http/broker-app.ts';
+import type { BrokerEnv } from './http/broker-env.ts';
+import type { Authenticate } from './http/routes/rest-routes.ts';
+import { type RunningServer, serveBroker } from './http/serve.ts';
+import { LogSink, type LogWriter } from './logs/log-sink.ts';
+import { Outbox } from './outbox/outbox.ts';
+import { SecretStore } from './secrets/secret-store.ts';
+
+/** How to start a broker for one app. */
+export interface BrokerOptions {
+  /** The app folder (holds `migrations/`, `functions/`, and the broker's `.platform/`). */
+  readonly appDir: string;
+  /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
+  readonly port?: number;
+  /** `runtime.sdk.version` of platform.yaml. */
+  readonly sdkVersion: string;
+  /** Secret names, searches and email aliases platform.yaml declares. */
+  readonly declared?: Declarations;
+  /** A PostgreSQL URL instead of PGlite. @default process.env.DATABASE_URL */
+  readonly databaseUrl?: string | undefined;
+  /** Keep PGlite in memory (tests only). */
+  readonly inMemory?: boolean;
+  /** Snapshot of a fresh cluster, to skip initdb (see `defaultSnapshotPath`). */
+  readonly snapshotPath?: string | undefined;
+  /** Where log lines and Function output are printed. @default console.log */
+  readonly logWriter?: LogWriter;
+  /** Identity of browser and app-token requests (issue 7). @default anonymous */
+  readonly authenticate?: Authenticate;
+}
+
+/** One Function to serve (from platform.yaml `functions[]`). */
+export interface FunctionDeclaration {
+  readonly name: string;
+  /** Relative to the app folder. */
+  readonly entrypoint: string;
+  readonly access: FunctionAccess;
+  /** @default 60000 */
+  readonly timeoutMs?: number;
+}
+
+/** A running broker. */
+export interface Broker {
+  readonly app: Hono<BrokerEnv>;
+  readonly server: RunningServer;
+  readonly db: Database;
+  readonly data: DataService;
+  readonly files: FileService;
+  readonly logs: LogSink;
+  readonly outbox: Outbox;
+  readonly invoker: FunctionInvoker;
+  readonly migrations: MigrationReport;
+  /** Milliseconds the database took to open, bootstrap and migrate. */
+  readonly dbMilliseconds: number;
+  /** Bundles a Function and (re)starts its process; a bundling failure throws with file and line. */
+  addFunction(fn: FunctionDeclaration): Promise<void>;
+  /** Stops every Function process, the server and the database. */
+  close(): Promise<void>;
+}
+
+const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliases: [] };
+
+/**
+ * Starts the local broker for one app: the database (bootstrapped and migrated), the services
+ * behind the runtime contract, the HTTP server, and a Function runner. `platform dev` builds on
+ * this; tests use it directly.
+ *
+ * @example
+ * ```ts
+ * const broker = await startBroker({ appDir: 'examples/todos', sdkVersion: '2.6.0' });
+ * await broker.addFunction({ name: 'listTodos', entrypoint: 'functions/list-todos.ts', access: 'user' });
+ * console.log(broker.server.url);
+ * ```
+ */
+export async function startBroker(options: BrokerOptions): Promise<Broker> {
+  const appDir = resolve(options.appDir);
+  const stateDir = join(appDir, '.platform');
+  await mkdir(stateDir, { recursive: true });
+  // Everything in .platform (database, files, secrets, bundles) stays out of git.
+  await writeFile(join(stateDir, '.gitignore'), '*\n');
+  const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
+  const opened = await openDatabase({
+    appDir,
+    databaseUrl: options.databaseUrl,
+    inMemory: options.inMemory ?? false,
+    snapshotPath: options.snapshotPath,
+  });
+  const { db } = opened;
+  const writer = options.logWriter ?? ((line: string) => console.log(line));
+  const logs = new LogSink({ writer });
+  const secrets = new SecretStore(join(stateDir, 'secrets.json'));
+  logs.redact(await secrets.values());
+  const data = new DataService(db);
+  const files = new FileService(db, join(stateDir, 'files'));
+  const outbox = new Outbox(db);
+  await files.init();
+  await outbox.init();
+  const tokens = new InvocationTokens();
+  let brokerPort = 0;
+  const declared = options.declared ?? emptyDeclarations;
+  const invoker = new FunctionInvoker({
+    tokens,
+    brokerUrl: () => `http://127.0.0.1:${brokerPort}`,
+    sdkVersion: options.sdkVersion,
+    environment: 'development',
+    declared,
+  });
+  const app = createBrokerApp({
+    data,
+    files,
+    secrets,
+    outbox,
+    logs,
+    tokens,
+    invoker,
+    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    reportError: (error, requestId) =>
+      writer(
+        `broker error ${requestId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
+  });
+  let server: RunningServer;
+  try {
+    server = await serveBroker(app, { port: options.port ?? 0 });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  brokerPort = server.port;
+
+  const addFunction = async (fn: FunctionDeclaration): Promise<void> => {
+    const outFile = join(stateDir, 'functions', `${fn.name}.js`);
+    await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
+    const previous = invoker.get(fn.name);
+    const process = new FunctionProcess({
+      name: fn.name,
+      bundlePath: outFile,
+      brokerPort,
+      denoDir: join(stateDir, 'deno'),
+      onOutput: (line, stream) =>
+        writer(`${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${fn.name}] ${line}`),
+      onCrash: ({ code, signal }) =>
+        writer(`ERROR [${fn.name}] process exited (${signal ?? `code ${code}`}); restarting`),
+    });
+    await process.ready();
+    invoker.register({
+      name: fn.name,
+      access: fn.access,
+      process,
+      ...(fn.timeoutMs ? { timeoutMs: fn.timeoutMs } : {}),
+    });
+    await previous?.process.stop();
+  };
+
+  return {
+    app,
+    server,
+    db,
+    data,
+    files,
+    logs,
+    outbox,
+    invoker,
+    migrations: opened.migrations,
+    dbMilliseconds: opened.milliseconds,
+    addFunction,
+    close: async () => {
+      await Promise.all(invoker.list().map((fn) => fn.process.stop()));
+      await server.close();
+      await db.close();
+    },
+  };
+}

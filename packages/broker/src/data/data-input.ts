@@ -1,0 +1,103 @@
+import { isJsonObject, type JsonObject, PlatformError } from '@platform/errors';
+import type { Where } from './sql.ts';
+import type { TableInfo } from './table-catalog.ts';
+
+/**
+ * Limits of `data.table(name).list()`; the spec fixes none, these are ours (docs/broker.md).
+ * Move to `@platform/schema` limits when the contract adopts them.
+ */
+export const dataLimits = {
+  /** Rows returned by `list` without a `limit`. */
+  listDefault: 100,
+  /** Largest accepted `limit`. */
+  listMax: 1000,
+} as const;
+
+function invalid(message: string, details?: JsonObject): PlatformError {
+  return new PlatformError({ code: 'INVALID_INPUT', message, details });
+}
+
+function checkColumn(table: TableInfo, name: string, where: string): void {
+  if (!table.columns.has(name)) {
+    throw invalid(`Table "${table.name}" has no column "${name}" (in ${where}).`, {
+      table: table.name,
+      column: name,
+    });
+  }
+}
+
+/** The columns to return: every column when `select` is omitted, else the validated list. */
+export function readSelect(table: TableInfo, select: unknown): string[] {
+  if (select === undefined || select === null) return [...table.columns.keys()];
+  if (
+    !Array.isArray(select) ||
+    select.length === 0 ||
+    !select.every((c) => typeof c === 'string')
+  ) {
+    throw invalid('`select` must be a nonempty array of column names.');
+  }
+  for (const name of select) checkColumn(table, name, 'select');
+  return [...new Set(select as string[])];
+}
+
+/** Equality filters on existing columns with scalar values. */
+export function readWhere(table: TableInfo, where: unknown): Where {
+  if (where === undefined || where === null) return {};
+  if (!isJsonObject(where)) throw invalid('`where` must be an object of column: value pairs.');
+  const result: Record<string, string | number | boolean | null> = {};
+  for (const [name, value] of Object.entries(where)) {
+    checkColumn(table, name, 'where');
+    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
+      throw invalid(
+        `\`where.${name}\` must be a string, number, boolean or null (equality only).`,
+        {
+          column: name,
+        },
+      );
+    }
+    result[name] = value as string | number | boolean | null;
+  }
+  return result;
+}
+
+/** The row limit of `list`. */
+export function readLimit(limit: unknown): number {
+  if (limit === undefined || limit === null) return dataLimits.listDefault;
+  if (
+    typeof limit !== 'number' ||
+    !Number.isInteger(limit) ||
+    limit < 1 ||
+    limit > dataLimits.listMax
+  ) {
+    throw invalid(`\`limit\` must be an integer from 1 to ${dataLimits.listMax}.`, {
+      limit: String(limit),
+    });
+  }
+  return limit;
+}
+
+/** A row for `create` or a patch for `updateById`: a JSON object of existing columns. */
+export function readValues(
+  table: TableInfo,
+  values: unknown,
+  what: 'row' | 'patch',
+): Record<string, unknown> {
+  if (!isJsonObject(values)) throw invalid(`The ${what} must be a JSON object.`);
+  for (const name of Object.keys(values)) checkColumn(table, name, what);
+  if (what === 'patch') {
+    if (Object.keys(values).length === 0)
+      throw invalid('The patch must change at least one column.');
+    if (Object.hasOwn(values, 'id')) throw invalid('The patch cannot change `id`.');
+  }
+  return { ...values };
+}
+
+/** A row id: a nonempty string or a safe integer. */
+export function readId(id: unknown): string | number {
+  if (
+    (typeof id === 'string' && id.length > 0) ||
+    (typeof id === 'number' && Number.isSafeInteger(id))
+  )
+    return id;
+  throw invalid('`id` must be a nonempty string or an integer.');
+}

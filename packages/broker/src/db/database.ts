@@ -1,0 +1,98 @@
+/**
+ * The database interface the broker talks to, shared by the embedded PGlite (in a worker
+ * thread) and a real PostgreSQL reached through `DATABASE_URL`. Everything above this file
+ * (data routes, files, migrations) depends only on these types.
+ */
+
+/** One result of a query: the rows as plain objects and the number of rows affected. */
+export interface QueryResult<Row = Record<string, unknown>> {
+  readonly rows: Row[];
+  /** Rows returned or affected (for `INSERT`/`UPDATE`/`DELETE` without `RETURNING`). */
+  readonly rowCount: number;
+}
+
+/** Something that runs one parameterised statement (`$1`, `$2`, ...). */
+export interface Queryable {
+  /**
+   * Runs one statement with positional parameters.
+   *
+   * @example
+   * ```ts
+   * const { rows } = await db.query<{ id: string }>('select id from todos where done = $1', [false]);
+   * ```
+   */
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<Row>>;
+}
+
+/** The handle a transaction callback receives. */
+export interface Transaction extends Queryable {
+  /** Runs several statements separated by `;` without parameters, inside the transaction. */
+  exec(sql: string): Promise<void>;
+}
+
+/** The broker's connection to its database. */
+export interface Database extends Queryable {
+  /** `pglite` for the embedded database, `postgres` for a server reached by URL. */
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs several statements separated by `;` without parameters (migrations, bootstrap). */
+  exec(sql: string): Promise<void>;
+  /**
+   * Runs `fn` inside `BEGIN` ... `COMMIT`, rolling back when it throws. Use the `tx` argument
+   * for every statement of the transaction: on PGlite the database is one session, so calls on
+   * the outer `Database` wait until the transaction ends (calling it from inside `fn` would
+   * wait forever).
+   */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Closes the connection (stops the worker thread or ends the pool). */
+  close(): Promise<void>;
+}
+
+/** The fields of a PostgreSQL error that the broker maps to platform error codes. */
+export interface DatabaseErrorFields {
+  /** SQLSTATE, for example `23505` for a unique violation. */
+  readonly sqlState: string | undefined;
+  readonly detail?: string | undefined;
+  readonly constraint?: string | undefined;
+  readonly table?: string | undefined;
+  readonly column?: string | undefined;
+}
+
+/** An error reported by PostgreSQL itself (as opposed to a broker failure). */
+export class DatabaseError extends Error implements DatabaseErrorFields {
+  override readonly name = 'DatabaseError';
+  readonly sqlState: string | undefined;
+  readonly detail: string | undefined;
+  readonly constraint: string | undefined;
+  readonly table: string | undefined;
+  readonly column: string | undefined;
+
+  constructor(message: string, fields: DatabaseErrorFields) {
+    super(message);
+    this.sqlState = fields.sqlState;
+    this.detail = fields.detail;
+    this.constraint = fields.constraint;
+    this.table = fields.table;
+    this.column = fields.column;
+  }
+
+  /** Reads the fields that both `pg` and PGlite put on their errors. */
+  static from(error: unknown): DatabaseError | undefined {
+    if (error instanceof DatabaseError) return error;
+    if (typeof error !== 'object' || error === null) return undefined;
+    const record = error as Record<string, unknown>;
+    const code = record.code ?? record.sqlState;
+    if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
+    const text = (key: string): string | undefined =>
+      typeof record[key] === 'string' ? (record[key] as string) : undefined;
+    return new DatabaseError(text('message') ?? 'Database error', {
+      sqlState: code,
+      detail: text('detail'),
+      constraint: text('constraint'),
+      table: text('table'),
+      column: text('column'),
+    });
+  }
+}

@@ -1,0 +1,73 @@
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bootstrap } from './bootstrap.ts';
+import type { Database } from './database.ts';
+import { applyMigrations, type MigrationReport } from './migrations.ts';
+import { PgliteDatabase } from './pglite-database.ts';
+import { PostgresDatabase } from './postgres-database.ts';
+
+/** How to reach an app's database. */
+export interface OpenDatabaseOptions {
+  /** The app folder; its `.platform/db` holds the embedded database. */
+  readonly appDir: string;
+  /** A PostgreSQL connection string; when set, PGlite is not used. @default process.env.DATABASE_URL */
+  readonly databaseUrl?: string | undefined;
+  /** Keep the embedded database in memory instead of `.platform/db` (tests only). */
+  readonly inMemory?: boolean;
+  /** Where the fresh-cluster snapshot lives. @default {@link defaultSnapshotPath} */
+  readonly snapshotPath?: string | undefined;
+  /** Folder of the app's SQL migrations. @default `<appDir>/migrations` */
+  readonly migrationsDir?: string;
+}
+
+/** An open, bootstrapped and migrated database. */
+export interface OpenedDatabase {
+  readonly db: Database;
+  readonly migrations: MigrationReport;
+  /** Milliseconds from the call to a database ready for queries. */
+  readonly milliseconds: number;
+}
+
+/**
+ * The shared snapshot of a fresh PGlite cluster: `$PLATFORM_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/platform`, else `~/.cache/platform` (the temp dir when there is no home).
+ */
+export function defaultSnapshotPath(env: NodeJS.ProcessEnv = process.env): string {
+  const home = homedir();
+  const cache =
+    env.PLATFORM_CACHE_DIR ??
+    env.XDG_CACHE_HOME?.concat('/platform') ??
+    (home ? join(home, '.cache', 'platform') : join(tmpdir(), 'platform'));
+  return join(cache, 'pglite-0.5.14-cluster.tar');
+}
+
+/**
+ * Opens the app's database (a real PostgreSQL when `databaseUrl` is set, otherwise PGlite in
+ * `<appDir>/.platform/db`), runs the bootstrap SQL and applies the app's migrations.
+ *
+ * @example
+ * ```ts
+ * const { db } = await openDatabase({ appDir: 'examples/todos' });
+ * ```
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
+  const started = performance.now();
+  const url = options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
+  const db: Database = url
+    ? await PostgresDatabase.connect(url)
+    : await PgliteDatabase.open({
+        dataDir: options.inMemory ? undefined : join(options.appDir, '.platform', 'db'),
+        snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
+      });
+  try {
+    await bootstrap(db);
+    const migrations = await applyMigrations(
+      db,
+      options.migrationsDir ?? join(options.appDir, 'migrations'),
+    );
+    return { db, migrations, milliseconds: Math.round(performance.now() - started) };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,174 @@
+import { Worker } from 'node:worker_threads';
+import { type Database, DatabaseError, type QueryResult, type Transaction } from './database.ts';
+import type {
+  PgliteErrorData,
+  PgliteOpenInfo,
+  PgliteRequest,
+  PgliteResponse,
+  PgliteWorkerOptions,
+} from './pglite-protocol.ts';
+import { SerialQueue } from './serial-queue.ts';
+
+/** Where to keep the embedded database. */
+export interface PgliteDatabaseOptions {
+  /** Data directory (the app's `.platform/db`); omit for an in-memory database. */
+  readonly dataDir?: string | undefined;
+  /** Snapshot of a fresh cluster used to skip initdb; see {@link PgliteWorkerOptions}. */
+  readonly snapshotPath?: string | undefined;
+  /**
+   * Load pgvector.
+   * @default true
+   */
+  readonly vector?: boolean;
+}
+
+type Pending = { resolve: (result: QueryResult) => void; reject: (error: Error) => void };
+
+// Source runs as `.ts` (tests, tsx), the build as `.js` with the worker emitted beside index.js.
+const workerUrl = new URL(
+  import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js',
+  import.meta.url,
+);
+
+function toError(data: PgliteErrorData): Error {
+  if (data.code !== undefined && /^[0-9A-Z]{5}$/.test(data.code)) {
+    return new DatabaseError(data.message, {
+      sqlState: data.code,
+      detail: data.detail,
+      constraint: data.constraint,
+      table: data.table,
+      column: data.column,
+    });
+  }
+  return new Error(data.message);
+}
+
+/**
+ * The embedded PostgreSQL, owned by a worker thread and reached by message passing. Every
+ * statement and transaction is serialised through one queue, because PGlite is a single session.
+ *
+ * @example
+ * ```ts
+ * const db = await PgliteDatabase.open({ dataDir: '.platform/db' });
+ * const { rows } = await db.query('select 1 as one');
+ * await db.close();
+ * ```
+ */
+export class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  /** How the data directory was opened and how long it took. */
+  readonly openInfo: PgliteOpenInfo;
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, Pending>();
+  readonly #queue = new SerialQueue();
+  #nextId = 1;
+  #closed: Error | undefined;
+
+  private constructor(worker: Worker, info: PgliteOpenInfo) {
+    this.#worker = worker;
+    this.openInfo = info;
+    worker.on('message', (message: PgliteResponse) => this.#receive(message));
+    worker.on('error', (error) => this.#fail(error));
+    worker.on('exit', () => this.#fail(new Error('The database worker stopped.')));
+  }
+
+  /** Starts the worker and waits until the database is open. */
+  static open(options: PgliteDatabaseOptions = {}): Promise<PgliteDatabase> {
+    const data: PgliteWorkerOptions = {
+      dataDir: options.dataDir,
+      snapshotPath: options.snapshotPath,
+      vector: options.vector ?? true,
+    };
+    const worker = new Worker(workerUrl, { workerData: data });
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number) => reject(new Error(`The database worker exited (${code}).`));
+      worker.once('error', reject);
+      worker.once('exit', onExit);
+      worker.once('message', (message: PgliteResponse) => {
+        worker.off('error', reject);
+        worker.off('exit', onExit);
+        if (message.type === 'ready') resolve(new PgliteDatabase(worker, message.info));
+        else {
+          void worker.terminate();
+          reject(
+            message.type === 'failed'
+              ? toError(message.error)
+              : new Error('Unexpected worker message'),
+          );
+        }
+      });
+    });
+  }
+
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<Row>> {
+    return this.#queue.run(() => this.#send<Row>({ id: 0, op: 'query', sql, params }));
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.#queue.run(async () => {
+      await this.#send({ id: 0, op: 'exec', sql });
+    });
+  }
+
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.#queue.run(async () => {
+      let open = true;
+      // A statement after the transaction ended would run outside it: refuse.
+      const ended = () => Promise.reject(new Error('The transaction has already ended.'));
+      const tx: Transaction = {
+        query: <Row>(sql: string, params: readonly unknown[] = []) =>
+          open ? this.#send<Row>({ id: 0, op: 'query', sql, params }) : ended(),
+        exec: async (sql: string) => {
+          if (!open) return ended();
+          await this.#send({ id: 0, op: 'exec', sql });
+        },
+      };
+      await this.#send({ id: 0, op: 'exec', sql: 'BEGIN' });
+      try {
+        const result = await fn(tx);
+        open = false;
+        await this.#send({ id: 0, op: 'exec', sql: 'COMMIT' });
+        return result;
+      } catch (error) {
+        open = false;
+        await this.#send({ id: 0, op: 'exec', sql: 'ROLLBACK' }).catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#queue.run(() => this.#send({ id: 0, op: 'close' })).catch(() => undefined);
+    this.#fail(new Error('The database is closed.'));
+    await this.#worker.terminate();
+  }
+
+  #send<Row>(request: PgliteRequest): Promise<QueryResult<Row>> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    const id = this.#nextId++;
+    return new Promise<QueryResult<Row>>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (result: QueryResult) => void, reject });
+      this.#worker.postMessage({ ...request, id });
+    });
+  }
+
+  #receive(message: PgliteResponse): void {
+    if (message.type !== 'result' && message.type !== 'error') return;
+    const pending = this.#pending.get(message.id);
+    if (!pending) return;
+    this.#pending.delete(message.id);
+    if (message.type === 'result')
+      pending.resolve({ rows: message.rows, rowCount: message.rowCount });
+    else pending.reject(toError(message.error));
+  }
+
+  #fail(error: Error): void {
+    this.#closed ??= error;
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Worker-thread entry that owns the embedded PostgreSQL (PGlite). PGlite runs every statement
+ * synchronously on the thread that owns it, so it must never live on the HTTP thread. This file
+ * is loaded by `new Worker(...)` from `pglite-database.ts` and only speaks the messages of
+ * `pglite-protocol.ts`. Kept free of broker imports so Node can run it from source or `dist`.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type PGliteOptions, types } from '@electric-sql/pglite';
+import type {
+  PgliteErrorData,
+  PgliteOpenInfo,
+  PgliteRequest,
+  PgliteResponse,
+  PgliteWorkerOptions,
+} from './pglite-protocol.ts';
+
+const port = parentPort;
+if (!port) throw new Error('pglite-worker.ts must run in a worker thread');
+const options = workerData as PgliteWorkerOptions;
+
+function send(message: PgliteResponse): void {
+  port?.postMessage(message);
+}
+
+function toErrorData(error: unknown): PgliteErrorData {
+  if (typeof error !== 'object' || error === null) return { message: String(error) };
+  const e = error as Record<string, unknown>;
+  const text = (key: string): string | undefined =>
+    typeof e[key] === 'string' ? (e[key] as string) : undefined;
+  return {
+    message: text('message') ?? 'PGlite failed',
+    code: text('code'),
+    detail: text('detail'),
+    constraint: text('constraint'),
+    table: text('table'),
+    column: text('column'),
+  };
+}
+
+// bigint columns (count(*), bigserial ids) come back as numbers when they are safe integers, so
+// rows stay JSON; larger values keep their exact text.
+const parseInt8 = (value: string): number | string => {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value;
+};
+
+async function open(): Promise<{ db: PGlite; info: PgliteOpenInfo }> {
+  const started = performance.now();
+  const extensions: NonNullable<PGliteOptions['extensions']> = {};
+  if (options.vector) {
+    const { vector } = await import('@electric-sql/pglite-pgvector');
+    extensions.vector = vector;
+  }
+  const base: PGliteOptions = { extensions, parsers: { [types.INT8]: parseInt8 } };
+  const dir = options.dataDir;
+  const exists = dir !== undefined && existsSync(join(dir, 'PG_VERSION'));
+  const snapshot = options.snapshotPath;
+  let how: PgliteOpenInfo['how'] = 'opened';
+  let db: PGlite;
+  if (!exists && snapshot !== undefined && existsSync(snapshot)) {
+    how = 'snapshot';
+    if (dir !== undefined) await mkdir(dir, { recursive: true });
+    const blob = new Blob([await readFile(snapshot)]);
+    db = await PGlite.create({
+      ...base,
+      ...(dir === undefined ? {} : { dataDir: dir }),
+      loadDataDir: blob,
+    });
+  } else {
+    if (!exists) how = 'initdb';
+    if (dir !== undefined) await mkdir(dir, { recursive: true });
+    db = await PGlite.create({ ...base, ...(dir === undefined ? {} : { dataDir: dir }) });
+    if (how === 'initdb' && snapshot !== undefined) await writeSnapshot(db, snapshot);
+  }
+  return { db, info: { how, milliseconds: Math.round(performance.now() - started) } };
+}
+
+async function writeSnapshot(db: PGlite, path: string): Promise<void> {
+  const blob = await db.dumpDataDir('none');
+  await mkdir(dirname(path), { recursive: true });
+  // Another broker may be writing the same snapshot: write aside, then rename atomically.
+  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temp, new Uint8Array(await blob.arrayBuffer()));
+  await rename(temp, path);
+}
+
+async function main(): Promise<void> {
+  let opened: { db: PGlite; info: PgliteOpenInfo };
+  try {
+    opened = await open();
+  } catch (error) {
+    send({ type: 'failed', error: toErrorData(error) });
+    return;
+  }
+  const { db } = opened;
+  send({ type: 'ready', info: opened.info });
+  port?.on('message', async (request: PgliteRequest) => {
+    try {
+      if (request.op === 'query') {
+        const result = await db.query<Record<string, unknown>>(request.sql, [...request.params]);
+        send({
+          type: 'result',
+          id: request.id,
+          rows: result.rows,
+          rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
+        });
+      } else if (request.op === 'exec') {
+        await db.exec(request.sql);
+        send({ type: 'result', id: request.id, rows: [], rowCount: 0 });
+      } else {
+        await db.close();
+        send({ type: 'result', id: request.id, rows: [], rowCount: 0 });
+        port?.close();
+      }
+    } catch (error) {
+      send({ type: 'error', id: request.id, error: toErrorData(error) });
+    }
+  });
+}
+
+void main();

@@ -1,0 +1,106 @@
+import pg from 'pg';
+import type { Database, QueryResult, Transaction } from './database.ts';
+
+// Same JSON-friendly shapes as the PGlite worker: int8 as a number when it is safe.
+const INT8_OID = 20;
+const parseInt8 = (value: string): number | string => {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value;
+};
+
+const typeParsers = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID
+      ? parseInt8
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
+  return {
+    rows: result.rows as Row[],
+    rowCount: Math.max(result.rowCount ?? 0, result.rows.length),
+  };
+}
+
+/**
+ * A real PostgreSQL reached through a connection string (`DATABASE_URL`), behind the same
+ * {@link Database} interface as the embedded PGlite. Transactions take their own pooled
+ * connection, so several run in parallel and several brokers can share one database.
+ *
+ * @example
+ * ```ts
+ * const db = await PostgresDatabase.connect(process.env.DATABASE_URL!);
+ * ```
+ */
+export class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  readonly #pool: pg.Pool;
+
+  private constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /** Connects (and checks the connection with one round trip). */
+  static async connect(connectionString: string, maxConnections = 10): Promise<PostgresDatabase> {
+    const pool = new pg.Pool({ connectionString, max: maxConnections, types: typeParsers });
+    // An idle client that loses its server must not crash the broker.
+    pool.on('error', () => undefined);
+    const db = new PostgresDatabase(pool);
+    try {
+      await db.query('select 1');
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return db;
+  }
+
+  async query<Row = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+  ): Promise<QueryResult<Row>> {
+    return toResult<Row>(await this.#pool.query(sql, [...params]));
+  }
+
+  async exec(sql: string): Promise<void> {
+    // Without parameters, pg uses the simple protocol, which accepts several statements.
+    await this.#pool.query(sql);
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let open = true;
+    const tx: Transaction = {
+      query: async <Row>(sql: string, params: readonly unknown[] = []) => {
+        if (!open) throw new Error('The transaction has already ended.');
+        return toResult<Row>(await client.query(sql, [...params]));
+      },
+      exec: async (sql: string) => {
+        if (!open) throw new Error('The transaction has already ended.');
+        await client.query(sql);
+      },
+    };
+    try {
+      await client.query('BEGIN');
+      const result = await fn(tx);
+      open = false;
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (error) {
+      open = false;
+      try {
+        await client.query('ROLLBACK');
+        client.release();
+      } catch {
+        // A connection that cannot roll back is broken: drop it from the pool.
+        client.release(true);
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}

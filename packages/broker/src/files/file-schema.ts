@@ -1,0 +1,34 @@
+import type { Database } from '../db/database.ts';
+
+/**
+ * The broker's file tables, in the internal `platform` schema that no app role can reach:
+ * `files` holds the current metadata and generation of each file, `file_generations` one row per
+ * content generation (every upload and replace, even with identical bytes, adds one; delegated
+ * job grants pin a generation).
+ */
+export const fileSchemaSql = `
+CREATE TABLE IF NOT EXISTS platform.files (
+  id text PRIMARY KEY,
+  owner_id uuid,
+  name text NOT NULL,
+  content_type text NOT NULL,
+  size bigint NOT NULL,
+  generation integer NOT NULL,
+  sha256 text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS platform.file_generations (
+  file_id text NOT NULL,
+  generation integer NOT NULL,
+  size bigint NOT NULL,
+  sha256 text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (file_id, generation)
+);
+`;
+
+/** Creates the file tables when missing. */
+export async function ensureFileSchema(db: Database): Promise<void> {
+  await db.exec(fileSchemaSql);
+}

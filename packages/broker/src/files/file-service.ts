@@ -1,0 +1,239 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { PlatformError } from '@platform/errors';
+import type { Database } from '../db/database.ts';
+import type { Caller } from '../identity/caller.ts';
+import { FileBlobs } from './file-blobs.ts';
+import { ensureFileSchema } from './file-schema.ts';
+
+/** Metadata of a managed file, as the runtime contract's `fileInfoSchema` describes it. */
+export interface FileInfo {
+  /** The opaque `FileRef` on the wire: the file id. */
+  readonly ref: string;
+  readonly id: string;
+  readonly name: string;
+  readonly contentType: string;
+  readonly size: number;
+  /** 1 on upload, +1 on every replace. */
+  readonly generation: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Largest file the local broker stores (the spec fixes none; ours, in docs/broker.md). */
+export const FILE_MAX_BYTES = 50 * 1024 * 1024;
+
+interface FileRow {
+  id: string;
+  owner_id: string | null;
+  name: string;
+  content_type: string;
+  size: number;
+  generation: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toInfo = (row: FileRow): FileInfo => ({
+  ref: row.id,
+  id: row.id,
+  name: row.name,
+  contentType: row.content_type,
+  size: Number(row.size),
+  generation: row.generation,
+  createdAt: new Date(row.created_at).toISOString(),
+  updatedAt: new Date(row.updated_at).toISOString(),
+});
+
+const notFound = (ref: string) =>
+  new PlatformError({
+    code: 'FILE_NOT_FOUND',
+    message: 'No file with this reference exists.',
+    details: { ref },
+  });
+
+/**
+ * The `files` member of the handler context. Contents live on disk under `.platform/files`,
+ * metadata and generations in the database. Access rules (the spec leaves them open; ours):
+ * a file id is an unguessable capability, so whoever holds a ref may read the file; uploading
+ * needs a user or the system (never anonymous, spec 5.1.5); replacing and removing need the
+ * uploader or the system. Every write is atomic: bytes reach their final path before the row
+ * commits, and a failed commit removes them again.
+ *
+ * @example
+ * ```ts
+ * const files = new FileService(db, '.platform/files');
+ * const info = await files.upload(caller, { data, name: 'a.png', contentType: 'image/png' });
+ * ```
+ */
+export class FileService {
+  readonly #db: Database;
+  readonly blobs: FileBlobs;
+
+  constructor(db: Database, root: string) {
+    this.#db = db;
+    this.blobs = new FileBlobs(root);
+  }
+
+  /** Creates the tables; call once at start. */
+  init(): Promise<void> {
+    return ensureFileSchema(this.#db);
+  }
+
+  /** Stores a new file (generation 1). */
+  async upload(
+    caller: Caller,
+    input: { data: Uint8Array; name: string; contentType: string },
+  ): Promise<FileInfo> {
+    requireWriter(caller);
+    checkSize(input.data);
+    const id = `file_${randomBytes(16).toString('hex')}`;
+    const sha = sha256(input.data);
+    await this.blobs.write(id, 1, input.data);
+    try {
+      const row = await this.#db.transaction(async (tx) => {
+        const { rows } = await tx.query<FileRow>(
+          `INSERT INTO platform.files (id, owner_id, name, content_type, size, generation, sha256)
+           VALUES ($1, $2, $3, $4, $5, 1, $6) RETURNING *`,
+          [
+            id,
+            caller.kind === 'user' ? caller.userId : null,
+            input.name,
+            input.contentType,
+            input.data.byteLength,
+            sha,
+          ],
+        );
+        await tx.query(
+          'INSERT INTO platform.file_generations (file_id, generation, size, sha256) VALUES ($1, 1, $2, $3)',
+          [id, input.data.byteLength, sha],
+        );
+        return rows[0]!;
+      });
+      return toInfo(row);
+    } catch (error) {
+      await this.blobs.removeFile(id);
+      throw error;
+    }
+  }
+
+  /** Metadata of a file. */
+  async info(_caller: Caller, ref: string): Promise<FileInfo> {
+    return toInfo(await this.#find(ref));
+  }
+
+  /** The bytes and metadata of the current generation. */
+  async download(_caller: Caller, ref: string): Promise<{ file: FileInfo; data: Buffer }> {
+    const row = await this.#find(ref);
+    try {
+      return { file: toInfo(row), data: await this.blobs.read(row.id, row.generation) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(ref);
+      throw error;
+    }
+  }
+
+  /** New content (and optionally a new name or type) as a new generation, same ref. */
+  async replace(
+    caller: Caller,
+    ref: string,
+    input: { data: Uint8Array; name?: string | undefined; contentType?: string | undefined },
+  ): Promise<FileInfo> {
+    requireWriter(caller);
+    checkSize(input.data);
+    const current = await this.#find(ref);
+    requireOwner(caller, current);
+    const generation = current.generation + 1;
+    const sha = sha256(input.data);
+    await this.blobs.write(current.id, generation, input.data);
+    let row: FileRow | undefined;
+    try {
+      row = await this.#db.transaction(async (tx) => {
+        // Compare-and-set on the generation: two replaces racing cannot both win.
+        const { rows } = await tx.query<FileRow>(
+          `UPDATE platform.files SET generation = $2, size = $3, sha256 = $4,
+                  name = coalesce($5, name), content_type = coalesce($6, content_type), updated_at = now()
+            WHERE id = $1 AND generation = $7 RETURNING *`,
+          [
+            current.id,
+            generation,
+            input.data.byteLength,
+            sha,
+            input.name ?? null,
+            input.contentType ?? null,
+            current.generation,
+          ],
+        );
+        if (!rows[0]) {
+          throw new PlatformError({
+            code: 'FILE_NOT_FOUND',
+            message: 'The file changed or was removed during the replace.',
+          });
+        }
+        await tx.query(
+          'INSERT INTO platform.file_generations (file_id, generation, size, sha256) VALUES ($1, $2, $3, $4)',
+          [current.id, generation, input.data.byteLength, sha],
+        );
+        return rows[0];
+      });
+    } catch (error) {
+      await this.blobs.removeGeneration(current.id, generation);
+      throw error;
+    }
+    await this.blobs.removeGeneration(current.id, current.generation);
+    return toInfo(row);
+  }
+
+  /** Deletes a file and its contents. */
+  async remove(caller: Caller, ref: string): Promise<void> {
+    requireWriter(caller);
+    const current = await this.#find(ref);
+    requireOwner(caller, current);
+    await this.#db.transaction(async (tx) => {
+      await tx.query('DELETE FROM platform.files WHERE id = $1', [current.id]);
+      await tx.query('DELETE FROM platform.file_generations WHERE file_id = $1', [current.id]);
+    });
+    await this.blobs.removeFile(current.id);
+  }
+
+  async #find(ref: string): Promise<FileRow> {
+    if (typeof ref !== 'string' || !/^file_[0-9a-f]{32}$/.test(ref)) throw notFound(String(ref));
+    const { rows } = await this.#db.query<FileRow>('SELECT * FROM platform.files WHERE id = $1', [
+      ref,
+    ]);
+    if (!rows[0]) throw notFound(ref);
+    return rows[0];
+  }
+}
+
+function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function checkSize(data: Uint8Array): void {
+  if (data.byteLength > FILE_MAX_BYTES) {
+    throw new PlatformError({
+      code: 'FILE_TOO_LARGE',
+      message: `Files are limited to ${FILE_MAX_BYTES} bytes; this one has ${data.byteLength}.`,
+      details: { size: data.byteLength, max: FILE_MAX_BYTES },
+    });
+  }
+}
+
+// Spec 5.1.5: in public apps, file writes require a user.
+function requireWriter(caller: Caller): void {
+  if (caller.kind === 'anonymous') {
+    throw new PlatformError({
+      code: 'AUTH_REQUIRED',
+      message: 'Writing files needs a signed-in user.',
+    });
+  }
+}
+
+function requireOwner(caller: Caller, row: FileRow): void {
+  if (caller.kind === 'system') return;
+  if (caller.kind === 'user' && row.owner_id === caller.userId) return;
+  throw new PlatformError({
+    code: 'PERMISSION_DENIED',
+    message: 'Only the user who uploaded a file (or a system Function) may change or remove it.',
+  });
+}

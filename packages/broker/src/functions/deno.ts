@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+/** The `@deno/*` package that carries the binary for this machine (optional deps of `deno`). */
+function platformPackage(): string {
+  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+  if (process.platform === 'linux') return `@deno/linux-${arch}-glibc`;
+  if (process.platform === 'darwin') return `@deno/darwin-${arch}`;
+  if (process.platform === 'win32') return `@deno/win32-${arch}`;
+  throw new Error(`Deno is not available for ${process.platform}`);
+}
+
+let cached: string | undefined;
+
+/**
+ * Path of the Deno binary, resolved from the platform package of the `deno` npm package and
+ * spawned directly (going through `npx deno` or the `deno` package's Node shim would add a Node
+ * start to every Function start). `PLATFORM_DENO` overrides it.
+ */
+export function denoPath(): string {
+  if (process.env.PLATFORM_DENO) return process.env.PLATFORM_DENO;
+  if (cached) return cached;
+  const pkg = platformPackage();
+  const dir = dirname(require.resolve(`${pkg}/package.json`));
+  const binary = join(dir, process.platform === 'win32' ? 'deno.exe' : 'deno');
+  if (!existsSync(binary))
+    throw new Error(`The Deno binary is missing from ${pkg}; reinstall the broker.`);
+  cached = binary;
+  return binary;
+}
+
+/** Environment variables the function host may read (docs/runtime-contract.md 1.3). */
+export const HOST_PORT_ENV = 'PLATFORM_HOST_PORT';
+/** The token the host requires on `POST /_platform/invoke`. */
+export const HOST_TOKEN_ENV = 'PLATFORM_HOST_TOKEN';
+/** The line prefix the host prints once it listens. */
+export const HOST_READY_MARKER = 'PLATFORM_HOST_READY';
+
+/**
+ * The `deno run` arguments for one Function bundle, with least privilege: network only to the
+ * broker's port and the Function's own listening port on 127.0.0.1, the two host variables of
+ * the environment, and nothing else (no file system, no other environment, no subprocesses, no
+ * FFI, no remote or npm imports: the bundle is self-contained).
+ */
+export function denoRunArgs(bundlePath: string, brokerPort: number, hostPort: number): string[] {
+  return [
+    'run',
+    '--no-prompt',
+    '--no-config',
+    '--no-lock',
+    '--no-npm',
+    '--no-remote',
+    `--allow-net=127.0.0.1:${brokerPort},127.0.0.1:${hostPort}`,
+    `--allow-env=${HOST_PORT_ENV},${HOST_TOKEN_ENV}`,
+    bundlePath,
+  ];
+}

@@ -1,0 +1,292 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { PlatformError } from '@platform/errors';
+import { Pool } from 'undici';
+import { denoPath, denoRunArgs, HOST_PORT_ENV, HOST_READY_MARKER, HOST_TOKEN_ENV } from './deno.ts';
+import { freePort } from './free-port.ts';
+
+/** How to run one Function bundle. */
+export interface FunctionProcessOptions {
+  /** The Function's name, for messages and log prefixes. */
+  readonly name: string;
+  /** The bundled JavaScript file (self-contained ESM). */
+  readonly bundlePath: string;
+  /** The broker's port on 127.0.0.1, the only other address the Function may reach. */
+  readonly brokerPort: number;
+  /** How long a start may take before it counts as failed. @default 10000 */
+  readonly startTimeoutMs?: number;
+  /** Where Deno keeps its own cache (`DENO_DIR`). @default Deno's default */
+  readonly denoDir?: string | undefined;
+  /** Receives every line the process prints (besides the readiness line). */
+  readonly onOutput?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** Called when the process exits without being asked to. */
+  readonly onCrash?: (info: { code: number | null; signal: string | null }) => void;
+}
+
+/** One request to the host. */
+export interface HostRequest {
+  readonly method: 'GET' | 'POST' | 'HEAD';
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  /** The Function's time limit; on expiry the process is killed and restarted. */
+  readonly timeoutMs: number;
+  /** Aborts the request (the caller went away). */
+  readonly signal?: AbortSignal;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
+
+/** Lines kept from stderr to explain a failed start. */
+const STDERR_TAIL = 20;
+
+/**
+ * One Function running in its own Deno subprocess with least privilege (see `denoRunArgs`).
+ * It starts on first use, is restarted with a growing delay after a crash, and is killed and
+ * restarted when a call exceeds its time limit (a hung handler may block the whole process).
+ * A crash of one Function's process never touches another's.
+ *
+ * @example
+ * ```ts
+ * const fn = new FunctionProcess({ name: 'hello', bundlePath, brokerPort: 4310 });
+ * const response = await fn.request({ method: 'GET', path: '/_platform/health', timeoutMs: 5000 });
+ * await fn.stop();
+ * ```
+ */
+export class FunctionProcess {
+  readonly name: string;
+  /** How many times a process was started after the first one. */
+  get restarts(): number {
+    return Math.max(0, this.#starts - 1);
+  }
+  #starts = 0;
+  /** Milliseconds from spawn to the readiness line, of the latest start. */
+  lastStartMs = 0;
+  readonly #options: FunctionProcessOptions;
+  #child: ChildProcess | undefined;
+  #pool: Pool | undefined;
+  #starting: Promise<void> | undefined;
+  #stopped = false;
+  #crashes = 0;
+  #restartTimer: NodeJS.Timeout | undefined;
+  readonly #stderr: string[] = [];
+
+  constructor(options: FunctionProcessOptions) {
+    this.name = options.name;
+    this.#options = options;
+  }
+
+  /** The process id while running. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** Starts the process unless it runs already; resolves once the host listens. */
+  ready(): Promise<void> {
+    if (this.#stopped) return Promise.reject(unavailable(this.name, 'the broker is stopping'));
+    if (this.#child && this.#pool && !this.#starting) return Promise.resolve();
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  /** Sends one request to the host, under the time limit. */
+  async request(request: HostRequest): Promise<Response> {
+    await this.ready();
+    const child = this.#child;
+    const pool = this.#pool;
+    if (!child || !pool) throw unavailable(this.name, 'the process is not running');
+    const timeout = AbortSignal.timeout(request.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    try {
+      const answer = await pool.request({
+        method: request.method,
+        path: request.path,
+        headers: { ...request.headers, authorization: `Bearer ${this.#token}` },
+        body: request.body ?? null,
+        signal,
+      });
+      const headers = new Headers();
+      for (const [key, value] of Object.entries(answer.headers)) {
+        // Hop-by-hop headers belong to this connection, not to the answer passed on.
+        if (HOP_BY_HOP.has(key)) continue;
+        if (typeof value === 'string') headers.set(key, value);
+        else if (Array.isArray(value)) for (const item of value) headers.append(key, item);
+      }
+      const body =
+        request.method === 'HEAD' || answer.statusCode === 204
+          ? null
+          : (Readable.toWeb(answer.body) as ReadableStream<Uint8Array>);
+      return new Response(body, { status: answer.statusCode, headers });
+    } catch (error) {
+      if (timeout.aborted) {
+        // A handler past its limit may be stuck in a loop that blocks every other call of this
+        // Function: start over with a fresh process.
+        this.#kill(child);
+        await exitOf(child, 2000);
+        throw new PlatformError({
+          code: 'FUNCTION_TIMEOUT',
+          message: `Function "${this.name}" did not finish within ${request.timeoutMs} ms.`,
+          details: { function: this.name, timeoutMs: request.timeoutMs },
+        });
+      }
+      if (request.signal?.aborted)
+        throw new PlatformError({ code: 'ABORTED', message: 'The call was aborted.' });
+      // The connection usually breaks a moment before the exit is reported: wait for it, so the
+      // next call already sees the process gone and starts a new one.
+      const exited = await exitOf(child, 500);
+      throw new PlatformError({
+        code: 'FUNCTION_FAILED',
+        message: exited
+          ? `Function "${this.name}" crashed during the call; it is being restarted.`
+          : `Function "${this.name}" could not be reached.`,
+        details: { function: this.name },
+        cause: error,
+      });
+    }
+  }
+
+  /** Stops the process (SIGTERM, then SIGKILL after `graceMs`) and keeps it stopped. */
+  async stop(graceMs = 2000): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#restartTimer);
+    await this.#starting?.catch(() => undefined);
+    const child = this.#child;
+    if (!child) return;
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+
+  #token = '';
+
+  async #start(): Promise<void> {
+    const port = await freePort();
+    this.#starts += 1;
+    this.#token = randomBytes(24).toString('base64url');
+    const started = performance.now();
+    const env: Record<string, string> = {
+      [HOST_PORT_ENV]: String(port),
+      [HOST_TOKEN_ENV]: this.#token,
+      NO_COLOR: '1',
+    };
+    if (this.#options.denoDir) env.DENO_DIR = this.#options.denoDir;
+    if (process.env.HOME) env.HOME = process.env.HOME;
+    const child = spawn(
+      denoPath(),
+      denoRunArgs(this.#options.bundlePath, this.#options.brokerPort, port),
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    this.#child = child;
+    this.#stderr.length = 0;
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          unavailable(this.name, `it did not start within ${this.#startTimeout} ms`, this.#stderr),
+        );
+      }, this.#startTimeout);
+      const out = createInterface({ input: child.stdout! });
+      out.on('line', (line) => {
+        if (line.startsWith(HOST_READY_MARKER)) {
+          clearTimeout(timer);
+          resolve();
+        } else this.#options.onOutput?.(line, 'stdout');
+      });
+      createInterface({ input: child.stderr! }).on('line', (line) => {
+        this.#stderr.push(line);
+        if (this.#stderr.length > STDERR_TAIL) this.#stderr.shift();
+        this.#options.onOutput?.(line, 'stderr');
+      });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(unavailable(this.name, error.message));
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(
+          unavailable(
+            this.name,
+            `it exited during start (${signal ?? `code ${code}`})`,
+            this.#stderr,
+          ),
+        );
+      });
+    });
+    child.once('exit', (code, signal) => this.#onExit(child, code, signal));
+    try {
+      await ready;
+    } catch (error) {
+      this.#kill(child);
+      throw error;
+    }
+    this.lastStartMs = Math.round(performance.now() - started);
+    this.#pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32, pipelining: 1 });
+  }
+
+  get #startTimeout(): number {
+    return this.#options.startTimeoutMs ?? 10_000;
+  }
+
+  #kill(child: ChildProcess): void {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+
+  #onExit(child: ChildProcess, code: number | null, signal: string | null): void {
+    if (this.#child !== child) return;
+    const wasReady = this.#pool !== undefined;
+    this.#child = undefined;
+    void this.#pool?.destroy().catch(() => undefined);
+    this.#pool = undefined;
+    if (this.#stopped || !wasReady) return;
+    this.#options.onCrash?.({ code, signal });
+    // Restart eagerly so the next call does not pay the start, backing off when it keeps dying.
+    this.#crashes += 1;
+    const delay = Math.min(100 * 2 ** (this.#crashes - 1), 5000);
+    this.#restartTimer = setTimeout(() => {
+      if (this.#stopped || this.#child) return;
+      this.ready().then(
+        () => {
+          // Up again: a later crash starts the back-off from the beginning.
+          setTimeout(() => {
+            if (this.#child) this.#crashes = 0;
+          }, 10_000).unref();
+        },
+        () => undefined,
+      );
+    }, delay);
+    this.#restartTimer.unref();
+  }
+}
+
+/** Resolves `true` once `child` has exited, or `false` after `ms`. */
+function exitOf(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+function unavailable(name: string, reason: string, stderr: readonly string[] = []): PlatformError {
+  const tail = stderr.length > 0 ? `\n${stderr.join('\n')}` : '';
+  return new PlatformError({
+    code: 'FUNCTION_UNAVAILABLE',
+    message: `Function "${name}" could not be started: ${reason}.${tail}`,
+    details: { function: name },
+  });
+}

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import type { Caller } from '../identity/caller.ts';
+
+/** What an invocation token stands for: one call of one Function, as one caller. */
+export interface InvocationGrant {
+  readonly requestId: string;
+  readonly functionName: string;
+  readonly caller: Caller;
+  /** `runtime.sdk.version` the Function is pinned to (runtime routes newer than it are refused). */
+  readonly sdkVersion: string;
+  /** Secret names the Function may read. */
+  readonly secrets: readonly string[];
+  /** Sender aliases the Function may send from. */
+  readonly emailAliases: readonly string[];
+}
+
+/**
+ * The invocation tokens the broker mints for each Function call and checks on every runtime
+ * route (docs/runtime-contract.md 2.1). Tokens are random, held only in memory, and expire a
+ * fixed time after the call's own time limit, so work a Function finishes late (a log flush)
+ * still lands, while a leaked token soon becomes useless.
+ */
+export class InvocationTokens {
+  readonly #grants = new Map<string, { grant: InvocationGrant; expiresAt: number }>();
+
+  /** A new token for `grant`, valid for `ttlMs`. */
+  mint(grant: InvocationGrant, ttlMs: number): string {
+    this.#sweep();
+    const token = `inv_${randomBytes(24).toString('base64url')}`;
+    this.#grants.set(token, { grant, expiresAt: Date.now() + ttlMs });
+    return token;
+  }
+
+  /** The grant of a live token, or `undefined`. */
+  verify(token: string | undefined): InvocationGrant | undefined {
+    if (!token) return undefined;
+    const entry = this.#grants.get(token);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      this.#grants.delete(token);
+      return undefined;
+    }
+    return entry.grant;
+  }
+
+  /** Ends a token early. */
+  revoke(token: string): void {
+    this.#grants.delete(token);
+  }
+
+  /** Live tokens (for tests and the dashboard). */
+  get size(): number {
+    this.#sweep();
+    return this.#grants.size;
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const [token, entry] of this.#grants)
+      if (entry.expiresAt <= now) this.#grants.delete(token);
+  }
+}

@@ -1,0 +1,157 @@
+import { errorFromResponse, PlatformError } from '@platform/errors';
+import type { Declarations, Invocation } from '@platform/schema/contract';
+import { hostRoutes } from '@platform/schema/routes';
+import { type Caller, contextUser, systemCaller } from '../identity/caller.ts';
+import type { FunctionProcess } from './function-process.ts';
+import type { InvocationTokens } from './invocation-tokens.ts';
+
+/** Who may call a Function (manifest `functions[].access`, spec 2.3). */
+export type FunctionAccess = 'user' | 'public' | 'system';
+
+/** How a call reached the broker; decides which `access` values admit it. */
+export type CallOrigin = 'browser' | 'route' | 'direct' | 'platform';
+
+/** A Function the broker can run. */
+export interface DeployedFunction {
+  readonly name: string;
+  readonly access: FunctionAccess;
+  readonly process: FunctionProcess;
+  /** Time limit of one call. @default 60000 */
+  readonly timeoutMs?: number;
+}
+
+/** One call. */
+export interface CallRequest {
+  readonly requestId: string;
+  readonly input: unknown;
+  /** The identity of the browser session or token; system Functions always run as system. */
+  readonly caller: Caller;
+  readonly origin: CallOrigin;
+  readonly http?: Invocation['http'];
+  readonly signal?: AbortSignal;
+  // Issue 8 (jobs): a queue consumer's `ctx.job` and the attempt's own time limit.
+  /** `{ id, queue, attempt }` when a queue consumer runs for a job. @default null */
+  readonly job?: Invocation['job'];
+  /** Overrides the Function's time limit for this call (a queue's `timeoutSeconds`). */
+  readonly timeoutMs?: number;
+}
+
+/** What every invocation needs besides the call itself. */
+export interface InvokerOptions {
+  readonly tokens: InvocationTokens;
+  /** The broker's origin as the Function sees it (`http://127.0.0.1:<port>`). */
+  readonly brokerUrl: () => string;
+  /** `runtime.sdk.version` from platform.yaml. */
+  readonly sdkVersion: string;
+  readonly environment: 'development' | 'production';
+  readonly declared: Declarations;
+}
+
+/** How long a token outlives its call's time limit (late log flushes still land). */
+const TOKEN_GRACE_MS = 30_000;
+
+/**
+ * Runs calls of declared Functions: enforces `access` (`user` needs a signed-in caller,
+ * `public` takes any, `system` never from a browser or a route), mints the invocation token,
+ * posts the invocation of docs/runtime-contract.md 1.1 to the Function's own process and hands
+ * back the host's answer: a 2xx `Response` to stream through unchanged, or a thrown
+ * `PlatformError` from the host's envelope.
+ */
+export class FunctionInvoker {
+  readonly #options: InvokerOptions;
+  readonly #functions = new Map<string, DeployedFunction>();
+
+  constructor(options: InvokerOptions) {
+    this.#options = options;
+  }
+
+  /** Adds or replaces a Function (the caller stops a replaced process). */
+  register(fn: DeployedFunction): void {
+    this.#functions.set(fn.name, fn);
+  }
+
+  /** The registered Function, if any. */
+  get(name: string): DeployedFunction | undefined {
+    return this.#functions.get(name);
+  }
+
+  /** Every registered Function. */
+  list(): DeployedFunction[] {
+    return [...this.#functions.values()];
+  }
+
+  /** Removes a Function (the caller stops its process). */
+  unregister(name: string): void {
+    this.#functions.delete(name);
+  }
+
+  /** Runs one call and returns the host's successful answer. */
+  async call(name: string, request: CallRequest): Promise<Response> {
+    const fn = this.#functions.get(name);
+    if (!fn) {
+      throw new PlatformError({
+        code: 'FUNCTION_NOT_FOUND',
+        message: `No Function named "${name}" is declared.`,
+        details: { name },
+      });
+    }
+    const caller = admit(fn, request);
+    const timeoutMs = request.timeoutMs ?? fn.timeoutMs ?? 60_000;
+    const { tokens, declared, sdkVersion, environment } = this.#options;
+    const token = tokens.mint(
+      {
+        requestId: request.requestId,
+        functionName: fn.name,
+        caller,
+        sdkVersion,
+        secrets: declared.secrets,
+        emailAliases: declared.emailAliases,
+      },
+      timeoutMs + TOKEN_GRACE_MS,
+    );
+    const invocation: Invocation = {
+      requestId: request.requestId,
+      function: fn.name,
+      sdkVersion,
+      environment,
+      input: (request.input ?? null) as Invocation['input'],
+      user: contextUser(caller),
+      job: request.job ?? null,
+      http: request.http ?? null,
+      integration: null,
+      broker: { url: this.#options.brokerUrl(), token },
+      declared,
+    };
+    const response = await fn.process.request({
+      method: 'POST',
+      path: hostRoutes.invoke.path,
+      headers: { 'content-type': 'application/json', 'x-request-id': request.requestId },
+      body: JSON.stringify(invocation),
+      timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    if (response.ok) return response;
+    throw await errorFromResponse(response);
+  }
+}
+
+function admit(fn: DeployedFunction, request: CallRequest): Caller {
+  if (fn.access === 'system') {
+    if (request.origin === 'browser' || request.origin === 'route') {
+      throw new PlatformError({
+        code: 'FUNCTION_NOT_CALLABLE',
+        message: `Function "${fn.name}" is a system Function; browsers and routes cannot call it.`,
+        details: { name: fn.name },
+      });
+    }
+    // System Functions run with the app's system identity: auth.uid() stays null.
+    return systemCaller();
+  }
+  if (fn.access === 'user' && request.caller.kind !== 'user') {
+    throw new PlatformError({
+      code: 'AUTH_REQUIRED',
+      message: `Function "${fn.name}" needs a signed-in user.`,
+    });
+  }
+  return request.caller;
+}

@@ -1,0 +1,102 @@
+import { PlatformError } from '@platform/errors';
+
+/** Body size limits of the broker's routes (the spec fixes none; ours, in docs/broker.md). */
+export const bodyLimits = {
+  /** Function calls, data routes and everything else that carries JSON. */
+  json: 1024 * 1024,
+  /** File uploads and replaces: 50 MiB of bytes as base64, plus the JSON around it. */
+  files: Math.ceil((50 * 1024 * 1024 * 4) / 3) + 64 * 1024,
+} as const;
+
+/**
+ * Reads a JSON request body: `UNSUPPORTED_MEDIA_TYPE` (415) unless the content type is JSON,
+ * `PAYLOAD_TOO_LARGE` (413) past `maxBytes` (checked while reading, also without a
+ * `content-length`), `INVALID_REQUEST` (400) when it does not parse. An empty body reads as
+ * `undefined` when `allowEmpty`.
+ */
+export async function readJsonBody(
+  request: Request,
+  options: { maxBytes: number; allowEmpty?: boolean },
+): Promise<unknown> {
+  const length = Number(request.headers.get('content-length') ?? '0');
+  if (length > options.maxBytes) throw tooLarge(options.maxBytes);
+  const type = request.headers.get('content-type') ?? '';
+  const isJson = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
+  // A declared non-JSON body is refused before it is read.
+  if (type !== '' && !isJson) throw unsupported(type);
+  const text = await readText(request, options.maxBytes);
+  if (text.length === 0 && options.allowEmpty) return undefined;
+  if (!isJson) throw unsupported(type);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new PlatformError({
+      code: 'INVALID_REQUEST',
+      message: 'The request body is not valid JSON.',
+    });
+  }
+}
+
+/** The outcome of `safeParse`, as zod reports it. */
+export type SafeParseOutcome<T> =
+  | { success: true; data: T }
+  | {
+      success: false;
+      error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] };
+    };
+
+/** The part of a contract (zod) schema the broker uses. */
+export interface SafeParser<T> {
+  safeParse(value: unknown): SafeParseOutcome<T>;
+}
+
+/** Parses `value` with a contract schema; `INVALID_REQUEST` with the issues when it does not fit. */
+export function parseWith<T>(schema: SafeParser<T>, value: unknown): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new PlatformError({
+    code: 'INVALID_REQUEST',
+    message: `The request body does not match the route: ${result.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
+      .join('; ')}`,
+    details: {
+      issues: result.error.issues
+        .slice(0, 20)
+        .map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    },
+  });
+}
+
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+function unsupported(type: string): PlatformError {
+  return new PlatformError({
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: `Send JSON with content-type application/json (got ${type ? JSON.stringify(type) : 'none'}).`,
+  });
+}
+
+function tooLarge(maxBytes: number): PlatformError {
+  return new PlatformError({
+    code: 'PAYLOAD_TOO_LARGE',
+    message: `The request body is larger than ${maxBytes} bytes.`,
+    details: { maxBytes },
+  });
+}

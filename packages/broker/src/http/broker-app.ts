@@ -1,0 +1,60 @@
+import { Hono } from 'hono';
+import type { DataService } from '../data/data-service.ts';
+import type { FileService } from '../files/file-service.ts';
+import type { InvocationTokens } from '../functions/invocation-tokens.ts';
+import type { FunctionInvoker } from '../functions/invoker.ts';
+import { anonymousCaller } from '../identity/caller.ts';
+import type { LogSink } from '../logs/log-sink.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
+import type { BrokerEnv } from './broker-env.ts';
+import { handleError, handleNotFound, type InternalErrorReporter } from './error-handler.ts';
+import { requestId } from './request-id.ts';
+import { mountFunctionRoutes } from './routes/function-routes.ts';
+import { mountOutboxRoutes } from './routes/outbox-routes.ts';
+import { type Authenticate, mountRestRoutes } from './routes/rest-routes.ts';
+import { mountRuntimeRoutes } from './routes/runtime-routes.ts';
+
+/** Everything the HTTP app serves. */
+export interface BrokerServices {
+  readonly data: DataService;
+  readonly files: FileService;
+  readonly secrets: SecretStore;
+  readonly outbox: Outbox;
+  readonly logs: LogSink;
+  readonly tokens: InvocationTokens;
+  readonly invoker: FunctionInvoker;
+  /**
+   * The identity of a browser or app-token request. Sign-in (issue 7) plugs sessions and app
+   * access tokens in here.
+   * @default every request is anonymous
+   */
+  readonly authenticate?: Authenticate;
+  /** Receives unexpected failures (printed by `platform dev`). */
+  readonly reportError?: InternalErrorReporter;
+}
+
+/**
+ * The broker's HTTP app (hono, Web-standard): request ids, the error envelope for every
+ * failure, the runtime contract routes Functions call, the browser's Function routes, the REST
+ * read route and the broker API. Serve it with `serveBroker`, or call it in-process in tests
+ * with `app.request(...)`.
+ *
+ * @example
+ * ```ts
+ * const app = createBrokerApp(services);
+ * const response = await app.request('/rest/v1/todos?select=id,title');
+ * ```
+ */
+export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
+  const app = new Hono<BrokerEnv>();
+  const authenticate = services.authenticate ?? (async () => anonymousCaller);
+  app.use(requestId());
+  app.onError(handleError(services.reportError ?? ((error) => console.error(error))));
+  app.notFound(handleNotFound);
+  mountRuntimeRoutes(app, services);
+  mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
+  mountRestRoutes(app, { data: services.data, authenticate });
+  mountOutboxRoutes(app, { outbox: services.outbox });
+  return app;
+}

@@ -1,0 +1,31 @@
+import { browserRoutes } from '@platform/schema/routes';
+import type { Context, Hono } from 'hono';
+import type { FunctionInvoker } from '../../functions/invoker.ts';
+import { bodyLimits, readJsonBody } from '../body.ts';
+import type { BrokerEnv } from '../broker-env.ts';
+import type { Authenticate } from './rest-routes.ts';
+
+/**
+ * `functions.call` and `functions.stream` from the browser SDK (`browserRoutes`): the body is
+ * the JSON input (an empty body is `{}`), the answer the host's `{ result }` or its bytes,
+ * passed through without re-encoding.
+ */
+export function mountFunctionRoutes(
+  app: Hono<BrokerEnv>,
+  services: { invoker: FunctionInvoker; authenticate: Authenticate },
+): void {
+  const handler = async (c: Context<BrokerEnv>) => {
+    const caller = await services.authenticate(c.req.raw);
+    const input = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true });
+    const answer = await services.invoker.call(c.req.param('name') ?? '', {
+      requestId: c.get('requestId'),
+      input: input === undefined ? {} : input,
+      caller,
+      origin: 'browser',
+      signal: c.req.raw.signal,
+    });
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  };
+  app.post(browserRoutes.functionCall.path, handler);
+  app.post(browserRoutes.functionStream.path, handler);
+}

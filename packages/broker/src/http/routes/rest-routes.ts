@@ -1,0 +1,42 @@
+import { PlatformError } from '@platform/errors';
+import type { Hono } from 'hono';
+import type { DataService } from '../../data/data-service.ts';
+import type { Caller } from '../../identity/caller.ts';
+import type { BrokerEnv } from '../broker-env.ts';
+
+/** Resolves the identity of a browser or token request (sessions and app tokens: issue 7). */
+export type Authenticate = (request: Request) => Promise<Caller>;
+
+/**
+ * `GET {app_url}/rest/v1/<table>?select=a,b&limit=n` (spec 4.1): the rows the caller may see
+ * under RLS, as a JSON array (the spec does not show the body; this is PostgREST's shape).
+ * `select` is a comma-separated column list or `*`; `limit` defaults to 100, at most 1000.
+ */
+export function mountRestRoutes(
+  app: Hono<BrokerEnv>,
+  services: { data: DataService; authenticate: Authenticate },
+): void {
+  app.get('/rest/v1/:table', async (c) => {
+    const caller = await services.authenticate(c.req.raw);
+    const select = c.req.query('select');
+    const limit = c.req.query('limit');
+    const columns =
+      select === undefined || select.trim() === '*'
+        ? undefined
+        : select
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s.length > 0);
+    if (limit !== undefined && !/^\d+$/.test(limit)) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: '`limit` must be a positive integer.',
+      });
+    }
+    const rows = await services.data.list(caller, c.req.param('table'), {
+      select: columns,
+      limit: limit === undefined ? undefined : Number(limit),
+    });
+    return c.json(rows);
+  });
+}

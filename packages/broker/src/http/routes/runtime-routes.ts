@@ -1,0 +1,156 @@
+import { PlatformError } from '@platform/errors';
+import {
+  type ContractRoute,
+  type RuntimeRouteName,
+  runtimeContract,
+  supports,
+} from '@platform/schema/contract';
+import type { Hono } from 'hono';
+import type { DataService } from '../../data/data-service.ts';
+import type { FileService } from '../../files/file-service.ts';
+import type { InvocationGrant, InvocationTokens } from '../../functions/invocation-tokens.ts';
+import type { LogSink } from '../../logs/log-sink.ts';
+import type { Outbox } from '../../outbox/outbox.ts';
+import type { SearchService } from '../../search/search-service.ts';
+import type { SecretStore } from '../../secrets/secret-store.ts';
+import { bodyLimits, parseWith, readJsonBody } from '../body.ts';
+import type { BrokerEnv } from '../broker-env.ts';
+
+/** The services behind the runtime routes. */
+export interface RuntimeServices {
+  readonly tokens: InvocationTokens;
+  readonly data: DataService;
+  readonly files: FileService;
+  readonly secrets: SecretStore;
+  readonly outbox: Outbox;
+  readonly logs: LogSink;
+  /** `data.search` (issue 9); without it the route answers `FEATURE_NOT_AVAILABLE`. */
+  readonly search?: SearchService;
+}
+
+type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never;
+
+interface RouteContext {
+  readonly grant: InvocationGrant;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+type Handler<R> = (body: Body<R>, ctx: RouteContext) => Promise<unknown>;
+
+const notAvailable = (what: string, issue: string) => async (): Promise<never> => {
+  throw new PlatformError({
+    code: 'FEATURE_NOT_AVAILABLE',
+    message: `${what} is not available on the local broker yet (${issue}).`,
+  });
+};
+
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
+const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
+
+/**
+ * Mounts every route of the runtime contract (`runtimeContract` of `@platform/schema/contract`):
+ * the invocation token is checked, the route's `since` is compared with the Function's pinned
+ * SDK, the JSON body is read with its size limit and parsed with the contract's schema, then the
+ * service runs as the invocation's caller. Features whose issues have not landed answer
+ * `FEATURE_NOT_AVAILABLE` (501), never a fake success.
+ */
+export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServices): void {
+  const { data, files, secrets, outbox, logs } = services;
+  const handlers: { [N in RuntimeRouteName]: Handler<(typeof runtimeContract)[N]> } = {
+    dataList: async (body, { grant, params }) => ({
+      rows: await data.list(grant.caller, params.table!, body),
+    }),
+    dataGetById: async (body, { grant, params }) => ({
+      row: await data.getById(grant.caller, params.table!, body.id, { select: body.select }),
+    }),
+    dataCreate: async (body, { grant, params }) => ({
+      row: await data.create(grant.caller, params.table!, body.row),
+    }),
+    dataUpdateById: async (body, { grant, params }) => ({
+      row: await data.updateById(grant.caller, params.table!, body.id, body.patch),
+    }),
+    dataSearch: async (body, { grant, params }) =>
+      services.search
+        ? services.search.search(grant.caller, params.name!, body)
+        : notAvailable('Search', 'no data.search declarations were given to the broker')(),
+    filesUpload: async (body, { grant }) => ({
+      file: await files.upload(grant.caller, {
+        data: bytes(body.data),
+        name: body.name,
+        contentType: body.contentType,
+      }),
+    }),
+    filesDownload: async (body, { grant }) => {
+      const { file, data: content } = await files.download(grant.caller, body.ref);
+      return { file, data: base64(content) };
+    },
+    filesReplace: async (body, { grant }) => ({
+      file: await files.replace(grant.caller, body.ref, {
+        data: bytes(body.data),
+        name: body.name,
+        contentType: body.contentType,
+      }),
+    }),
+    filesRemove: async (body, { grant }) => {
+      await files.remove(grant.caller, body.ref);
+      return { ok: true };
+    },
+    filesInfo: async (body, { grant }) => ({ file: await files.info(grant.caller, body.ref) }),
+    aiGenerateText: notAvailable('AI', 'a later issue'),
+    aiStreamText: notAvailable('AI', 'a later issue'),
+    aiGenerateObject: notAvailable('AI', 'a later issue'),
+    aiGenerateImage: notAvailable('AI', 'a later issue'),
+    emailSend: async (body, { grant }) =>
+      outbox.capture(body, grant.emailAliases, {
+        requestId: grant.requestId,
+        functionName: grant.functionName,
+      }),
+    notificationsSend: notAvailable('Notifications', 'a later issue'),
+    jobsEnqueue: notAvailable('Jobs', 'issue 8'),
+    jobsGet: notAvailable('Jobs', 'issue 8'),
+    integrationsCall: notAvailable('Integrations', 'a later issue'),
+    integrationEmit: notAvailable('Integration events', 'a later issue'),
+    secretsGet: async (body, { grant }) => ({ value: await secrets.get(body.name, grant.secrets) }),
+    log: async (body, { grant }) => {
+      for (const entry of body.entries) {
+        logs.write({
+          at: entry.at,
+          level: entry.level,
+          message: entry.message,
+          fields: entry.fields,
+          requestId: grant.requestId,
+          functionName: grant.functionName,
+        });
+      }
+      return { ok: true };
+    },
+  };
+
+  for (const name of Object.keys(runtimeContract) as RuntimeRouteName[]) {
+    const route = runtimeContract[name] as ContractRoute;
+    const handler = handlers[name] as Handler<ContractRoute>;
+    const maxBytes =
+      name === 'filesUpload' || name === 'filesReplace' ? bodyLimits.files : bodyLimits.json;
+    app.on(route.method, route.path, async (c) => {
+      const header = c.req.header('authorization') ?? '';
+      const grant = services.tokens.verify(
+        header.startsWith('Bearer ') ? header.slice(7) : undefined,
+      );
+      if (!grant) {
+        throw new PlatformError({
+          code: 'INVOCATION_TOKEN_INVALID',
+          message: 'The invocation token is missing, expired or unknown.',
+        });
+      }
+      if (!supports(grant.sdkVersion, route.since)) {
+        throw new PlatformError({
+          code: 'SDK_VERSION_UNSUPPORTED',
+          message: `${route.name} needs runtime SDK ${route.since}; platform.yaml pins ${grant.sdkVersion}.`,
+          details: { since: route.since, pinned: grant.sdkVersion },
+        });
+      }
+      const body = parseWith(route.request, await readJsonBody(c.req.raw, { maxBytes }));
+      return c.json((await handler(body as never, { grant, params: c.req.param() })) as object);
+    });
+  }
+}

@@ -1,0 +1,98 @@
+/** A log level, lowest first. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** One structured log line of an invocation (or of the broker itself). */
+export interface LogRecord {
+  /** ISO 8601 time the entry was made. */
+  readonly at: string;
+  readonly level: LogLevel;
+  readonly message: string;
+  readonly fields?: Readonly<Record<string, unknown>> | undefined;
+  /** The invocation's request id, for correlation with the error a caller saw. */
+  readonly requestId: string | undefined;
+  /** The Function that logged, or `undefined` for broker lines. */
+  readonly functionName: string | undefined;
+}
+
+/** Where printed lines go. */
+export type LogWriter = (line: string) => void;
+
+const REDACTED = '[REDACTED]';
+
+/**
+ * The log sink of the broker: every structured entry of every invocation is kept in a bounded
+ * in-memory ring (for the dashboard and tests) and printed as one line to the terminal. Secret
+ * values known to the broker are replaced by `[REDACTED]` before anything is kept or printed,
+ * on top of the redaction the SDK does.
+ *
+ * @example
+ * ```ts
+ * const logs = new LogSink({ capacity: 1000 });
+ * logs.write({ level: 'info', message: 'saved', requestId: 'req_1', functionName: 'saveTodo', at: new Date().toISOString() });
+ * logs.list({ requestId: 'req_1' });
+ * ```
+ */
+export class LogSink {
+  readonly #capacity: number;
+  readonly #ring: LogRecord[] = [];
+  readonly #writer: LogWriter | undefined;
+  #secrets: readonly string[] = [];
+
+  constructor(options: { capacity?: number; writer?: LogWriter | undefined } = {}) {
+    this.#capacity = options.capacity ?? 1000;
+    this.#writer = options.writer;
+  }
+
+  /** Values to redact from every later entry (secret values). */
+  redact(values: readonly string[]): void {
+    // Longest first, so a secret containing another is replaced whole.
+    this.#secrets = values.filter((v) => v.length >= 4).sort((a, b) => b.length - a.length);
+  }
+
+  /** Keeps and prints one entry. */
+  write(record: LogRecord): void {
+    const clean: LogRecord = {
+      ...record,
+      message: this.#scrub(record.message),
+      fields:
+        record.fields === undefined
+          ? undefined
+          : (JSON.parse(this.#scrub(JSON.stringify(record.fields))) as Record<string, unknown>),
+    };
+    this.#ring.push(clean);
+    if (this.#ring.length > this.#capacity) this.#ring.shift();
+    this.#writer?.(formatLogLine(clean));
+  }
+
+  /** Kept entries, oldest first, optionally filtered. */
+  list(filter: { requestId?: string; functionName?: string; limit?: number } = {}): LogRecord[] {
+    const matching = this.#ring.filter(
+      (r) =>
+        (filter.requestId === undefined || r.requestId === filter.requestId) &&
+        (filter.functionName === undefined || r.functionName === filter.functionName),
+    );
+    return filter.limit === undefined ? matching : matching.slice(-filter.limit);
+  }
+
+  #scrub(text: string): string {
+    let result = text;
+    for (const secret of this.#secrets) {
+      result = result
+        .replaceAll(secret, REDACTED)
+        .replaceAll(JSON.stringify(secret).slice(1, -1), REDACTED);
+    }
+    return result;
+  }
+}
+
+/** `12:00:01.123 INFO  [saveTodo] saved {"id":1} req_abc` */
+export function formatLogLine(record: LogRecord): string {
+  const time = record.at.slice(11, 23);
+  const fields =
+    record.fields && Object.keys(record.fields).length > 0
+      ? ` ${JSON.stringify(record.fields)}`
+      : '';
+  const who = record.functionName ? `[${record.functionName}] ` : '';
+  const id = record.requestId ? ` ${record.requestId}` : '';
+  return `${time} ${record.level.toUpperCase().padEnd(5)} ${who}${record.message}${fields}${id}`;
+}

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { PlatformError } from '@platform/errors';
+import type { Database } from '../db/database.ts';
+
+/** One email as a Function asked to send it. */
+export interface EmailMessage {
+  /** A declared sender alias (the local part, such as `support`). */
+  readonly from: string;
+  readonly to: string | readonly string[];
+  readonly subject: string;
+  readonly text?: string | undefined;
+  readonly html?: string | undefined;
+  readonly replyTo?: string | undefined;
+}
+
+/** A captured email. */
+export interface CapturedEmail {
+  readonly id: string;
+  readonly from: string;
+  readonly to: readonly string[];
+  readonly subject: string;
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly replyTo: string | null;
+  readonly requestId: string | null;
+  readonly functionName: string | null;
+  readonly createdAt: string;
+}
+
+const schemaSql = `
+CREATE TABLE IF NOT EXISTS platform.outbox (
+  id text PRIMARY KEY,
+  from_alias text NOT NULL,
+  recipients jsonb NOT NULL,
+  subject text NOT NULL,
+  text_body text,
+  html_body text,
+  reply_to text,
+  request_id text,
+  function_name text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);`;
+
+interface OutboxRow {
+  id: string;
+  from_alias: string;
+  recipients: string[];
+  subject: string;
+  text_body: string | null;
+  html_body: string | null;
+  reply_to: string | null;
+  request_id: string | null;
+  function_name: string | null;
+  created_at: Date;
+}
+
+/**
+ * Development email (spec Appendix 2): every `email.send` from a declared alias is captured in
+ * the database (so it survives restarts) and never sent. `platform outbox` and the broker's API
+ * list it.
+ *
+ * @example
+ * ```ts
+ * const outbox = new Outbox(db);
+ * await outbox.capture({ from: 'support', to: 'a@example.com', subject: 'Hi', text: 'Hello' }, ['support']);
+ * ```
+ */
+export class Outbox {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  /** Creates the table; call once at start. */
+  async init(): Promise<void> {
+    await this.#db.exec(schemaSql);
+  }
+
+  /** Captures a message; `EMAIL_ALIAS_NOT_DECLARED` for a sender the manifest does not declare. */
+  async capture(
+    message: EmailMessage,
+    declaredAliases: readonly string[],
+    origin: { requestId?: string; functionName?: string } = {},
+  ): Promise<{ id: string; captured: true }> {
+    if (!declaredAliases.includes(message.from)) {
+      throw new PlatformError({
+        code: 'EMAIL_ALIAS_NOT_DECLARED',
+        message: `Sender alias "${message.from}" is not declared in platform.yaml.`,
+        details: { from: message.from },
+      });
+    }
+    const id = `email_${randomBytes(12).toString('hex')}`;
+    const to = typeof message.to === 'string' ? [message.to] : [...message.to];
+    await this.#db.query(
+      `INSERT INTO platform.outbox (id, from_alias, recipients, subject, text_body, html_body, reply_to, request_id, function_name)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        id,
+        message.from,
+        JSON.stringify(to),
+        message.subject,
+        message.text ?? null,
+        message.html ?? null,
+        message.replyTo ?? null,
+        origin.requestId ?? null,
+        origin.functionName ?? null,
+      ],
+    );
+    return { id, captured: true };
+  }
+
+  /** Captured emails, newest first. */
+  async list(limit = 50): Promise<CapturedEmail[]> {
+    const { rows } = await this.#db.query<OutboxRow>(
+      'SELECT * FROM platform.outbox ORDER BY created_at DESC, id DESC LIMIT $1',
+      [limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      from: row.from_alias,
+      to: row.recipients,
+      subject: row.subject,
+      text: row.text_body,
+      html: row.html_body,
+      replyTo: row.reply_to,
+      requestId: row.request_id,
+      functionName: row.function_name,
+      createdAt: new Date(row.created_at).toISOString(),
+    }));
+  }
+}

@@ -1,0 +1,147 @@
+import { unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DatabaseError } from '../../src/db/database.ts';
+import type { PgliteDatabase } from '../../src/db/pglite-database.ts';
+import { runAs } from '../../src/db/run-as.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { appWithDatabase, reopen } from '../helpers/db.ts';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const USER = '11111111-1111-4111-8111-111111111111';
+const OTHER = '22222222-2222-4222-8222-222222222222';
+
+const notes = `
+create table notes (
+  id uuid primary key default gen_random_uuid(),
+  owner_id uuid default auth.uid(),
+  body text not null,
+  created_at timestamptz not null default now()
+);
+alter table notes enable row level security;
+create policy notes_owner on notes for all to authenticated
+  using (owner_id = auth.uid()) with check (owner_id = auth.uid());
+create policy notes_system on notes for all to platform_system
+  using (auth.is_system()) with check (auth.is_system());
+`;
+
+describe('PgliteDatabase', () => {
+  it('runs queries in a worker and keeps the event loop free', async () => {
+    const app = await appWithDatabase();
+    cleanups.push(app.cleanup);
+    const { db } = app;
+    expect(db.kind).toBe('pglite');
+    expect((await db.query<{ n: number }>('select $1::int + 1 as n', [41])).rows).toEqual([
+      { n: 42 },
+    ]);
+    expect(
+      (await db.query<{ c: number }>('select count(*) as c from pg_class')).rows[0]?.c,
+    ).toBeTypeOf('number');
+
+    // A heavy query runs on the worker: timers on this thread keep firing meanwhile.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    await db.query('select count(*) from generate_series(1, 3000000)');
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(2);
+  });
+
+  it('serialises transactions and rolls back on failure', async () => {
+    const app = await appWithDatabase({
+      '001_t.sql': 'create table t (id int primary key, v text);',
+    });
+    cleanups.push(app.cleanup);
+    const { db } = app;
+    const order: string[] = [];
+    const a = db.transaction(async (tx) => {
+      await tx.query("insert into t values (1, 'a')");
+      await new Promise((r) => setTimeout(r, 30));
+      order.push('a');
+    });
+    const b = db.query('select count(*) as c from t').then((r) => {
+      order.push(`b:${String(r.rows[0]?.c)}`);
+    });
+    await Promise.all([a, b]);
+    // b waited for a to commit, so it sees the row.
+    expect(order).toEqual(['a', 'b:1']);
+
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query("insert into t values (2, 'b')");
+        await tx.query("insert into t values (1, 'dup')");
+      }),
+    ).rejects.toBeInstanceOf(DatabaseError);
+    expect((await db.query('select id from t order by id')).rows).toEqual([{ id: 1 }]);
+    const err = await db.query("insert into t values (1, 'x')").catch((e: unknown) => e);
+    expect(err).toMatchObject({ sqlState: '23505', constraint: 't_pkey' });
+  });
+
+  it('bootstraps auth functions and applies RLS per caller', async () => {
+    const app = await appWithDatabase({ '001_notes.sql': notes });
+    cleanups.push(app.cleanup);
+    const { db } = app;
+    expect(app.migrations.applied).toEqual(['001_notes.sql']);
+    await runAs(db, userCaller(USER), (tx) => tx.query("insert into notes (body) values ('mine')"));
+    await runAs(db, userCaller(OTHER), (tx) =>
+      tx.query("insert into notes (body) values ('theirs')"),
+    );
+    const mine = await runAs(db, userCaller(USER), (tx) =>
+      tx.query('select body, auth.uid() as uid from notes'),
+    );
+    expect(mine.rows).toEqual([{ body: 'mine', uid: USER }]);
+    const anon = await runAs(db, anonymousCaller, (tx) => tx.query('select body from notes'));
+    expect(anon.rows).toEqual([]);
+    const system = await runAs(db, systemCaller('conn_1'), (tx) =>
+      tx.query<{ n: number; uid: null; sys: boolean; conn: string }>(
+        'select count(*) as n, auth.uid() as uid, auth.is_system() as sys, auth.connection_id() as conn from notes',
+      ),
+    );
+    expect(system.rows).toEqual([{ n: 2, uid: null, sys: true, conn: 'conn_1' }]);
+    // Settings end with the transaction.
+    const after = await db.query('select current_user as u, auth.uid() as uid');
+    expect(after.rows).toEqual([{ u: 'postgres', uid: null }]);
+  });
+
+  it('persists across restarts and applies each migration once', async () => {
+    const app = await appWithDatabase({ '001_t.sql': 'create table t (id int primary key);' });
+    cleanups.push(app.cleanup);
+    await app.db.query('insert into t values (7)');
+    await app.db.close();
+    const again = await reopen(app.appDir);
+    try {
+      expect(again.migrations.applied).toEqual([]);
+      expect((await again.db.query('select id from t')).rows).toEqual([{ id: 7 }]);
+      expect((again.db as PgliteDatabase).openInfo.how).toBe('opened');
+    } finally {
+      await again.db.close();
+    }
+  });
+
+  it('leaves nothing behind when a migration fails', async () => {
+    const app = await appWithDatabase({ '001_ok.sql': 'create table ok (id int primary key);' });
+    cleanups.push(app.cleanup);
+    await app.db.close();
+    await writeFile(
+      join(app.appDir, 'migrations', '002_bad.sql'),
+      'create table half (id int); select no_such_function();',
+    );
+    await expect(reopen(app.appDir)).rejects.toThrow(/Migration 002_bad.sql failed/);
+    await unlink(join(app.appDir, 'migrations', '002_bad.sql'));
+    const again = await reopen(app.appDir);
+    try {
+      const { rows } = await again.db.query(
+        "select table_name from information_schema.tables where table_schema = 'public' order by 1",
+      );
+      expect(rows).toEqual([{ table_name: 'ok' }]);
+      expect((await again.db.query('select name from platform.migrations')).rows).toEqual([
+        { name: '001_ok.sql' },
+      ]);
+    } finally {
+      await again.db.close();
+    }
+  });
+});

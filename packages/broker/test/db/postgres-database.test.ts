@@ -1,0 +1,65 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataService } from '../../src/data/data-service.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { canRunPostgres, startPostgres } from '../helpers/postgres-server.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const ALICE = userCaller('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa');
+const BOB = userCaller('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
+
+describe.skipIf(!canRunPostgres)('a real PostgreSQL through DATABASE_URL', () => {
+  let server: Awaited<ReturnType<typeof startPostgres>>;
+  let app: Awaited<ReturnType<typeof tempDir>>;
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    app = await tempDir('broker-app-');
+    await mkdir(join(app.path, 'migrations'));
+    await writeFile(
+      join(app.path, 'migrations', '001.sql'),
+      `create table notes (id uuid primary key default gen_random_uuid(), owner_id uuid default auth.uid(), body text not null);
+       alter table notes enable row level security;
+       create policy own on notes for all to authenticated using (owner_id = auth.uid()) with check (owner_id = auth.uid());
+       create policy sys on notes for all to platform_system using (auth.is_system()) with check (auth.is_system());`,
+    );
+  });
+  afterAll(async () => {
+    await app?.remove();
+    await server?.stop();
+  });
+
+  it('serves the same interface, RLS and migrations as PGlite', async () => {
+    const first = await openDatabase({ appDir: app.path, databaseUrl: server.url });
+    try {
+      expect(first.db.kind).toBe('postgres');
+      expect(first.migrations.applied).toEqual(['001.sql']);
+      const data = new DataService(first.db);
+      await data.create(ALICE, 'notes', { body: 'a' });
+      await data.create(BOB, 'notes', { body: 'b' });
+      expect(await data.list(ALICE, 'notes', { select: ['body'] })).toEqual([{ body: 'a' }]);
+      expect(await data.list(anonymousCaller, 'notes')).toEqual([]);
+      expect(await data.list(systemCaller(), 'notes', { select: ['body'] })).toHaveLength(2);
+      await expect(data.create(ALICE, 'notes', { body: null })).rejects.toMatchObject({
+        code: 'DATA_CONSTRAINT_VIOLATION',
+      });
+      // Transactions run in parallel on pooled connections and stay isolated.
+      const counts = await Promise.all(
+        [ALICE, BOB, ALICE, BOB].map((caller) =>
+          data.list(caller, 'notes').then((rows) => rows.length),
+        ),
+      );
+      expect(counts).toEqual([1, 1, 1, 1]);
+    } finally {
+      await first.db.close();
+    }
+    const second = await openDatabase({ appDir: app.path, databaseUrl: server.url });
+    try {
+      expect(second.migrations.applied).toEqual([]);
+    } finally {
+      await second.db.close();
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFunction } from '../../src/functions/bundler.ts';
+import { FunctionProcess } from '../../src/functions/function-process.ts';
+import { brokerSdk, resolveSdk } from '../../src/functions/sdk.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+let app: { path: string; remove: () => Promise<void> };
+
+async function write(file: string, text: string): Promise<void> {
+  await mkdir(dirname(join(app.path, file)), { recursive: true });
+  await writeFile(join(app.path, file), text);
+}
+
+beforeAll(async () => {
+  app = await tempDir('broker-bundle-');
+  await write('shared/util.ts', 'export const x = 1;\n');
+  await write(
+    'functions/ok/helpers/greet.ts',
+    "export const greet = (name: string): string => 'hi ' + name;\n",
+  );
+  // A self-serving entry (no host wrapper) that uses the SDK's schema helpers and a helper file.
+  await write(
+    'functions/ok/index.ts',
+    `import { s } from '@platform/server';
+import { greet } from './helpers/greet.ts';
+const input = s.object({ name: s.string() });
+const port = Number(Deno.env.get('PLATFORM_HOST_PORT'));
+Deno.serve({ hostname: '127.0.0.1', port, onListen: () => console.log('PLATFORM_HOST_READY {}') }, async (req) => {
+  const body = await req.json();
+  const parsed = input.safeParse(body.input);
+  return Response.json(parsed.success ? { result: greet(parsed.data.name) } : { error: 'bad' });
+});
+`,
+  );
+  await write(
+    'functions/escape/index.ts',
+    "import { defineFunction } from '@platform/server';\nimport { x } from '../../shared/util.ts';\nexport default x;\n",
+  );
+  await write(
+    'functions/noext/index.ts',
+    "import { greet } from '../ok/helpers/greet.ts';\nimport { y } from './helper';\nexport default [greet, y];\n",
+  );
+  await write('functions/noext/helper.ts', 'export const y = 2;\n');
+});
+afterAll(() => app.remove());
+
+const out = (name: string) => join(app.path, '.platform', 'functions', `${name}.js`);
+
+describe('bundleFunction', () => {
+  it('bundles a Function alone, SDK included, and runs it in Deno without node_modules', async () => {
+    const sdk = resolveSdk(app.path, '2.6.0');
+    expect(sdk.origin).toBe('broker');
+    const result = await bundleFunction({
+      appDir: app.path,
+      entrypoint: 'functions/ok/index.ts',
+      sdk,
+      outFile: out('ok'),
+      host: false,
+    });
+    const code = await readFile(result.outFile, 'utf8');
+    expect(code).not.toMatch(/from\s+["']@platform\/server["']/);
+    expect(result.inputs.map((f) => f.slice(app.path.length + 1)).sort()).toEqual([
+      'functions/ok/helpers/greet.ts',
+      'functions/ok/index.ts',
+    ]);
+
+    const broker: Server = createServer((_, res) => res.end());
+    await new Promise<void>((r) => broker.listen(0, '127.0.0.1', r));
+    const fn = new FunctionProcess({
+      name: 'ok',
+      bundlePath: result.outFile,
+      brokerPort: (broker.address() as AddressInfo).port,
+    });
+    try {
+      const response = await fn.request({
+        method: 'POST',
+        path: '/',
+        body: JSON.stringify({ input: { name: 'ada' } }),
+        timeoutMs: 10_000,
+      });
+      expect(await response.json()).toEqual({ result: 'hi ada' });
+    } finally {
+      await fn.stop();
+      await new Promise<void>((r) => broker.close(() => r()));
+    }
+  });
+
+  it('rejects a relative import that leaves the directory, with file and line', async () => {
+    const error = await bundleFunction({
+      appDir: app.path,
+      entrypoint: 'functions/escape/index.ts',
+      sdk: brokerSdk(),
+      outFile: out('escape'),
+      host: false,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'FUNCTION_BUNDLE_FAILED',
+      details: { diagnostics: [{ file: 'functions/escape/index.ts', line: 2 }] },
+    });
+    expect(String((error as Error).message)).toContain(
+      'functions/escape/index.ts:2:19: Import "../../shared/util.ts" leaves',
+    );
+  });
+
+  it('rejects a missing file or a name without its extension', async () => {
+    const error = await bundleFunction({
+      appDir: app.path,
+      entrypoint: 'functions/noext/index.ts',
+      sdk: brokerSdk(),
+      outFile: out('noext'),
+      host: false,
+    }).catch((e: unknown) => e);
+    const diagnostics = (error as { details: { diagnostics: { line: number; message: string }[] } })
+      .details.diagnostics;
+    expect(diagnostics.map((d) => d.line)).toEqual([1, 2]);
+    expect(diagnostics[0]?.message).toMatch(/leaves the Function's directory "functions\/noext"/);
+    expect(diagnostics[1]?.message).toMatch(/names a missing file/);
+  });
+
+  it('refuses a pinned SDK version the broker does not have', () => {
+    const have = brokerSdk().version;
+    expect(() => resolveSdk(app.path, '9.0.0')).toThrow(
+      /pins runtime SDK 9.0.0, but this broker has @platform\/server/,
+    );
+    expect(() => resolveSdk(app.path, '2.99.0')).toThrowError(
+      expect.objectContaining({ code: 'SDK_VERSION_UNSUPPORTED' }),
+    );
+    expect(resolveSdk(app.path, '2.3.0').version).toBe(have);
+  });
+});

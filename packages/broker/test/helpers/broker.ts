@@ -1,0 +1,48 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { type Broker, type BrokerOptions, startBroker } from '../../src/broker.ts';
+import { anonymousCaller, userCaller } from '../../src/identity/caller.ts';
+import { testSnapshotPath } from './db.ts';
+import { tempDir } from './temp-dir.ts';
+
+/** Writes `files` (path → text) into `dir`. */
+export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+}
+
+/** Test identity: `x-test-user: <uuid>` is that user, no header is anonymous. */
+export const headerAuthenticate: NonNullable<BrokerOptions['authenticate']> = async (request) => {
+  const id = request.headers.get('x-test-user');
+  return id ? userCaller(id) : anonymousCaller;
+};
+
+/** A broker on a temp app folder holding `files`; `lines` collects what it prints. */
+export async function brokerFor(
+  files: Record<string, string>,
+  options: Partial<BrokerOptions> = {},
+): Promise<{ broker: Broker; appDir: string; lines: string[]; cleanup: () => Promise<void> }> {
+  const dir = await tempDir('broker-app-');
+  await writeFiles(dir.path, files);
+  const lines: string[] = [];
+  const broker = await startBroker({
+    appDir: dir.path,
+    sdkVersion: '2.6.0',
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+    logWriter: (line) => lines.push(line),
+    authenticate: headerAuthenticate,
+    ...options,
+  });
+  return {
+    broker,
+    appDir: dir.path,
+    lines,
+    cleanup: async () => {
+      await broker.close().catch(() => undefined);
+      await dir.remove();
+    },
+  };
+}

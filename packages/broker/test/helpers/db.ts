@@ -1,0 +1,47 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database } from '../../src/db/database.ts';
+import { type OpenedDatabase, openDatabase } from '../../src/db/open-database.ts';
+import { tempDir } from './temp-dir.ts';
+
+/**
+ * The snapshot of a fresh cluster shared by test runs, kept like any other build cache in
+ * `node_modules/.cache`, so only the very first run pays for initdb.
+ */
+export const testSnapshotPath = fileURLToPath(
+  new URL('../../../../node_modules/.cache/platform-broker/pglite-cluster.tar', import.meta.url),
+);
+
+/** An app folder with the given migrations, its database opened, and a cleanup. */
+export async function appWithDatabase(
+  migrations: Record<string, string> = {},
+  options: { inMemory?: boolean } = {},
+): Promise<OpenedDatabase & { appDir: string; cleanup: () => Promise<void> }> {
+  const dir = await tempDir('broker-app-');
+  await mkdir(join(dir.path, 'migrations'), { recursive: true });
+  for (const [name, sql] of Object.entries(migrations)) {
+    await writeFile(join(dir.path, 'migrations', name), sql);
+  }
+  const opened = await openDatabase({
+    appDir: dir.path,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+    inMemory: options.inMemory ?? false,
+  });
+  return {
+    ...opened,
+    appDir: dir.path,
+    cleanup: async () => {
+      await opened.db.close();
+      await dir.remove();
+    },
+  };
+}
+
+/** Reopens the database of an existing app folder (restart). */
+export function reopen(appDir: string): Promise<OpenedDatabase> {
+  return openDatabase({ appDir, databaseUrl: '', snapshotPath: testSnapshotPath });
+}
+
+export type { Database };
