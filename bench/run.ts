@@ -6,6 +6,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   schema: () => import('./schema/validate.ts'),
   server: () => import('./server/run.ts'),
   browser: () => import('./browser/run.ts'),
+  search: () => import('./search/search.ts'),
 };
 
 const wanted = process.argv.slice(2);

@@ -4,6 +4,16 @@
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# PostgreSQL for the search tests on a real server (a throwaway cluster per test file).
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+# pgvector when Debian has it (bookworm's main has none; the tests then check the clear error).
+if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
+  && ! compgen -G '/usr/share/postgresql/*/extension/vector.control' >/dev/null; then
+  for v in /usr/lib/postgresql/*/; do
+    pkg="postgresql-$(basename "$v")-pgvector"
+    apt-cache show "$pkg" >/dev/null 2>&1 && missing+=("$pkg")
+  done
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-system: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -1,13 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
+import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
 import { DataService } from './data/data-service.ts';
 import type { Database } from './db/database.ts';
 import type { MigrationReport } from './db/migrations.ts';
 import { openDatabase } from './db/open-database.ts';
 import { FileService } from './files/file-service.ts';
-import { bundleFunction } from './functions/bundler.ts';
+import { type BundleResult, bundleFunction } from './functions/bundler.ts';
 import { FunctionProcess } from './functions/function-process.ts';
 import { InvocationTokens } from './functions/invocation-tokens.ts';
 import { type FunctionAccess, FunctionInvoker } from './functions/invoker.ts';
@@ -16,8 +17,11 @@ import { createBrokerApp } from './http/broker-app.ts';
 import type { BrokerEnv } from './http/broker-env.ts';
 import type { Authenticate } from './http/routes/rest-routes.ts';
 import { type RunningServer, serveBroker } from './http/serve.ts';
+import { anonymousCaller } from './identity/caller.ts';
+import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './jobs/broker-jobs.ts';
 import { LogSink, type LogWriter } from './logs/log-sink.ts';
 import { Outbox } from './outbox/outbox.ts';
+import { SearchService, sdkSearchDeclarations } from './search/search-service.ts';
 import { SecretStore } from './secrets/secret-store.ts';
 
 /** How to start a broker for one app. */
@@ -40,6 +44,15 @@ export interface BrokerOptions {
   readonly logWriter?: LogWriter;
   /** Identity of browser and app-token requests (issue 7). @default anonymous */
   readonly authenticate?: Authenticate;
+  /** Adds routes after the broker's own (`platform dev`: app routes, frontend), before serving. */
+  readonly mount?: (
+    app: Hono<BrokerEnv>,
+    services: { invoker: FunctionInvoker; authenticate: Authenticate },
+  ) => void;
+  /** `data.search` declarations of platform.yaml (docs/search.md). */
+  readonly searches?: readonly SearchDeclaration[];
+  /** Issue 8: queues, cron schedules and worker settings (docs/jobs.md). */
+  readonly jobs?: BrokerJobsOptions;
 }
 
 /** One Function to serve (from platform.yaml `functions[]`). */
@@ -62,11 +75,19 @@ export interface Broker {
   readonly logs: LogSink;
   readonly outbox: Outbox;
   readonly invoker: FunctionInvoker;
+  /** Issue 8: the job service, its worker and the cron scheduler. */
+  readonly jobs: BrokerJobs;
   readonly migrations: MigrationReport;
   /** Milliseconds the database took to open, bootstrap and migrate. */
   readonly dbMilliseconds: number;
-  /** Bundles a Function and (re)starts its process; a bundling failure throws with file and line. */
-  addFunction(fn: FunctionDeclaration): Promise<void>;
+  /**
+   * Bundles a Function and (re)starts its process; a bundling failure throws with file and line
+   * and leaves a running previous version in place. Resolves to the bundle (its `inputs` for
+   * watch mode).
+   */
+  addFunction(fn: FunctionDeclaration): Promise<BundleResult>;
+  /** Stops a Function's process and forgets it. */
+  removeFunction(name: string): Promise<void>;
   /** Stops every Function process, the server and the database. */
   close(): Promise<void>;
 }
@@ -110,7 +131,11 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   await outbox.init();
   const tokens = new InvocationTokens();
   let brokerPort = 0;
-  const declared = options.declared ?? emptyDeclarations;
+  const searches = options.searches ?? [];
+  const declared: Declarations = {
+    ...(options.declared ?? emptyDeclarations),
+    ...(searches.length > 0 ? { searches: sdkSearchDeclarations(searches) } : {}),
+  };
   const invoker = new FunctionInvoker({
     tokens,
     brokerUrl: () => `http://127.0.0.1:${brokerPort}`,
@@ -118,7 +143,22 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     environment: 'development',
     declared,
   });
+  // --- Issue 8 (jobs and cron): the job tables, one worker and the cron scheduler. ---
+  const reportError = (error: unknown) =>
+    writer(
+      `broker jobs error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+  const jobs = await startBrokerJobs(db, invoker, options.jobs ?? {}, reportError);
+  // --- end of issue 8 ---
+  // Search objects (expression indexes, vector columns) are created now; a declaration that does
+  // not fit the database yet is reported and prepared again on its first call.
+  const search = searches.length > 0 ? new SearchService(db, searches) : undefined;
+  for (const { name, problem } of (await search?.prepare()) ?? []) {
+    if (problem) writer(`WARN  search ${name}: ${problem}`);
+  }
   const app = createBrokerApp({
+    jobs: jobs.service,
+    ...(search ? { search } : {}),
     data,
     files,
     secrets,
@@ -132,18 +172,23 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
         `broker error ${requestId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       ),
   });
+  options.mount?.(app, {
+    invoker,
+    authenticate: options.authenticate ?? (async () => anonymousCaller),
+  });
   let server: RunningServer;
   try {
     server = await serveBroker(app, { port: options.port ?? 0 });
   } catch (error) {
+    await jobs.stop();
     await db.close();
     throw error;
   }
   brokerPort = server.port;
 
-  const addFunction = async (fn: FunctionDeclaration): Promise<void> => {
+  const addFunction = async (fn: FunctionDeclaration): Promise<BundleResult> => {
     const outFile = join(stateDir, 'functions', `${fn.name}.js`);
-    await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
+    const bundle = await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
     const previous = invoker.get(fn.name);
     const process = new FunctionProcess({
       name: fn.name,
@@ -163,6 +208,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       ...(fn.timeoutMs ? { timeoutMs: fn.timeoutMs } : {}),
     });
     await previous?.process.stop();
+    return bundle;
   };
 
   return {
@@ -174,10 +220,17 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     logs,
     outbox,
     invoker,
+    jobs,
     migrations: opened.migrations,
     dbMilliseconds: opened.milliseconds,
     addFunction,
+    removeFunction: async (name) => {
+      const fn = invoker.get(name);
+      invoker.unregister(name);
+      await fn?.process.stop();
+    },
     close: async () => {
+      await jobs.stop();
       await Promise.all(invoker.list().map((fn) => fn.process.stop()));
       await server.close();
       await db.close();

@@ -11,9 +11,12 @@ export {
   type FunctionDeclaration,
   startBroker,
 } from './broker.ts';
+export { DEFAULT_DEV_PORT, devCommand } from './cli/dev.ts';
+export { invokeCommand } from './cli/invoke.ts';
 export { type CliIO, type Command, exitCodes } from './cli/io.ts';
 export { commands, main } from './cli/main.ts';
 export { nodeFileHost } from './cli/node-host.ts';
+export { outboxCommand } from './cli/outbox.ts';
 export { type ValidateReport, validateApp, validateCommand } from './cli/validate.ts';
 export type { DataService, ListOptions, Row } from './data/data-service.ts';
 export { bootstrapSql, dbRoles } from './db/bootstrap.ts';
@@ -29,6 +32,16 @@ export { defaultSnapshotPath, type OpenDatabaseOptions, openDatabase } from './d
 export { PgliteDatabase, type PgliteDatabaseOptions } from './db/pglite-database.ts';
 export { PostgresDatabase } from './db/postgres-database.ts';
 export { runAs } from './db/run-as.ts';
+export { type DirectInvocation, INVOKE_PATH } from './dev/broker-api.ts';
+export {
+  type DevOptions,
+  type DevServer,
+  ManifestInvalidError,
+  startDev,
+} from './dev/dev-server.ts';
+export { type DevState, devStatePath, readDevState } from './dev/dev-state.ts';
+export { FRONTEND_DIR, Frontend } from './dev/frontend.ts';
+export { type AppRoute, type RouteMatch, RouteTable } from './dev/route-table.ts';
 export { FILE_MAX_BYTES, type FileInfo, FileService } from './files/file-service.ts';
 export { type BundleDiagnostic, bundleFunction, formatDiagnostics } from './functions/bundler.ts';
 export { FunctionProcess, type FunctionProcessOptions } from './functions/function-process.ts';
@@ -39,4 +52,9 @@ export { type RunningServer, serveBroker } from './http/serve.ts';
 export { anonymousCaller, type Caller, systemCaller, userCaller } from './identity/caller.ts';
 export { type LogRecord, LogSink } from './logs/log-sink.ts';
 export { type CapturedEmail, Outbox } from './outbox/outbox.ts';
+export {
+  type SearchPreparation,
+  SearchService,
+  sdkSearchDeclarations,
+} from './search/search-service.ts';
 export { SecretStore } from './secrets/secret-store.ts';

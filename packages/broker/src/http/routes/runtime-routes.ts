@@ -9,6 +9,7 @@ import type { Hono } from 'hono';
 import type { DataService } from '../../data/data-service.ts';
 import type { FileService } from '../../files/file-service.ts';
 import type { InvocationGrant, InvocationTokens } from '../../functions/invocation-tokens.ts';
+import type { JobService } from '../../jobs/job-service.ts';
 import type { LogSink } from '../../logs/log-sink.ts';
 import type { Outbox } from '../../outbox/outbox.ts';
 import type { SearchService } from '../../search/search-service.ts';
@@ -26,6 +27,8 @@ export interface RuntimeServices {
   readonly logs: LogSink;
   /** `data.search` (issue 9); without it the route answers `FEATURE_NOT_AVAILABLE`. */
   readonly search?: SearchService;
+  /** Issue 8: `ctx.jobs`, and the delegated file grants of job attempts. */
+  readonly jobs?: JobService | undefined;
 }
 
 type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never;
@@ -55,7 +58,7 @@ const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
  * `FEATURE_NOT_AVAILABLE` (501), never a fake success.
  */
 export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServices): void {
-  const { data, files, secrets, outbox, logs } = services;
+  const { data, files, secrets, outbox, logs, jobs } = services;
   const handlers: { [N in RuntimeRouteName]: Handler<(typeof runtimeContract)[N]> } = {
     dataList: async (body, { grant, params }) => ({
       rows: await data.list(grant.caller, params.table!, body),
@@ -81,6 +84,7 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       }),
     }),
     filesDownload: async (body, { grant }) => {
+      await jobs?.checkFileRead(grant.requestId, body.ref);
       const { file, data: content } = await files.download(grant.caller, body.ref);
       return { file, data: base64(content) };
     },
@@ -95,7 +99,10 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       await files.remove(grant.caller, body.ref);
       return { ok: true };
     },
-    filesInfo: async (body, { grant }) => ({ file: await files.info(grant.caller, body.ref) }),
+    filesInfo: async (body, { grant }) => {
+      await jobs?.checkFileRead(grant.requestId, body.ref);
+      return { file: await files.info(grant.caller, body.ref) };
+    },
     aiGenerateText: notAvailable('AI', 'a later issue'),
     aiStreamText: notAvailable('AI', 'a later issue'),
     aiGenerateObject: notAvailable('AI', 'a later issue'),
@@ -106,8 +113,10 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
         functionName: grant.functionName,
       }),
     notificationsSend: notAvailable('Notifications', 'a later issue'),
-    jobsEnqueue: notAvailable('Jobs', 'issue 8'),
-    jobsGet: notAvailable('Jobs', 'issue 8'),
+    jobsEnqueue: jobs
+      ? async (body, { params }) => jobs.enqueue(params.queue!, body)
+      : notAvailable('Jobs', 'issue 8'),
+    jobsGet: jobs ? async (body) => ({ job: await jobs.get(body.id) }) : notAvailable('Jobs', 'issue 8'),
     integrationsCall: notAvailable('Integrations', 'a later issue'),
     integrationEmit: notAvailable('Integration events', 'a later issue'),
     secretsGet: async (body, { grant }) => ({ value: await secrets.get(body.name, grant.secrets) }),

@@ -1,0 +1,189 @@
+// Search latency through the broker's SearchService (validation, runAs with RLS, one statement,
+// hit mapping and size checks) against the floor: the same SQL text and parameters sent
+// directly to the same database as its owner, interleaved in the same run. fullText, vector
+// (384 dimensions) and hybrid over 10,000 rows, on PGlite and, when installed, on a throwaway
+// PostgreSQL (fullText only there unless it has pgvector).
+//
+// As a suite of bench/run.ts: `search: () => import('./search/search.ts')`.
+// Alone: `npx tsx --conditions=@platform/source bench/search/search.ts`.
+// SEARCH_BENCH_ROWS=10000,100000 adds the larger table (exact vector ranking is linear in rows).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SearchDeclaration } from '@platform/schema/manifest';
+import type { Database } from '../../packages/broker/src/db/database.ts';
+import { openDatabase } from '../../packages/broker/src/db/open-database.ts';
+import { runAs } from '../../packages/broker/src/db/run-as.ts';
+import { userCaller } from '../../packages/broker/src/identity/caller.ts';
+import { SearchService } from '../../packages/broker/src/search/search-service.ts';
+import { startPostgres } from '../../packages/broker/test/search/postgres-cluster.ts';
+import { type Row, row } from '../report.ts';
+
+const OWNER = '00000000-0000-4000-8000-0000000000aa';
+const DIMENSIONS = 384;
+const MODEL = 'bench-embed@1';
+
+const declaration = (vector: boolean): SearchDeclaration => ({
+  name: 'items',
+  table: 'items',
+  select: ['id', 'title'],
+  fullText: { columns: ['title', 'body'], language: 'english' },
+  ...(vector ? { vector: { column: 'embedding', dimensions: DIMENSIONS, model: MODEL } } : {}),
+  filters: ['category'],
+});
+
+const migration = `
+create table items (id integer primary key, owner uuid not null, title text not null,
+  body text, category text);
+alter table items enable row level security;
+create policy items_owner on items for select to authenticated using (owner = auth.uid());
+`;
+
+// Words w0..w1999 with a skewed frequency, 12 per body and 4 per title, generated in SQL.
+const words = (n: number) =>
+  `array_to_string(array(select 'w' || floor(power(random(), 3) * 2000)::int from generate_series(1, ${n} + 0 * i)), ' ')`;
+
+async function load(db: Database, rows: number, vector: boolean): Promise<void> {
+  await db.query(
+    `insert into items (id, owner, title, body, category)
+     select i, $1, ${words(4)}, ${words(12)}, (array['a','b','c'])[1 + i % 3]
+       from generate_series(1, ${rows}) as i`,
+    [OWNER],
+  );
+  if (vector) {
+    await db.query(`update items set embedding = (select array_agg(random() - 0.5)
+      from generate_series(1, ${DIMENSIONS} + 0 * id))::vector(${DIMENSIONS})`);
+  }
+  await db.query('analyze items');
+}
+
+function randomVector(): number[] {
+  return Array.from({ length: DIMENSIONS }, () => Math.random() - 0.5);
+}
+
+function randomOptions(mode: 'fullText' | 'vector' | 'hybrid'): Record<string, unknown> {
+  const word = () => `w${Math.floor(Math.random() ** 3 * 60)}`;
+  const query = `${word()} or ${word()}`;
+  if (mode === 'fullText') return { mode, query, limit: 10 };
+  if (mode === 'vector') return { mode, vector: randomVector(), model: MODEL, limit: 10 };
+  return { mode, query, vector: randomVector(), model: MODEL, limit: 10 };
+}
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+interface Timing {
+  readonly p50: number;
+  readonly p99: number;
+}
+
+async function measure(
+  db: Database,
+  search: SearchService,
+  mode: 'fullText' | 'vector' | 'hybrid',
+) {
+  const caller = userCaller(OWNER);
+  const ours: number[] = [];
+  const floor: number[] = [];
+  const floorRls: number[] = [];
+  const budget = performance.now() + 8_000;
+  for (let i = 0; i < 300 && (i < 25 || performance.now() < budget); i++) {
+    const options = randomOptions(mode);
+    const statement = await search.statementFor('items', options);
+    const runs = [
+      async () => {
+        const t = performance.now();
+        await search.search(caller, 'items', options);
+        if (i >= 3) ours.push(performance.now() - t);
+      },
+      async () => {
+        const t = performance.now();
+        await db.query(statement.text, statement.values);
+        if (i >= 3) floor.push(performance.now() - t);
+      },
+      async () => {
+        const t = performance.now();
+        await runAs(db, caller, (tx) => tx.query(statement.text, statement.values));
+        if (i >= 3) floorRls.push(performance.now() - t);
+      },
+    ];
+    // Rotate which runs first so drift and caching favour none.
+    for (let r = 0; r < i % 3; r++) runs.push(runs.shift()!);
+    for (const step of runs) await step();
+  }
+  const stats = (values: number[]): Timing => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  };
+  return {
+    ours: stats(ours),
+    floor: stats(floor),
+    floorRls: stats(floorRls),
+    samples: ours.length,
+  };
+}
+
+async function suite(kind: 'pglite' | 'postgres', rows: number, url?: string): Promise<Row[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'search-bench-'));
+  const { db } = await openDatabase({
+    appDir: dir,
+    databaseUrl: url ?? '',
+    inMemory: true,
+    snapshotPath: join(dir, 'snapshot.tar'),
+  });
+  try {
+    await db.exec(migration);
+    const hasVector =
+      (await db.query(`select 1 from pg_extension where extname = 'vector'`)).rows.length > 0;
+    const search = new SearchService(db, [declaration(hasVector)]);
+    const [prepared] = await search.prepare();
+    if (prepared?.problem) throw new Error(prepared.problem);
+    const started = performance.now();
+    await load(db, rows, hasVector);
+    console.log(
+      `search ${kind} ${rows} rows loaded in ${Math.round(performance.now() - started)} ms`,
+    );
+    const out: Row[] = [];
+    for (const mode of hasVector
+      ? (['fullText', 'vector', 'hybrid'] as const)
+      : (['fullText'] as const)) {
+      const { ours, floor, floorRls, samples } = await measure(db, search, mode);
+      const name = `search ${kind} ${rows.toLocaleString('en-US')} rows ${mode} (n=${samples})`;
+      const figure = (t: Timing) => `p50 ${ms(t.p50)} p99 ${ms(t.p99)}`;
+      // Floor 1: the SQL as the owner (no RLS). Floor 2: the SQL as the caller, RLS applied.
+      out.push(row(`${name} vs owner SQL`, figure(ours), figure(floor), ours.p50 / floor.p50));
+      out.push(
+        row(`${name} vs SQL under RLS`, figure(ours), figure(floorRls), ours.p50 / floorRls.p50),
+      );
+    }
+    if (!hasVector) console.log(`search ${kind}: no pgvector on this server, vector modes skipped`);
+    return out;
+  } finally {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the search benchmarks and returns report rows (ratio = ours p50 ÷ floor p50). */
+export async function run(): Promise<Row[]> {
+  const sizes = (process.env.SEARCH_BENCH_ROWS ?? '10000').split(',').map(Number);
+  const rows: Row[] = [];
+  for (const size of sizes) rows.push(...(await suite('pglite', size)));
+  const cluster = await startPostgres();
+  if (cluster) {
+    try {
+      for (const size of sizes) rows.push(...(await suite('postgres', size, cluster.url)));
+    } finally {
+      await cluster.stop();
+    }
+  } else {
+    console.log('search: PostgreSQL is not installed, PostgreSQL rows skipped');
+  }
+  return rows;
+}
+
+if (process.argv[1]?.endsWith('search.ts')) {
+  const { print } = await import('../report.ts');
+  print(await run());
+}

@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import type { SearchDeclaration } from '@platform/schema/manifest';
+import { quoteIdent } from '../data/sql.ts';
+import type { Database, Queryable } from '../db/database.ts';
+
+/** What a filter value must be for its column: checked before the query runs. */
+export type FilterKind = 'boolean' | 'integer' | 'number' | 'string';
+
+/** A declaration checked against the database and ready to query. */
+export interface PreparedSearch {
+  readonly declaration: SearchDeclaration;
+  /** The kind of value each declared filter column takes. */
+  readonly filterKinds: ReadonlyMap<string, FilterKind>;
+}
+
+/** A declaration that does not fit the app's database (missing table or column, wrong type). */
+export class SearchSetupError extends Error {
+  override readonly name = 'SearchSetupError';
+}
+
+interface ColumnRow {
+  name: string;
+  type: string;
+  category: string;
+  typmod: number;
+  pk: boolean;
+}
+
+// Type categories of pg_type.typcategory a scalar equality filter may have (plus uuid).
+const SCALAR_CATEGORIES = new Set(['B', 'N', 'S', 'D', 'E', 'T', 'I']);
+const INTEGER_TYPES = new Set(['int2', 'int4', 'int8']);
+
+/**
+ * The tsvector expression of a full-text search: the declared columns joined by a space, with the
+ * declared text search configuration as a constant so the expression is immutable and matches
+ * its GIN expression index. `alias` qualifies the columns in queries; the index uses none.
+ */
+export function documentExpression(declaration: SearchDeclaration, alias?: string): string {
+  const fullText = declaration.fullText;
+  if (!fullText) throw new TypeError(`Search ${declaration.name} declares no fullText`);
+  const prefix = alias === undefined ? '' : `${alias}.`;
+  const text = fullText.columns
+    .map((column) => `coalesce(${prefix}${quoteIdent(column)}, '')`)
+    .join(` || ' ' || `);
+  // The language is one of the manifest's fixed configuration names (letters only).
+  return `to_tsvector('${fullText.language}'::regconfig, ${text})`;
+}
+
+/** The name of the GIN index of a full-text search (at most 63 bytes, stable per declaration). */
+export function fullTextIndexName(declaration: SearchDeclaration): string {
+  const expression = documentExpression(declaration);
+  const hash = createHash('sha256')
+    .update(`${declaration.table}\0${expression}`)
+    .digest('hex')
+    .slice(0, 12);
+  return `platform_search_${declaration.table.slice(0, 30)}_${hash}`;
+}
+
+/**
+ * Makes the database ready for one declaration, idempotently, as the database owner:
+ *
+ * - the table must exist in `public` with primary key `id`, and every declared column must exist;
+ * - full-text columns must be text; a GIN index on {@link documentExpression} is created;
+ * - the vector column must be `vector(<dimensions>)`; when the table lacks it, it is added
+ *   (nullable: rows without an embedding are simply not vector candidates). No approximate
+ *   (HNSW, IVFFlat) index is created: ranking is exact;
+ * - filter columns must be scalar (boolean, number, string, date/time, enum, uuid, network).
+ *
+ * Several brokers may share one PostgreSQL: the DDL runs under a transaction-level advisory lock.
+ */
+export async function prepareSearch(
+  db: Database,
+  declaration: SearchDeclaration,
+): Promise<PreparedSearch> {
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('platform.search'))`);
+    let columns = await readColumns(tx, declaration.table);
+    const where = (field: string) => `data.search "${declaration.name}" ${field}`;
+    if (columns.size === 0) {
+      throw new SearchSetupError(
+        `Table "${declaration.table}" (${where('table')}) does not exist in schema public; create it in a migration.`,
+      );
+    }
+    if (!columns.get('id')?.pk || [...columns.values()].filter((c) => c.pk).length !== 1) {
+      throw new SearchSetupError(`Table "${declaration.table}" must have primary key "id".`);
+    }
+    const need = (column: string, field: string): ColumnRow => {
+      const found = columns.get(column);
+      if (!found) {
+        throw new SearchSetupError(
+          `Table "${declaration.table}" has no column "${column}" (${where(field)}).`,
+        );
+      }
+      return found;
+    };
+
+    const vector = declaration.vector;
+    if (vector) {
+      await ensureVectorExtension(tx);
+      const existing = columns.get(vector.column);
+      if (!existing) {
+        await tx.query(
+          `ALTER TABLE public.${quoteIdent(declaration.table)} ADD COLUMN IF NOT EXISTS ${quoteIdent(vector.column)} vector(${vector.dimensions})`,
+        );
+        columns = await readColumns(tx, declaration.table);
+      } else if (existing.type !== 'vector' || existing.typmod !== vector.dimensions) {
+        throw new SearchSetupError(
+          `Column "${declaration.table}.${vector.column}" must be vector(${vector.dimensions}) (${where('vector')}).`,
+        );
+      }
+    }
+    for (const column of declaration.select) need(column, 'select');
+    const fullText = declaration.fullText;
+    if (fullText) {
+      for (const column of fullText.columns) {
+        if (need(column, 'fullText.columns').category !== 'S') {
+          throw new SearchSetupError(
+            `Column "${declaration.table}.${column}" must be text to be searched (${where('fullText.columns')}).`,
+          );
+        }
+      }
+      await tx.query(
+        `CREATE INDEX IF NOT EXISTS ${quoteIdent(fullTextIndexName(declaration))} ON public.${quoteIdent(declaration.table)} USING gin ((${documentExpression(declaration)}))`,
+      );
+    }
+    const filterKinds = new Map<string, FilterKind>();
+    for (const column of declaration.filters) {
+      const found = need(column, 'filters');
+      if (!SCALAR_CATEGORIES.has(found.category) && found.type !== 'uuid') {
+        throw new SearchSetupError(
+          `Column "${declaration.table}.${column}" is not a scalar column and cannot be a filter (${where('filters')}).`,
+        );
+      }
+      filterKinds.set(column, kindOf(found));
+    }
+    return { declaration, filterKinds };
+  });
+}
+
+function kindOf(column: ColumnRow): FilterKind {
+  if (column.category === 'B') return 'boolean';
+  if (INTEGER_TYPES.has(column.type)) return 'integer';
+  if (column.category === 'N') return 'number';
+  return 'string';
+}
+
+async function ensureVectorExtension(tx: Queryable): Promise<void> {
+  const { rows } = await tx.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
+  if (rows.length > 0) return;
+  const available = await tx.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+  if (available.rows.length === 0) {
+    throw new SearchSetupError(
+      'The pgvector extension is not installed on this PostgreSQL server; vector search needs it.',
+    );
+  }
+  await tx.query('CREATE EXTENSION IF NOT EXISTS vector');
+}
+
+async function readColumns(tx: Queryable, table: string): Promise<Map<string, ColumnRow>> {
+  const { rows } = await tx.query<ColumnRow>(
+    `SELECT a.attname AS name, t.typname AS type, t.typcategory AS category,
+            a.atttypmod AS typmod,
+            coalesce(a.attnum = ANY (i.indkey::int2[]), false) AS pk
+       FROM pg_attribute a
+       JOIN pg_type t ON t.oid = a.atttypid
+       LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
+      WHERE a.attrelid = to_regclass('public.' || quote_ident($1))
+        AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+    [table],
+  );
+  return new Map(rows.map((row) => [row.name, row]));
+}
