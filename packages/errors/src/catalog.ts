@@ -148,6 +148,7 @@ export const errorCatalog = {
     'The broker running a job attempt stopped before it finished; the attempt counts as used.',
   ),
   APP_NOT_FOUND: entry(404, false, 'No app with this id is served here.'),
+  CRON_NOT_DECLARED: entry(404, false, 'No cron schedule with this name is declared.'),
   INTEGRATION_SLOT_NOT_DECLARED: entry(
     404,
     false,

@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
+import type { AuthService } from '../auth/auth-service.ts';
+import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationTokens } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { anonymousCaller } from '../identity/caller.ts';
+import type { JobService } from '../jobs/job-service.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
@@ -11,6 +14,7 @@ import type { BrokerEnv } from './broker-env.ts';
 import { handleError, handleNotFound, type InternalErrorReporter } from './error-handler.ts';
 import { requestId } from './request-id.ts';
 import { mountFunctionRoutes } from './routes/function-routes.ts';
+import { mountJobsRoutes } from './routes/jobs-routes.ts';
 import { mountOutboxRoutes } from './routes/outbox-routes.ts';
 import { type Authenticate, mountRestRoutes } from './routes/rest-routes.ts';
 import { mountRuntimeRoutes } from './routes/runtime-routes.ts';
@@ -24,6 +28,8 @@ export interface BrokerServices {
   readonly logs: LogSink;
   readonly tokens: InvocationTokens;
   readonly invoker: FunctionInvoker;
+  /** Issue 8: jobs behind `ctx.jobs` and the jobs API; without it they answer FEATURE_NOT_AVAILABLE. */
+  readonly jobs?: JobService;
   /**
    * The identity of a browser or app-token request. Sign-in (issue 7) plugs sessions and app
    * access tokens in here.
@@ -32,6 +38,11 @@ export interface BrokerServices {
   readonly authenticate?: Authenticate;
   /** Receives unexpected failures (printed by `platform dev`). */
   readonly reportError?: InternalErrorReporter;
+  /**
+   * Issue 7: sign-in pages, the session route, the owner API and, with `admission`, the
+   * private-app edge check in front of every other route (docs/auth.md).
+   */
+  readonly auth?: { readonly service: AuthService; readonly admission: boolean };
 }
 
 /**
@@ -52,9 +63,12 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   app.use(requestId());
   app.onError(handleError(services.reportError ?? ((error) => console.error(error))));
   app.notFound(handleNotFound);
+  // Issue 7: admission runs before every route mounted after it (runtime, Functions, frontend).
+  if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
+  if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   return app;
 }

@@ -89,8 +89,8 @@ describe('context members through the real SDK', () => {
     });
   });
 
-  it('answers features of later issues with FEATURE_NOT_AVAILABLE', async () => {
+  it('serves jobs (issue 8): an undeclared queue is QUEUE_NOT_DECLARED', async () => {
     const jobs = await call('jobs');
-    expect(jobs).toMatchObject({ status: 501, body: { error: { code: 'FEATURE_NOT_AVAILABLE' } } });
+    expect(jobs).toMatchObject({ status: 404, body: { error: { code: 'QUEUE_NOT_DECLARED' } } });
   });
 });

@@ -116,7 +116,9 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     jobsEnqueue: jobs
       ? async (body, { params }) => jobs.enqueue(params.queue!, body)
       : notAvailable('Jobs', 'issue 8'),
-    jobsGet: jobs ? async (body) => ({ job: await jobs.get(body.id) }) : notAvailable('Jobs', 'issue 8'),
+    jobsGet: jobs
+      ? async (body) => ({ job: await jobs.get(body.id) })
+      : notAvailable('Jobs', 'issue 8'),
     integrationsCall: notAvailable('Integrations', 'a later issue'),
     integrationEmit: notAvailable('Integration events', 'a later issue'),
     secretsGet: async (body, { grant }) => ({ value: await secrets.get(body.name, grant.secrets) }),

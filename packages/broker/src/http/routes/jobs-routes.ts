@@ -1,0 +1,44 @@
+import { PlatformError } from '@platform/errors';
+import type { Hono } from 'hono';
+import { parseJobListQuery } from '../../jobs/job-history.ts';
+import type { JobService } from '../../jobs/job-service.ts';
+import type { BrokerEnv } from '../broker-env.ts';
+
+/** Paths of the jobs API (spec 4.1); `platform jobs` and the dashboard read them. */
+export const jobsApiPaths = {
+  list: '/v1/apps/:appId/jobs',
+  get: '/v1/apps/:appId/jobs/:jobId',
+} as const;
+
+/**
+ * Mounts the jobs API of spec 4.1 for the broker's app:
+ *
+ * - `GET /v1/apps/:appId/jobs?from&to&queue&state&limit&cursor` answers
+ *   `{ jobs: Job[], nextCursor: string | null }`, newest first, `from`/`to` inclusive ISO 8601
+ *   creation times, `limit` 1..100 (default 25);
+ * - `GET /v1/apps/:appId/jobs/:jobId` answers `{ job }` or 404 `JOB_NOT_FOUND`.
+ *
+ * Items are the contract's `jobSchema` (safe metadata): never payloads, idempotency keys, file
+ * grants or who enqueued. An unknown `appId` is 404 `APP_NOT_FOUND`. Like the rest of the
+ * broker API it serves the developer's own tools on this machine (127.0.0.1 only).
+ */
+export function mountJobsRoutes(app: Hono<BrokerEnv>, services: { jobs: JobService }): void {
+  const { jobs } = services;
+  const checkApp = (appId: string) => {
+    if (appId !== jobs.scope.appId) {
+      throw new PlatformError({
+        code: 'APP_NOT_FOUND',
+        message: `This broker serves app "${jobs.scope.appId}", not "${appId}".`,
+        details: { appId },
+      });
+    }
+  };
+  app.get(jobsApiPaths.list, async (c) => {
+    checkApp(c.req.param('appId'));
+    return c.json(await jobs.list(parseJobListQuery(c.req.query())));
+  });
+  app.get(jobsApiPaths.get, async (c) => {
+    checkApp(c.req.param('appId'));
+    return c.json({ job: await jobs.get(c.req.param('jobId')) });
+  });
+}

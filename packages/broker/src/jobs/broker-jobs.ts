@@ -1,0 +1,83 @@
+import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifest';
+import { CronScheduler } from '../cron/cron-scheduler.ts';
+import type { Database } from '../db/database.ts';
+import type { FunctionInvoker } from '../functions/invoker.ts';
+import type { Clock } from './clock.ts';
+import type { JobScope } from './job-policy.ts';
+import { JobService } from './job-service.ts';
+import { type AttemptReport, JobWorker } from './job-worker.ts';
+
+/** The jobs and cron part of `BrokerOptions`. */
+export interface BrokerJobsOptions {
+  /** platform.yaml `queues[]`. @default [] */
+  readonly queues?: readonly QueueDeclaration[];
+  /** platform.yaml `cron[]`. @default [] */
+  readonly cron?: readonly CronDeclaration[];
+  /** @default { appId: 'local', environment: 'development', namespace: 'default' } */
+  readonly scope?: JobScope;
+  readonly clock?: Clock;
+  /** Lease of a running attempt in seconds. @default 30 */
+  readonly leaseSeconds?: number;
+  /** @default 500 */
+  readonly pollMs?: number;
+  /** Attempts this broker runs at once. @default 32 */
+  readonly maxInFlight?: number;
+  /** Start the worker and the scheduler (tests of the API alone may not want them). @default true */
+  readonly run?: boolean;
+  readonly onAttempt?: (report: AttemptReport) => void;
+}
+
+/** The running jobs side of a broker. */
+export interface BrokerJobs {
+  readonly service: JobService;
+  readonly worker: JobWorker;
+  readonly scheduler: CronScheduler;
+  /** Stops the scheduler, then the worker (waiting for running attempts). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates the job tables, applies the declarations (dead-lettering jobs of removed queues) and
+ * starts one worker and the cron scheduler for a broker.
+ */
+export async function startBrokerJobs(
+  db: Database,
+  invoker: FunctionInvoker,
+  options: BrokerJobsOptions,
+  onError: (error: unknown) => void,
+): Promise<BrokerJobs> {
+  const service = new JobService(db, {
+    ...(options.scope ? { scope: options.scope } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  await service.init();
+  await service.configure({ queues: options.queues ?? [], cron: options.cron ?? [] });
+  const worker = new JobWorker({
+    jobs: service,
+    invoker,
+    onError,
+    ...(options.leaseSeconds === undefined
+      ? {}
+      : {
+          leaseSeconds: options.leaseSeconds,
+          recoverEveryMs: Math.min(2000, options.leaseSeconds * 500),
+        }),
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+    ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
+  });
+  const scheduler = new CronScheduler({ jobs: service, onError });
+  if (options.run ?? true) {
+    worker.start();
+    scheduler.start();
+  }
+  return {
+    service,
+    worker,
+    scheduler,
+    stop: async () => {
+      await scheduler.stop();
+      await worker.stop();
+    },
+  };
+}

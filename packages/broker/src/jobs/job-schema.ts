@@ -1,0 +1,77 @@
+import type { Database } from '../db/database.ts';
+
+/**
+ * The job engine's tables, in the broker's internal `platform` schema (no app role reaches it).
+ *
+ * `platform.jobs` holds one row per job and per cron run (`kind`). A row carries its scope
+ * (`app_id`, `environment`, `namespace`), its pinned policy (`max_attempts`, `concurrency`,
+ * `retry_delay_seconds`, `retry_backoff`, `timeout_seconds`, copied from the queue declaration
+ * at enqueue), the payload with its hash for the idempotency comparison, the delegated file
+ * grant, and the lease of the attempt that is running (`lease_owner`, `lease_until`): a broker
+ * renews its lease while the consumer runs, and any broker turns an expired lease into a used
+ * attempt. Workers claim rows with `FOR UPDATE SKIP LOCKED` under a per-queue advisory lock,
+ * so the concurrency count they read cannot race with another broker's claim.
+ *
+ * `platform.cron_state` holds, per schedule, the instant up to which its occurrences have been
+ * handled, shared by every broker on the database so each occurrence runs once.
+ */
+export const jobSchemaSql = `
+CREATE TABLE IF NOT EXISTS platform.jobs (
+  id text PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('job', 'cron')),
+  app_id text NOT NULL,
+  environment text NOT NULL,
+  namespace text NOT NULL,
+  queue text NOT NULL,
+  state text NOT NULL CHECK (state IN ('queued', 'running', 'retry_wait', 'succeeded', 'dead_lettered')),
+  payload jsonb NOT NULL,
+  payload_hash text NOT NULL,
+  idempotency_key text NOT NULL,
+  attempt integer NOT NULL DEFAULT 0,
+  max_attempts integer NOT NULL,
+  concurrency integer NOT NULL,
+  retry_delay_seconds integer NOT NULL,
+  retry_backoff boolean NOT NULL,
+  timeout_seconds integer NOT NULL,
+  file_grants jsonb,
+  grant_expires_at timestamptz,
+  run_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  started_at timestamptz,
+  finished_at timestamptz,
+  lease_owner text,
+  lease_until timestamptz,
+  last_error jsonb,
+  UNIQUE (app_id, environment, namespace, kind, queue, idempotency_key)
+);
+CREATE INDEX IF NOT EXISTS jobs_pending_idx ON platform.jobs (app_id, environment, namespace, kind, queue, run_at)
+  WHERE state IN ('queued', 'retry_wait');
+CREATE INDEX IF NOT EXISTS jobs_running_idx ON platform.jobs (lease_until) WHERE state = 'running';
+CREATE INDEX IF NOT EXISTS jobs_history_idx ON platform.jobs (app_id, environment, namespace, kind, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS jobs_finished_idx ON platform.jobs (finished_at) WHERE finished_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS platform.cron_state (
+  app_id text NOT NULL,
+  environment text NOT NULL,
+  namespace text NOT NULL,
+  name text NOT NULL,
+  schedule text NOT NULL,
+  timezone text NOT NULL,
+  enabled boolean NOT NULL,
+  checked_until timestamptz NOT NULL,
+  last_scheduled_at timestamptz,
+  last_job_id text,
+  PRIMARY KEY (app_id, environment, namespace, name)
+);
+`;
+
+/**
+ * Creates the job tables when missing. An advisory lock makes two brokers starting together on
+ * one PostgreSQL take turns (concurrent `CREATE TABLE IF NOT EXISTS` can otherwise collide).
+ */
+export async function ensureJobSchema(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('platform.jobs schema'))`);
+    await tx.exec(jobSchemaSql);
+  });
+}

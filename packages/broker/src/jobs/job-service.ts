@@ -1,0 +1,212 @@
+import { PlatformError } from '@platform/errors';
+import { jsonByteLength, limits } from '@platform/schema';
+import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifest';
+import type { Database } from '../db/database.ts';
+import { type Clock, systemClock } from './clock.ts';
+import { checkGrantedRead, type FileGrant, pinFileGrant } from './file-grants.ts';
+import { type JobListQuery, type JobPage, listJobs } from './job-history.ts';
+import { type JobScope, policyOf } from './job-policy.ts';
+import { type Job, toJob } from './job-rows.ts';
+import { ensureJobSchema } from './job-schema.ts';
+import { deadLetterInactive, findJob, insertJob } from './job-store.ts';
+
+/** The body of a `jobsEnqueue` request, as the runtime contract parses it. */
+export interface EnqueueRequest {
+  readonly payload: Record<string, unknown>;
+  readonly idempotencyKey: string;
+  readonly delaySeconds?: number | undefined;
+  readonly files?: { readonly read: readonly string[] } | undefined;
+}
+
+/** What the broker's platform.yaml declares for jobs and cron. */
+export interface JobDeclarations {
+  readonly queues: readonly QueueDeclaration[];
+  readonly cron: readonly CronDeclaration[];
+}
+
+/** How to build a {@link JobService}. */
+export interface JobServiceOptions {
+  /** @default { appId: 'local', environment: 'development', namespace: 'default' } */
+  readonly scope?: JobScope;
+  /** @default the system clock */
+  readonly clock?: Clock;
+}
+
+/** The scope of the local broker: one app, the development environment, one namespace. */
+export const localScope: JobScope = {
+  appId: 'local',
+  environment: 'development',
+  namespace: 'default',
+};
+
+/**
+ * The jobs side of the broker: `jobs.enqueue` and `jobs.get` behind the runtime contract, the
+ * history behind the jobs API, the current queue and cron declarations, and the delegated file
+ * grants of the attempts running in this process. Workers ({@link JobWorker}) and the cron
+ * scheduler share it.
+ *
+ * @example
+ * ```ts
+ * const jobs = new JobService(db);
+ * await jobs.init();
+ * await jobs.configure({ queues: manifest.queues, cron: manifest.cron });
+ * const { job } = await jobs.enqueue('emails', { payload: { to: 'a@b.c' }, idempotencyKey: 'welcome-42' });
+ * ```
+ */
+export class JobService {
+  readonly db: Database;
+  readonly scope: JobScope;
+  readonly clock: Clock;
+  #queues = new Map<string, QueueDeclaration>();
+  #cron = new Map<string, CronDeclaration>();
+  readonly #grants = new Map<string, FileGrant>();
+  readonly #listeners = new Set<() => void>();
+
+  constructor(db: Database, options: JobServiceOptions = {}) {
+    this.db = db;
+    this.scope = options.scope ?? localScope;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Creates the tables; call once at start. */
+  init(): Promise<void> {
+    return ensureJobSchema(this.db);
+  }
+
+  /**
+   * Sets the active declarations (at start and whenever platform.yaml changes). Pending jobs of
+   * a queue that is no longer declared, and pending runs of a removed cron schedule, are
+   * dead-lettered with `QUEUE_NOT_ACTIVE`.
+   */
+  async configure(declarations: JobDeclarations): Promise<{ deadLettered: string[] }> {
+    this.#queues = new Map(declarations.queues.map((q) => [q.name, q]));
+    this.#cron = new Map(declarations.cron.map((c) => [c.name, c]));
+    const now = this.clock.now();
+    const jobs = await deadLetterInactive(
+      this.db,
+      this.scope,
+      'job',
+      [...this.#queues.keys()],
+      now,
+    );
+    const runs = await deadLetterInactive(this.db, this.scope, 'cron', [...this.#cron.keys()], now);
+    this.#notify();
+    return { deadLettered: [...jobs, ...runs] };
+  }
+
+  /** The declared queues. */
+  get queues(): readonly QueueDeclaration[] {
+    return [...this.#queues.values()];
+  }
+
+  /** The declared cron schedules. */
+  get cron(): readonly CronDeclaration[] {
+    return [...this.#cron.values()];
+  }
+
+  /** Whether rows of `kind` in `queue` (a queue name or a cron schedule name) are still declared. */
+  isActive(kind: 'job' | 'cron', queue: string): boolean {
+    return kind === 'job' ? this.#queues.has(queue) : this.#cron.has(queue);
+  }
+
+  /**
+   * `jobs.enqueue`: checks the queue, the payload size, the delay and the file grant, then
+   * inserts the job or returns the original one for a repeated idempotency key.
+   */
+  async enqueue(queue: string, request: EnqueueRequest): Promise<{ job: Job; created: boolean }> {
+    const declaration = this.#queues.get(queue);
+    if (!declaration) {
+      throw new PlatformError({
+        code: 'QUEUE_NOT_DECLARED',
+        message: `No queue named "${queue}" is declared in platform.yaml.`,
+        details: { queue },
+      });
+    }
+    const size = jsonByteLength(request.payload);
+    if (size > limits.jobs.payloadMaxBytes) {
+      throw new PlatformError({
+        code: 'LIMIT_EXCEEDED',
+        message: `The job payload is ${size} bytes of JSON; at most ${limits.jobs.payloadMaxBytes} are allowed.`,
+        details: { field: 'payload', size, limit: limits.jobs.payloadMaxBytes },
+      });
+    }
+    const delaySeconds = request.delaySeconds ?? 0;
+    if (delaySeconds > limits.jobs.delayMaxSeconds) {
+      throw new PlatformError({
+        code: 'LIMIT_EXCEEDED',
+        message: `delaySeconds may be at most ${limits.jobs.delayMaxSeconds} (seven days).`,
+        details: { field: 'delaySeconds', limit: limits.jobs.delayMaxSeconds },
+      });
+    }
+    const files = request.files ? await pinFileGrant(this.db, request.files.read) : null;
+    const { row, created } = await insertJob(
+      this.db,
+      this.scope,
+      {
+        kind: 'job',
+        queue,
+        payload: request.payload,
+        idempotencyKey: request.idempotencyKey,
+        delaySeconds,
+        policy: policyOf(declaration),
+        files,
+      },
+      this.clock.now(),
+    );
+    if (created) this.#notify();
+    return { job: toJob(row), created };
+  }
+
+  /** `jobs.get`: a job of this scope, or `JOB_NOT_FOUND`. */
+  async get(id: string): Promise<Job> {
+    const row = await findJob(this.db, this.scope, 'job', id);
+    if (!row) {
+      throw new PlatformError({
+        code: 'JOB_NOT_FOUND',
+        message: 'No job with this id exists in this app.',
+        details: { id },
+      });
+    }
+    return toJob(row);
+  }
+
+  /** A page of job history (the jobs API). */
+  list(query: JobListQuery): Promise<JobPage> {
+    return listJobs(this.db, this.scope, query);
+  }
+
+  /** Remembers the file grant of an attempt this process runs, by its request id. */
+  holdGrant(requestId: string, grant: FileGrant): void {
+    this.#grants.set(requestId, grant);
+  }
+
+  /** Forgets the file grant of a finished attempt. */
+  releaseGrant(requestId: string): void {
+    this.#grants.delete(requestId);
+  }
+
+  /**
+   * Checks a file read of the invocation `requestId` against its job's delegated grant (no-op
+   * for invocations that are not job attempts with a grant). Throws `FILE_INPUT_CHANGED`,
+   * `FILE_NOT_FOUND` or `PERMISSION_DENIED`.
+   */
+  async checkFileRead(requestId: string, fileId: string): Promise<void> {
+    const grant = this.#grants.get(requestId);
+    if (grant) await checkGrantedRead(this.db, grant, fileId, this.clock.now());
+  }
+
+  /** Calls `listener` whenever new work may be due (an enqueue, a new declaration). */
+  onWork(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Tells the workers that new work may be due. */
+  notify(): void {
+    this.#notify();
+  }
+
+  #notify(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}
