@@ -6,7 +6,9 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   schema: () => import('./schema/validate.ts'),
   server: () => import('./server/run.ts'),
   browser: () => import('./browser/run.ts'),
+  broker: () => import('./broker/functions.ts'),
   search: () => import('./search/search.ts'),
+  jobs: () => import('./jobs/jobs.ts'),
 };
 
 const wanted = process.argv.slice(2);

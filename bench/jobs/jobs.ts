@@ -1,0 +1,299 @@
+// Background jobs end to end (enqueue → no-op consumer → succeeded): jobs per second and
+// enqueue-to-start latency (p50, p99) of the broker's engine on PGlite and on a throwaway
+// PostgreSQL, beside pg-boss running the same no-op workload on the same PostgreSQL in the same
+// run. Both engines get the same shape: 8 producers calling enqueue/send one job at a time,
+// consumer concurrency 8, a 500 ms polling interval with an in-process wake-up on enqueue (ours:
+// the job service notifies the worker; pg-boss: `notifyWorker` after each send), and "done" read
+// from each engine's table.
+//
+// What "no-op consumer" means per row:
+// - "in-process": the broker's JobWorker with an invoker that answers `{ result: null }` at
+//   once, so the row measures the engine (claim, lease, complete), like pg-boss's handler;
+// - "Deno Function": a real broker (startBroker) with a real Deno consumer Function, so the row
+//   adds bundling-free dispatch: HTTP to the Function process, the runtime, and back.
+// Latency is from just before the enqueue call to the start of the attempt (our claim committed;
+// pg-boss's handler called).
+//
+// As a suite of bench/run.ts: `jobs: () => import('./jobs/jobs.ts')`.
+// Alone: `npx tsx --conditions=@platform/source bench/jobs/jobs.ts`. JOBS_BENCH_COUNT=500.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PgBoss from 'pg-boss';
+import { startBroker } from '../../packages/broker/src/broker.ts';
+import type { Database } from '../../packages/broker/src/db/database.ts';
+import { defaultSnapshotPath, openDatabase } from '../../packages/broker/src/db/open-database.ts';
+import type { DeployedFunction } from '../../packages/broker/src/functions/invoker.ts';
+import { anonymousCaller } from '../../packages/broker/src/identity/caller.ts';
+import { JobService } from '../../packages/broker/src/jobs/job-service.ts';
+import { JobWorker } from '../../packages/broker/src/jobs/job-worker.ts';
+import {
+  canRunPostgres,
+  startPostgres,
+} from '../../packages/broker/test/helpers/postgres-server.ts';
+import { type Row, row } from '../report.ts';
+
+const COUNT = Number(process.env.JOBS_BENCH_COUNT ?? 500);
+const CONCURRENCY = 8;
+const PRODUCERS = 8;
+const QUEUE = 'bench';
+const now = () => performance.timeOrigin + performance.now();
+
+/** One engine's run. */
+interface Result {
+  readonly jobsPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+const queueDeclaration = {
+  name: QUEUE,
+  function: 'noop',
+  concurrency: CONCURRENCY,
+  maxAttempts: 3,
+  retryDelaySeconds: 1,
+  retryBackoff: false,
+  timeoutSeconds: 60,
+};
+
+function percentile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
+/** Enqueues COUNT jobs from PRODUCERS concurrent loops; resolves to each job's enqueue time. */
+async function produce(send: (i: number) => Promise<string>): Promise<Map<string, number>> {
+  const sentAt = new Map<string, number>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: PRODUCERS }, async () => {
+      while (next < COUNT) {
+        const i = next++;
+        const at = now();
+        sentAt.set(await send(i), at);
+      }
+    }),
+  );
+  return sentAt;
+}
+
+async function until(done: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('jobs bench: the jobs did not finish in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Runs the workload: `send` enqueues, `startedAt` holds attempt starts, `finished` counts. */
+async function measure(
+  send: (i: number) => Promise<string>,
+  startedAt: ReadonlyMap<string, number>,
+  finished: () => Promise<number>,
+): Promise<Result> {
+  const began = now();
+  const sentAt = await produce(send);
+  await until(async () => (await finished()) >= COUNT);
+  const seconds = (now() - began) / 1000;
+  const latencies = [...sentAt].map(([id, at]) => (startedAt.get(id) ?? NaN) - at);
+  latencies.sort((a, b) => a - b);
+  return {
+    jobsPerSecond: COUNT / seconds,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+  };
+}
+
+const succeeded = (db: Database) => async () =>
+  (
+    await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM platform.jobs WHERE queue = $1 AND state = 'succeeded'`,
+      [QUEUE],
+    )
+  ).rows[0]?.n ?? 0;
+
+/** The broker's engine with an in-process no-op consumer. */
+async function oursInProcess(databaseUrl: string): Promise<Result> {
+  const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
+  const { db } = await openDatabase({ appDir, databaseUrl, snapshotPath: defaultSnapshotPath() });
+  try {
+    const jobs = new JobService(db);
+    await jobs.init();
+    await jobs.configure({ queues: [queueDeclaration], cron: [] });
+    const startedAt = new Map<string, number>();
+    const worker = new JobWorker({
+      jobs,
+      invoker: {
+        get: (name) => ({ name, access: 'system' }) as DeployedFunction,
+        call: async () => new Response('{"result":null}'),
+      },
+      onAttempt: (report) => startedAt.set(report.id, report.startedAt),
+    });
+    worker.start();
+    const tag = Math.random().toString(36).slice(2);
+    const result = await measure(
+      async (i) =>
+        (await jobs.enqueue(QUEUE, { payload: { i }, idempotencyKey: `${tag}-${i}` })).job.id,
+      startedAt,
+      succeeded(db),
+    );
+    await worker.stop();
+    await db.query(`DELETE FROM platform.jobs WHERE queue = $1`, [QUEUE]);
+    return result;
+  } finally {
+    await db.close();
+    await rm(appDir, { recursive: true, force: true });
+  }
+}
+
+/** A real broker whose consumer is a real Deno Function that returns at once. */
+async function oursDeno(databaseUrl: string): Promise<Result> {
+  const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
+  await writeFile(
+    join(appDir, 'noop.ts'),
+    `import { defineFunction, s } from '@platform/server';
+export default defineFunction({ input: s.object({ i: s.number() }), handler: async () => null });\n`,
+  );
+  const startedAt = new Map<string, number>();
+  const broker = await startBroker({
+    appDir,
+    sdkVersion: '2.6.0',
+    databaseUrl,
+    snapshotPath: defaultSnapshotPath(),
+    logWriter: () => undefined,
+    authenticate: async () => anonymousCaller,
+    jobs: {
+      queues: [queueDeclaration],
+      onAttempt: (report) => startedAt.set(report.id, report.startedAt),
+    },
+  });
+  try {
+    await broker.addFunction({ name: 'noop', entrypoint: 'noop.ts', access: 'system' });
+    const jobs = broker.jobs.service;
+    const tag = Math.random().toString(36).slice(2);
+    const result = await measure(
+      async (i) =>
+        (await jobs.enqueue(QUEUE, { payload: { i }, idempotencyKey: `${tag}-${i}` })).job.id,
+      startedAt,
+      succeeded(broker.db),
+    );
+    await broker.db.query(`DELETE FROM platform.jobs WHERE queue = $1`, [QUEUE]);
+    return result;
+  } finally {
+    await broker.close();
+    await rm(appDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * pg-boss with the same workload: CONCURRENCY workers of one job each, polling every 0.5 s, one
+ * of them woken (`notifyWorker`) after each send.
+ */
+async function pgBoss(databaseUrl: string): Promise<Result> {
+  const boss = new PgBoss({
+    connectionString: databaseUrl,
+    max: 10,
+    supervise: false,
+    schedule: false,
+  });
+  boss.on('error', (error) => console.error('pg-boss:', error));
+  await boss.start();
+  try {
+    await boss.createQueue(QUEUE);
+    const startedAt = new Map<string, number>();
+    const workers: string[] = [];
+    for (let w = 0; w < CONCURRENCY; w++) {
+      const id = await boss.work(
+        QUEUE,
+        { batchSize: 1, pollingIntervalSeconds: 0.5 },
+        async (jobs) => {
+          for (const job of jobs) startedAt.set(job.id, now());
+        },
+      );
+      workers.push(id);
+    }
+    let turn = 0;
+    const db = boss.getDb();
+    return await measure(
+      async (i) => {
+        const id = await boss.send(QUEUE, { i });
+        if (id === null) throw new Error('pg-boss did not create the job');
+        // Wake a worker, as our enqueue wakes our worker in-process: without it every pg-boss
+        // worker sleeps its polling interval after each fetch (8 workers: 16 jobs/s at most).
+        boss.notifyWorker(workers[turn++ % workers.length] ?? '');
+        return id;
+      },
+      startedAt,
+      async () => {
+        const { rows } = await db.executeSql(
+          `SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'`,
+          [QUEUE],
+        );
+        return Number((rows[0] as { n: number } | undefined)?.n ?? 0);
+      },
+    );
+  } finally {
+    await boss.stop({ graceful: true, wait: true, timeout: 5000 });
+  }
+}
+
+const perSecond = (r: Result) => `${r.jobsPerSecond.toFixed(0)} jobs/s`;
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+function rows(name: string, ours: Result, baseline: Result): Row[] {
+  return [
+    row(
+      `jobs ${name}: end to end`,
+      perSecond(ours),
+      perSecond(baseline),
+      ours.jobsPerSecond / baseline.jobsPerSecond,
+    ),
+    row(
+      `jobs ${name}: enqueue-to-start p50`,
+      ms(ours.p50),
+      ms(baseline.p50),
+      ours.p50 / baseline.p50,
+    ),
+    row(
+      `jobs ${name}: enqueue-to-start p99`,
+      ms(ours.p99),
+      ms(baseline.p99),
+      ours.p99 / baseline.p99,
+    ),
+  ];
+}
+
+/**
+ * The jobs suite. Every ratio is ours ÷ pg-boss on PostgreSQL (higher is better for jobs/s,
+ * lower for latency). Without a PostgreSQL to start, only the PGlite figures are printed, with
+ * no baseline.
+ */
+export async function run(): Promise<Row[]> {
+  const pglite = await oursInProcess('');
+  const pgliteDeno = await oursDeno('');
+  if (!canRunPostgres) {
+    const none: Result = { jobsPerSecond: NaN, p50: NaN, p99: NaN };
+    return [
+      ...rows('PGlite, in-process consumer, vs pg-boss (no PostgreSQL here)', pglite, none),
+      ...rows('PGlite, Deno Function consumer, vs pg-boss (no PostgreSQL here)', pgliteDeno, none),
+    ];
+  }
+  const cluster = await startPostgres();
+  try {
+    const postgres = await oursInProcess(cluster.url);
+    const postgresDeno = await oursDeno(cluster.url);
+    const boss = await pgBoss(cluster.url);
+    return [
+      ...rows('PostgreSQL, in-process consumer, vs pg-boss', postgres, boss),
+      ...rows('PGlite, in-process consumer, vs pg-boss on PostgreSQL', pglite, boss),
+      ...rows('PostgreSQL, Deno Function consumer, vs pg-boss', postgresDeno, boss),
+      ...rows('PGlite, Deno Function consumer, vs pg-boss on PostgreSQL', pgliteDeno, boss),
+    ];
+  } finally {
+    await cluster.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { print } = await import('../report.ts');
+  print(await run());
+}

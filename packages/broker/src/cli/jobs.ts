@@ -1,0 +1,91 @@
+import { parseArgs } from 'node:util';
+import { jobsApiPaths } from '../http/routes/jobs-routes.ts';
+import type { JobPage } from '../jobs/job-history.ts';
+import type { Job } from '../jobs/job-rows.ts';
+import { callBroker, localAppPath } from './broker-call.ts';
+import { type CliIO, type Command, exitCodes } from './io.ts';
+
+const usage = `Usage: platform jobs [--queue <q>] [--state <s>] [--limit <n>] [--from <iso>] [--to <iso>]
+                     [--cursor <c>] [--app <dir>] [--json]
+
+Lists the app's background jobs, newest first, from the platform dev that serves the app
+(the jobs API, GET /v1/apps/local/jobs): safe metadata only, never payloads or keys.
+
+Options:
+  --queue <q>     Only this queue.
+  --state <s>     queued, running, retry_wait, succeeded or dead_lettered.
+  --limit <n>     How many (1 to 100, default 25).
+  --from <iso>    Created at or after (ISO 8601 with a zone, e.g. 2025-01-31T09:00:00Z).
+  --to <iso>      Created at or before (inclusive).
+  --cursor <c>    The next page (printed at the end of a full page).
+  --app <dir>     The app folder (default: the current directory).
+  --json          Print { jobs: [...], nextCursor } as JSON.
+  -h, --help      Show this help.`;
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: false,
+    strict: true,
+    options: {
+      app: { type: 'string', default: '.' },
+      queue: { type: 'string' },
+      state: { type: 'string' },
+      limit: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      cursor: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+/** One job as a terminal line. */
+export function jobLine(job: Job): string {
+  const error = job.lastError ? `  ${job.lastError.code}: ${job.lastError.message}` : '';
+  return `${job.createdAt}  ${job.id}  ${job.queue}  ${job.state}  attempt ${job.attempt}/${job.maxAttempts}${error}`;
+}
+
+/** `platform jobs`: a client of the jobs API of the running `platform dev`. */
+export const jobsCommand: Command = {
+  summary: 'List the background jobs of the running platform dev.',
+  usage,
+  async run(args: readonly string[], io: CliIO): Promise<number> {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(args);
+    } catch (error) {
+      io.stderr(`platform jobs: ${(error as Error).message}\n\n${usage}`);
+      return exitCodes.usage;
+    }
+    const { values } = parsed;
+    if (values.help) {
+      io.stdout(usage);
+      return exitCodes.ok;
+    }
+    if (values.limit !== undefined && !/^\d+$/.test(values.limit)) {
+      io.stderr(`platform jobs: --limit must be a number\n\n${usage}`);
+      return exitCodes.usage;
+    }
+    // The broker checks every value (INVALID_INPUT names the field); the CLI only passes them on.
+    const query = new URLSearchParams();
+    for (const key of ['queue', 'state', 'limit', 'from', 'to', 'cursor'] as const) {
+      const value = values[key];
+      if (value !== undefined) query.set(key, value);
+    }
+    const path = `${localAppPath(jobsApiPaths.list)}${query.size > 0 ? `?${query}` : ''}`;
+    const page = await callBroker<JobPage>(io, values.app, path);
+    if (typeof page === 'number') return page;
+    if (values.json) {
+      io.stdout(JSON.stringify(page, null, 2));
+      return exitCodes.ok;
+    }
+    if (page.jobs.length === 0) io.stdout('No jobs match.');
+    for (const job of page.jobs) io.stdout(jobLine(job));
+    if (page.nextCursor !== null) {
+      io.stdout(`More jobs: run again with --cursor ${page.nextCursor}`);
+    }
+    return exitCodes.ok;
+  },
+};

@@ -1,0 +1,92 @@
+import { PlatformError } from '@platform/errors';
+import type { Hono } from 'hono';
+import { CronScheduler } from '../../cron/cron-scheduler.ts';
+import { findCronRun, summarizeCron } from '../../cron/cron-summary.ts';
+import { parseJobListQuery } from '../../jobs/job-history.ts';
+import type { JobService } from '../../jobs/job-service.ts';
+import { summarizeJobs } from '../../jobs/job-summary.ts';
+import type { BrokerEnv } from '../broker-env.ts';
+import { mountDashboard } from '../dashboard/dashboard-routes.ts';
+
+/** Paths of the jobs summary and cron API; the dashboard and the CLI read them. */
+export const jobSummaryApiPaths = {
+  summary: '/v1/apps/:appId/jobs/summary',
+  cron: '/v1/apps/:appId/cron',
+  cronRun: '/v1/apps/:appId/cron/:name/run',
+  cronRunGet: '/v1/apps/:appId/cron/runs/:runId',
+} as const;
+
+/**
+ * Mounts what the dashboard's Background jobs section (spec 4.5) and the CLI need beside the
+ * jobs API of spec 4.1 (whose paths and shapes the spec leaves open; these are ours):
+ *
+ * - `GET /v1/apps/:appId/jobs/summary?from&to` answers {@link JobSummary}: totals of the jobs
+ *   created in the inclusive range (all kept records without one), current depth, and each
+ *   declared queue's policy and depth;
+ * - `GET /v1/apps/:appId/cron` answers `{ schedules: CronSummary[] }` with each schedule's
+ *   latest run and next occurrence;
+ * - `POST /v1/apps/:appId/cron/:name/run` (`platform cron run`) runs a declared schedule now
+ *   and answers 202 `{ run: { name, scheduledAt, runId } }`, or 404 `CRON_NOT_DECLARED`;
+ * - `GET /v1/apps/:appId/cron/runs/:runId` answers `{ run }` (its state and latest error), or
+ *   404 `JOB_NOT_FOUND`;
+ * - the dashboard page itself at `GET /_platform/dashboard`.
+ *
+ * Register it before the jobs API, whose `/jobs/:jobId` would otherwise take `/jobs/summary`.
+ * Only counts, declarations and run states: never payloads, idempotency keys or users.
+ */
+export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: JobService }): void {
+  const { jobs } = services;
+  // Not started: it only computes next runs and inserts manual runs; the broker's own scheduler
+  // (sharing the same tables and clock) does the ticking.
+  const scheduler = new CronScheduler({ jobs });
+  const checkApp = (appId: string) => {
+    if (appId !== jobs.scope.appId) {
+      throw new PlatformError({
+        code: 'APP_NOT_FOUND',
+        message: `This broker serves app "${jobs.scope.appId}", not "${appId}".`,
+        details: { appId },
+      });
+    }
+  };
+  app.get(jobSummaryApiPaths.summary, async (c) => {
+    checkApp(c.req.param('appId'));
+    const { from, to } = parseJobListQuery({ from: c.req.query('from'), to: c.req.query('to') });
+    return c.json(await summarizeJobs(jobs.db, jobs.scope, jobs.queues, { from, to }));
+  });
+  app.get(jobSummaryApiPaths.cron, async (c) => {
+    checkApp(c.req.param('appId'));
+    const schedules = await summarizeCron(jobs.db, jobs.scope, jobs.cron, (d) =>
+      scheduler.nextRun(d),
+    );
+    return c.json({ schedules });
+  });
+  app.post(jobSummaryApiPaths.cronRun, async (c) => {
+    checkApp(c.req.param('appId'));
+    // A JSON content type cannot be sent cross-site without a CORS preflight (which the broker
+    // never grants), so a web page the developer visits cannot start runs on their broker.
+    if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+      throw new PlatformError({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'Send the manual cron trigger with content-type: application/json.',
+      });
+    }
+    const run = await scheduler.trigger(c.req.param('name'));
+    return c.json({ run }, 202);
+  });
+  app.get(jobSummaryApiPaths.cronRunGet, async (c) => {
+    checkApp(c.req.param('appId'));
+    const run = await findCronRun(jobs.db, jobs.scope, c.req.param('runId'));
+    if (!run) {
+      throw new PlatformError({
+        code: 'JOB_NOT_FOUND',
+        message: 'No cron run with this id exists in this app.',
+        details: { id: c.req.param('runId') },
+      });
+    }
+    return c.json({ run });
+  });
+  mountDashboard(app, {
+    appId: jobs.scope.appId,
+    paths: { summary: jobSummaryApiPaths.summary, cron: jobSummaryApiPaths.cron },
+  });
+}
