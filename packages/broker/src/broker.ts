@@ -3,11 +3,14 @@ import { join, resolve } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
+import { type AuthOptions, resolveAuthOptions } from './auth/auth-options.ts';
+import { AuthService } from './auth/auth-service.ts';
 import { DataService } from './data/data-service.ts';
 import type { Database } from './db/database.ts';
 import type { MigrationReport } from './db/migrations.ts';
 import { openDatabase } from './db/open-database.ts';
 import { FileService } from './files/file-service.ts';
+import { rememberBundle, reusableBundle } from './functions/bundle-cache.ts';
 import { type BundleResult, bundleFunction } from './functions/bundler.ts';
 import { FunctionProcess } from './functions/function-process.ts';
 import { InvocationTokens } from './functions/invocation-tokens.ts';
@@ -17,7 +20,6 @@ import { createBrokerApp } from './http/broker-app.ts';
 import type { BrokerEnv } from './http/broker-env.ts';
 import type { Authenticate } from './http/routes/rest-routes.ts';
 import { type RunningServer, serveBroker } from './http/serve.ts';
-import { anonymousCaller } from './identity/caller.ts';
 import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './jobs/broker-jobs.ts';
 import { LogSink, type LogWriter } from './logs/log-sink.ts';
 import { Outbox } from './outbox/outbox.ts';
@@ -42,8 +44,14 @@ export interface BrokerOptions {
   readonly snapshotPath?: string | undefined;
   /** Where log lines and Function output are printed. @default console.log */
   readonly logWriter?: LogWriter;
-  /** Identity of browser and app-token requests (issue 7). @default anonymous */
+  /**
+   * Replaces the identity of browser and app-token requests (tests: a header identity). It also
+   * turns off the private-app admission, which only knows sign-in's own identities.
+   * @default sign-in: sessions, access JWTs and app access tokens (docs/auth.md)
+   */
   readonly authenticate?: Authenticate;
+  /** Issue 7: visibility, owner, registration, clock and limits of sign-in (docs/auth.md). */
+  readonly auth?: AuthOptions;
   /** Adds routes after the broker's own (`platform dev`: app routes, frontend), before serving. */
   readonly mount?: (
     app: Hono<BrokerEnv>,
@@ -77,6 +85,8 @@ export interface Broker {
   readonly invoker: FunctionInvoker;
   /** Issue 8: the job service, its worker and the cron scheduler. */
   readonly jobs: BrokerJobs;
+  /** Issue 7: accounts, sessions, grants and app access tokens. */
+  readonly auth: AuthService;
   readonly migrations: MigrationReport;
   /** Milliseconds the database took to open, bootstrap and migrate. */
   readonly dbMilliseconds: number;
@@ -129,6 +139,14 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   const outbox = new Outbox(db);
   await files.init();
   await outbox.init();
+  // --- Issue 7 (sign-in): accounts, sessions, grants, app tokens; the `authenticate` hook. ---
+  const auth = await AuthService.create(
+    db,
+    outbox,
+    resolveAuthOptions(appDir, { print: writer, ...options.auth }),
+  );
+  const authenticate = options.authenticate ?? auth.authenticate;
+  // --- end of issue 7 ---
   const tokens = new InvocationTokens();
   let brokerPort = 0;
   const searches = options.searches ?? [];
@@ -166,7 +184,8 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     logs,
     tokens,
     invoker,
-    ...(options.authenticate ? { authenticate: options.authenticate } : {}),
+    authenticate,
+    auth: { service: auth, admission: options.authenticate === undefined },
     reportError: (error, requestId) =>
       writer(
         `broker error ${requestId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -174,7 +193,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   });
   options.mount?.(app, {
     invoker,
-    authenticate: options.authenticate ?? (async () => anonymousCaller),
+    authenticate,
   });
   let server: RunningServer;
   try {
@@ -188,7 +207,12 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
 
   const addFunction = async (fn: FunctionDeclaration): Promise<BundleResult> => {
     const outFile = join(stateDir, 'functions', `${fn.name}.js`);
-    const bundle = await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
+    const key = { entrypoint: fn.entrypoint, sdkDir: sdk.resolveDir, sdkVersion: sdk.version };
+    let bundle = await reusableBundle(key, outFile);
+    if (!bundle) {
+      bundle = await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
+      await rememberBundle(key, bundle);
+    }
     const previous = invoker.get(fn.name);
     const process = new FunctionProcess({
       name: fn.name,
@@ -221,6 +245,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     outbox,
     invoker,
     jobs,
+    auth,
     migrations: opened.migrations,
     dbMilliseconds: opened.milliseconds,
     addFunction,

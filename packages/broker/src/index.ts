@@ -4,6 +4,16 @@
  * @packageDocumentation
  */
 
+// Issue 7: sign-in, sessions, private admission, grants and app access tokens (docs/auth.md).
+export type { Account, AccountState } from './auth/accounts.ts';
+export { APP_TOKEN_PREFIX, type AppTokenInfo } from './auth/app-tokens.ts';
+export type {
+  AppVisibility,
+  AuthClock,
+  AuthOptions,
+  PasswordRateLimit,
+} from './auth/auth-options.ts';
+export { AuthService, type Identity } from './auth/auth-service.ts';
 // The local broker (issue 6): database, data, files, Functions, HTTP.
 export {
   type Broker,
@@ -11,12 +21,14 @@ export {
   type FunctionDeclaration,
   startBroker,
 } from './broker.ts';
+export { accessCommand } from './cli/access.ts';
 export { DEFAULT_DEV_PORT, devCommand } from './cli/dev.ts';
 export { invokeCommand } from './cli/invoke.ts';
 export { type CliIO, type Command, exitCodes } from './cli/io.ts';
 export { commands, main } from './cli/main.ts';
 export { nodeFileHost } from './cli/node-host.ts';
 export { outboxCommand } from './cli/outbox.ts';
+export { tokenCommand } from './cli/token.ts';
 export { type ValidateReport, validateApp, validateCommand } from './cli/validate.ts';
 export type { DataService, ListOptions, Row } from './data/data-service.ts';
 export { bootstrapSql, dbRoles } from './db/bootstrap.ts';

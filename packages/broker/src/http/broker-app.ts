@@ -14,6 +14,7 @@ import type { BrokerEnv } from './broker-env.ts';
 import { handleError, handleNotFound, type InternalErrorReporter } from './error-handler.ts';
 import { requestId } from './request-id.ts';
 import { mountFunctionRoutes } from './routes/function-routes.ts';
+import { mountJobSummaryRoutes } from './routes/job-summary-routes.ts';
 import { mountJobsRoutes } from './routes/jobs-routes.ts';
 import { mountOutboxRoutes } from './routes/outbox-routes.ts';
 import { type Authenticate, mountRestRoutes } from './routes/rest-routes.ts';
@@ -69,6 +70,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
+  if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   return app;
 }

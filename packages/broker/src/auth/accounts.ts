@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { limits } from '@platform/schema';
+import type { Database } from '../db/database.ts';
+import type { AuthClock } from './auth-options.ts';
+
+/**
+ * Spec 3.3 locally: `unconfirmed` (password registration or onboarding) until the email is
+ * confirmed with an explicit action; `paused` once the 24-hour deadline passed without it (its
+ * sessions are revoked and every app it owns is paused); `confirmed` after confirmation, which
+ * also resumes a paused account.
+ */
+export type AccountState = 'unconfirmed' | 'confirmed' | 'paused';
+
+/** A sign-in identity. The verifier never leaves {@link Accounts}. */
+export interface Account {
+  /** A UUID: `auth.uid()` in RLS policies. */
+  readonly id: string;
+  readonly email: string;
+  readonly displayName: string | null;
+  readonly state: AccountState;
+  /** When an unconfirmed account pauses; `null` once confirmed. */
+  readonly confirmDeadline: Date | null;
+  readonly hasPassword: boolean;
+}
+
+interface AccountRow {
+  id: string;
+  email: string;
+  display_name: string | null;
+  state: AccountState;
+  confirm_deadline: Date | string | null;
+  password_verifier: string | null;
+}
+
+const toAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  email: row.email,
+  displayName: row.display_name,
+  state: row.state,
+  confirmDeadline: row.confirm_deadline === null ? null : new Date(row.confirm_deadline),
+  hasPassword: row.password_verifier !== null,
+});
+
+/**
+ * The accounts table (`platform.accounts`) and the confirmation states of spec 3.3. The
+ * deadline is applied whenever an account is read, against the injected clock, so tests move
+ * time instead of waiting and no timer has to run.
+ */
+export class Accounts {
+  readonly #db: Database;
+  readonly #clock: AuthClock;
+
+  constructor(db: Database, clock: AuthClock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  /** The account with this address (deadline applied), if any. */
+  async byEmail(email: string): Promise<Account | undefined> {
+    const { rows } = await this.#db.query<AccountRow>(
+      'SELECT * FROM platform.accounts WHERE email = $1',
+      [email],
+    );
+    return rows[0] === undefined ? undefined : this.#applyDeadline(toAccount(rows[0]));
+  }
+
+  /** The account with this id (deadline applied), if any. */
+  async byId(id: string): Promise<Account | undefined> {
+    const { rows } = await this.#db.query<AccountRow>(
+      'SELECT * FROM platform.accounts WHERE id = $1',
+      [id],
+    );
+    return rows[0] === undefined ? undefined : this.#applyDeadline(toAccount(rows[0]));
+  }
+
+  /** The stored password verifier of an account, or `null`. */
+  async verifierOf(id: string): Promise<string | null> {
+    const { rows } = await this.#db.query<{ password_verifier: string | null }>(
+      'SELECT password_verifier FROM platform.accounts WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.password_verifier ?? null;
+  }
+
+  /**
+   * Creates an account. `unconfirmed` starts the 24-hour confirmation deadline; a concurrent
+   * creation of the same address returns the existing account.
+   */
+  async create(
+    email: string,
+    state: 'unconfirmed' | 'confirmed',
+    verifier: string | null = null,
+  ): Promise<Account> {
+    const now = this.#clock.now();
+    const deadline =
+      state === 'unconfirmed'
+        ? new Date(now.getTime() + limits.confirmationDeadlineSeconds * 1000)
+        : null;
+    await this.#db.query(
+      `INSERT INTO platform.accounts (id, email, state, confirm_deadline, password_verifier, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING`,
+      [randomUUID(), email, state, deadline, verifier, now],
+    );
+    const account = await this.byEmail(email);
+    if (account === undefined) throw new Error(`Account ${email} vanished after creation`);
+    return account;
+  }
+
+  /**
+   * Confirms the address (an explicit confirmation action, spec 3.3): `unconfirmed` and
+   * `paused` both become `confirmed`, which resumes the account's paused apps.
+   */
+  async confirm(id: string): Promise<void> {
+    await this.#db.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE platform.accounts SET state = 'confirmed', confirm_deadline = NULL WHERE id = $1`,
+        [id],
+      );
+      // Provisional sessions become normal ones: 30 days from their sign-in.
+      await tx.query(
+        `UPDATE platform.sessions
+           SET provisional = false, expires_at = created_at + make_interval(secs => $2)
+         WHERE account_id = $1 AND provisional AND revoked_at IS NULL`,
+        [id, limits.sessionSeconds],
+      );
+    });
+  }
+
+  /** Sets or replaces the password verifier; email-link access stays (spec 2.1). */
+  async setVerifier(id: string, verifier: string): Promise<void> {
+    await this.#db.query('UPDATE platform.accounts SET password_verifier = $2 WHERE id = $1', [
+      id,
+      verifier,
+    ]);
+  }
+
+  // An unconfirmed account past its deadline pauses, and its (provisional) sessions end.
+  async #applyDeadline(account: Account): Promise<Account> {
+    if (
+      account.state !== 'unconfirmed' ||
+      account.confirmDeadline === null ||
+      this.#clock.now() < account.confirmDeadline
+    ) {
+      return account;
+    }
+    const now = this.#clock.now();
+    await this.#db.transaction(async (tx) => {
+      await tx.query(
+        `UPDATE platform.accounts SET state = 'paused' WHERE id = $1 AND state = 'unconfirmed'`,
+        [account.id],
+      );
+      await tx.query(
+        `UPDATE platform.sessions SET revoked_at = $2, revoked_reason = 'confirmation deadline'
+         WHERE account_id = $1 AND revoked_at IS NULL`,
+        [account.id, now],
+      );
+    });
+    return { ...account, state: 'paused' };
+  }
+}

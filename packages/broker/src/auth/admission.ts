@@ -1,0 +1,99 @@
+import { PlatformError } from '@platform/errors';
+import { browserRoutes, RUNTIME_PREFIX } from '@platform/schema/routes';
+import type { MiddlewareHandler } from 'hono';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { APP_TOKEN_PREFIX } from './app-tokens.ts';
+import { type AuthService, INVALID } from './auth-service.ts';
+import { AUTH_BASE } from './cookies.ts';
+import { signInPath, wantsHtml } from './forms.ts';
+import { pageResponse } from './page-layout.ts';
+import { accessDeniedPage, verificationPage } from './pages.ts';
+
+/** The broker's own API for the developer's tools (control plane). */
+export const BROKER_API_PREFIX = '/_platform/broker';
+
+const under = (path: string, prefix: string): boolean =>
+  path === prefix || path.startsWith(`${prefix}/`);
+
+/**
+ * The edge check (spec 1.2, 5.3), before any frontend page or runtime API is served:
+ *
+ * - sign-in pages and the Function runtime routes (invocation tokens) pass;
+ * - the broker API refuses app access tokens (no control plane for them, spec 2.2);
+ * - while the owner's account is paused for verification, app traffic gets the
+ *   verification-required page (503) or `ACCOUNT_VERIFICATION_REQUIRED`;
+ * - a private app redirects a browser without a session to sign-in and back (302), answers
+ *   `AUTH_REQUIRED` (401) to other requests, and HTTP 403 (`ACCESS_DENIED`) to an account
+ *   without a grant. The session route stays reachable without a session so the SDK learns it
+ *   is signed out.
+ */
+export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
+  return async (c, next) => {
+    const path = c.req.path;
+    if (under(path, AUTH_BASE) || under(path, RUNTIME_PREFIX)) return next();
+    if (under(path, BROKER_API_PREFIX)) {
+      const authorization = c.req.header('authorization') ?? '';
+      if (authorization.replace(/^Bearer\s+/i, '').startsWith(APP_TOKEN_PREFIX)) {
+        throw new PlatformError({
+          code: 'PERMISSION_DENIED',
+          message:
+            'App access tokens reach the app runtime only, not the broker API (control plane).',
+        });
+      }
+      return next();
+    }
+    const html = wantsHtml(c.req.raw);
+    if (await auth.appPaused()) {
+      if (html) {
+        const csrf = auth.formToken(c.req.raw);
+        return pageResponse(verificationPage({ app: auth.options.appId, csrf: csrf.token }), {
+          status: 503,
+          setCookies: csrf.setCookie ? [csrf.setCookie] : [],
+        });
+      }
+      throw new PlatformError({
+        code: 'ACCOUNT_VERIFICATION_REQUIRED',
+        status: 503,
+        message: 'This app is paused until its owner confirms their email address.',
+      });
+    }
+    if (auth.options.visibility === 'public') return next();
+    const bearer = await auth.bearer(c.req.raw);
+    if (bearer === INVALID) {
+      throw new PlatformError({
+        code: 'AUTH_REQUIRED',
+        message: 'The credential is expired, revoked or not valid for this app.',
+      });
+    }
+    const identity = bearer ?? (await auth.cookie(c.req.raw));
+    if (identity === undefined) {
+      if (path === browserRoutes.session.path) return next();
+      if (html) return c.redirect(signInPath(c.req.url), 302);
+      throw new PlatformError({
+        code: 'AUTH_REQUIRED',
+        message: 'This app is private. Sign in first.',
+      });
+    }
+    if (!(await auth.mayOpen(identity.account))) {
+      if (html) {
+        const csrf = auth.formToken(c.req.raw);
+        return pageResponse(
+          accessDeniedPage({
+            app: auth.options.appId,
+            email: identity.account.email,
+            csrf: csrf.token,
+          }),
+          {
+            status: 403,
+            setCookies: csrf.setCookie ? [csrf.setCookie] : [],
+          },
+        );
+      }
+      throw new PlatformError({
+        code: 'ACCESS_DENIED',
+        message: `${identity.account.email} has no access to this private app.`,
+      });
+    }
+    return next();
+  };
+}

@@ -1,0 +1,101 @@
+import { basename } from 'node:path';
+
+/** The time source of sign-in: sessions, links, deadlines and rate limits read it. */
+export interface AuthClock {
+  /** The current instant. */
+  now(): Date;
+}
+
+/** Whether anonymous visitors may open the app (manifest top-level `visibility`). */
+export type AppVisibility = 'public' | 'private';
+
+/** Limits on password attempts (ours; the spec shows none). */
+export interface PasswordRateLimit {
+  /** Failed attempts per email address within the window. @default 5 */
+  readonly perEmail: number;
+  /** Failed attempts per client address within the window. @default 20 */
+  readonly perClient: number;
+  /** The sliding window in seconds. @default 900 */
+  readonly windowSeconds: number;
+}
+
+/** How sign-in behaves for one broker. */
+export interface AuthOptions {
+  /** The app's id: app access tokens and access JWTs are bound to it. @default the app folder's name */
+  readonly appId?: string;
+  /** @default 'private' (the manifest's default, the safe choice) */
+  readonly visibility?: AppVisibility;
+  /** The app owner's email: always admitted, and app access tokens act as this account. @default 'owner@localhost' */
+  readonly ownerEmail?: string;
+  /**
+   * Create the owner account unconfirmed, with the 24-hour confirmation deadline starting now
+   * (an account created by agent onboarding, spec 3.3). An existing account is left as it is.
+   * @default false
+   */
+  readonly ownerUnconfirmed?: boolean;
+  /** Whether a password sign-in with an unknown address registers it (spec 5.1.3). @default true */
+  readonly registration?: boolean;
+  /** @default the machine's clock */
+  readonly clock?: AuthClock;
+  /** log2 of scrypt's cost parameter N for new verifiers. @default 15 */
+  readonly passwordCost?: number;
+  /** @default { perEmail: 5, perClient: 20, windowSeconds: 900 } */
+  readonly passwordRateLimit?: Partial<PasswordRateLimit>;
+  /** Mark cookies `Secure`. @default true when the request URL is https */
+  readonly secureCookies?: boolean;
+  /** Where the sign-in link of a captured email is printed. @default console.log */
+  readonly print?: (line: string) => void;
+}
+
+/** {@link AuthOptions} with every default applied. */
+export interface ResolvedAuthOptions {
+  /** The app folder (the owner API reads its `.platform/dev.json`). */
+  readonly appDir: string;
+  readonly appId: string;
+  readonly visibility: AppVisibility;
+  readonly ownerEmail: string;
+  readonly ownerUnconfirmed: boolean;
+  readonly registration: boolean;
+  readonly clock: AuthClock;
+  readonly passwordCost: number;
+  readonly passwordRateLimit: PasswordRateLimit;
+  readonly secureCookies: boolean | undefined;
+  readonly print: (line: string) => void;
+}
+
+/** The machine's clock. */
+export const machineClock: AuthClock = { now: () => new Date() };
+
+/** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
+export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): ResolvedAuthOptions {
+  return {
+    appDir,
+    appId: options.appId ?? basename(appDir),
+    visibility: options.visibility ?? 'private',
+    ownerEmail: normalizeEmail(options.ownerEmail ?? 'owner@localhost'),
+    ownerUnconfirmed: options.ownerUnconfirmed ?? false,
+    registration: options.registration ?? true,
+    clock: options.clock ?? machineClock,
+    passwordCost: options.passwordCost ?? 15,
+    passwordRateLimit: {
+      perEmail: options.passwordRateLimit?.perEmail ?? 5,
+      perClient: options.passwordRateLimit?.perClient ?? 20,
+      windowSeconds: options.passwordRateLimit?.windowSeconds ?? 900,
+    },
+    secureCookies: options.secureCookies,
+    print: options.print ?? ((line) => console.log(line)),
+  };
+}
+
+const EMAIL = /^[^\s@<>"]+@[^\s@<>"]+$/;
+
+/** Lower-cases and trims an address; `undefined` when it is not an address. */
+export function parseEmail(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const email = normalizeEmail(value);
+  return email.length <= 254 && EMAIL.test(email) ? email : undefined;
+}
+
+function normalizeEmail(value: string): string {
+  return value.trim().toLowerCase();
+}

@@ -1,0 +1,64 @@
+/**
+ * The broker's own sign-in tables in the `platform` schema, which no app role can reach: the
+ * app's tables never hold a password, a verifier, a refresh token or an access token.
+ * Every statement is idempotent; `AuthService.init()` runs them on every start.
+ */
+export const authSchemaSql = `
+CREATE TABLE IF NOT EXISTS platform.auth_keys (
+  name text PRIMARY KEY,
+  secret text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS platform.accounts (
+  id uuid PRIMARY KEY,
+  email text NOT NULL UNIQUE,
+  display_name text,
+  state text NOT NULL CHECK (state IN ('unconfirmed', 'confirmed', 'paused')),
+  confirm_deadline timestamptz,
+  password_verifier text,
+  created_at timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS platform.sessions (
+  id text PRIMARY KEY,
+  account_id uuid NOT NULL REFERENCES platform.accounts (id) ON DELETE CASCADE,
+  app_id text NOT NULL,
+  provisional boolean NOT NULL,
+  refresh_hash text NOT NULL,
+  previous_refresh_hash text,
+  rotated_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  revoked_at timestamptz,
+  revoked_reason text
+);
+CREATE INDEX IF NOT EXISTS sessions_account ON platform.sessions (account_id);
+CREATE TABLE IF NOT EXISTS platform.email_links (
+  id text PRIMARY KEY,
+  app_id text NOT NULL,
+  email text NOT NULL,
+  purpose text NOT NULL CHECK (purpose IN ('sign-in', 'confirm')),
+  token_hash text NOT NULL UNIQUE,
+  claim_hash text NOT NULL,
+  return_to text NOT NULL,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  approved_at timestamptz,
+  approved_account uuid,
+  claimed_at timestamptz
+);
+CREATE TABLE IF NOT EXISTS platform.app_grants (
+  app_id text NOT NULL,
+  email text NOT NULL,
+  granted_at timestamptz NOT NULL,
+  PRIMARY KEY (app_id, email)
+);
+CREATE TABLE IF NOT EXISTS platform.app_tokens (
+  id text PRIMARY KEY,
+  app_id text NOT NULL,
+  name text NOT NULL,
+  token_hash text NOT NULL UNIQUE,
+  hint text NOT NULL,
+  created_at timestamptz NOT NULL,
+  last_used_at timestamptz,
+  revoked_at timestamptz
+);
+`;

@@ -1,0 +1,95 @@
+import { PlatformError } from '@platform/errors';
+import type { Hono, MiddlewareHandler } from 'hono';
+import { readDevState } from '../dev/dev-state.ts';
+import { bodyLimits, readJsonBody } from '../http/body.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { BROKER_API_PREFIX } from './admission.ts';
+import { parseEmail } from './auth-options.ts';
+import type { AuthService } from './auth-service.ts';
+import { safeEqual } from './secrets.ts';
+
+/** The owner API paths (spec 5.3.3 leaves them to us). */
+export const controlPaths = {
+  access: `${BROKER_API_PREFIX}/access`,
+  tokens: `${BROKER_API_PREFIX}/tokens`,
+} as const;
+
+const field = (body: unknown, name: string): unknown =>
+  typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+
+/**
+ * The owner API for grants and app access tokens, used by `platform access` and `platform
+ * token`: `GET|POST {access}`, `DELETE {access}/:email`, `GET|POST {tokens}`,
+ * `DELETE {tokens}/:id`. Every request needs `Authorization: Bearer <dev token>`: the token
+ * `platform dev` writes to `.platform/dev.json` (mode 0600), or {@link AuthService.brokerKey}
+ * for a broker started without it. Neither a web page nor an app access token can reach it.
+ */
+export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
+  const keyed = guard(auth);
+  for (const path of [controlPaths.access, controlPaths.tokens]) {
+    app.use(path, keyed);
+    app.use(`${path}/*`, keyed);
+  }
+
+  app.get(controlPaths.access, async (c) => c.json({ grants: await auth.grants.list() }));
+  app.post(controlPaths.access, async (c) => {
+    const email = parseEmail(
+      field(await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json }), 'email'),
+    );
+    if (email === undefined)
+      throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
+    return c.json({ email, granted: await auth.grants.grant(email) });
+  });
+  app.delete(`${controlPaths.access}/:email`, async (c) => {
+    const email = parseEmail(c.req.param('email'));
+    if (email === undefined)
+      throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
+    return c.json({ email, revoked: await auth.grants.revoke(email) });
+  });
+
+  app.get(controlPaths.tokens, async (c) => c.json({ tokens: await auth.tokens.list() }));
+  app.post(controlPaths.tokens, async (c) => {
+    const name = field(
+      await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true }),
+      'name',
+    );
+    if (
+      name !== undefined &&
+      (typeof name !== 'string' || name.length === 0 || name.length > 100)
+    ) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: 'A token name has 1 to 100 characters.',
+      });
+    }
+    return c.json(await auth.tokens.create(name ?? 'token'), 201, { 'cache-control': 'no-store' });
+  });
+  app.delete(`${controlPaths.tokens}/:id`, async (c) => {
+    const revoked = await auth.tokens.revoke(c.req.param('id'));
+    if (!revoked)
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `No live token ${c.req.param('id')}.`,
+      });
+    return c.json({ id: c.req.param('id'), revoked });
+  });
+}
+
+function guard(auth: AuthService): MiddlewareHandler<BrokerEnv> {
+  return async (c, next) => {
+    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    const devToken = (await readDevState(auth.options.appDir))?.token;
+    const ok =
+      presented !== undefined &&
+      (safeEqual(presented, auth.brokerKey) ||
+        (devToken !== undefined && safeEqual(presented, devToken)));
+    if (!ok) {
+      throw new PlatformError({
+        code: 'PERMISSION_DENIED',
+        message:
+          'The owner API needs the dev token of .platform/dev.json (use platform access or platform token).',
+      });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,57 @@
+/** Where the broker serves its sign-in pages: `{auth_url}` = `{app_url}/_platform/auth`. */
+export const AUTH_BASE = '/_platform/auth';
+
+/**
+ * The broker's cookies. All are HttpOnly (no script can read them), `Secure` on https, and as
+ * narrow in path and lifetime as their job allows.
+ */
+export const authCookies = {
+  /** `<session id>.<refresh token>`; the whole app needs it (navigations and the session route). */
+  session: { name: 'platform_session', path: '/', sameSite: 'Lax' },
+  /** The browser claim of an email-link request: only the claim route ever receives it. */
+  claim: { name: 'platform_claim', path: `${AUTH_BASE}/claim`, sameSite: 'Lax' },
+  /** The preview-bound confirmation cookie: only the confirm route receives it. */
+  confirm: { name: 'platform_confirm', path: `${AUTH_BASE}/confirm`, sameSite: 'Strict' },
+  /** The CSRF key behind every form token of the sign-in pages. */
+  csrf: { name: 'platform_csrf', path: AUTH_BASE, sameSite: 'Strict' },
+} as const;
+
+/** One of {@link authCookies}. */
+export type AuthCookie = (typeof authCookies)[keyof typeof authCookies];
+
+/** A `Set-Cookie` value for `cookie`; `maxAgeSeconds` absent means until the browser closes. */
+export function setCookie(
+  cookie: AuthCookie,
+  value: string,
+  options: { secure: boolean; maxAgeSeconds?: number | undefined },
+): string {
+  const parts = [
+    `${cookie.name}=${value}`,
+    `Path=${cookie.path}`,
+    'HttpOnly',
+    `SameSite=${cookie.sameSite}`,
+  ];
+  if (options.maxAgeSeconds !== undefined)
+    parts.push(`Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}`);
+  if (options.secure) parts.push('Secure');
+  return parts.join('; ');
+}
+
+/** A `Set-Cookie` value that deletes `cookie`. */
+export function clearCookie(cookie: AuthCookie, secure: boolean): string {
+  return setCookie(cookie, '', { secure, maxAgeSeconds: 0 });
+}
+
+/** The value of `cookie` in the request's `Cookie` header, if present. */
+export function readCookie(request: Request, cookie: AuthCookie): string | undefined {
+  const header = request.headers.get('cookie');
+  if (header === null) return undefined;
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim() === cookie.name) {
+      const value = pair.slice(eq + 1).trim();
+      return value === '' ? undefined : value;
+    }
+  }
+  return undefined;
+}

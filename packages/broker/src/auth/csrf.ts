@@ -1,0 +1,71 @@
+import { PlatformError } from '@platform/errors';
+import { authCookies, readCookie, setCookie } from './cookies.ts';
+import { hmac, randomSecret, safeEqual } from './secrets.ts';
+
+/**
+ * Whether a state-changing request comes from a page of this origin: `Sec-Fetch-Site`, when
+ * the browser sends it, must be `same-origin`; `Origin` (or, without it, `Referer`) must be
+ * this origin. A request with neither header is refused: browsers send `Origin` on every POST.
+ */
+export function isSameOrigin(request: Request): boolean {
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin' && site !== 'none') return false;
+  const own = new URL(request.url).origin;
+  const origin = request.headers.get('origin');
+  if (origin !== null) return origin === own;
+  const referer = request.headers.get('referer');
+  if (referer === null) return false;
+  try {
+    return new URL(referer).origin === own;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Per-form CSRF tokens (double submit, signed): the HttpOnly `platform_csrf` cookie holds a
+ * random key, every form carries HMAC(broker key, cookie). A cross-site page can neither read
+ * the cookie nor compute the token; SameSite=Strict keeps the cookie off cross-site requests.
+ */
+export class CsrfTokens {
+  readonly #key: string;
+
+  constructor(key: string) {
+    this.#key = key;
+  }
+
+  /** The form token for this browser, and the cookie to set when it has none yet. */
+  issue(request: Request, secure: boolean): { token: string; setCookie?: string } {
+    const existing = readCookie(request, authCookies.csrf);
+    if (existing !== undefined) return { token: this.#tokenFor(existing) };
+    const fresh = randomSecret(18);
+    return {
+      token: this.#tokenFor(fresh),
+      setCookie: setCookie(authCookies.csrf, fresh, { secure }),
+    };
+  }
+
+  /**
+   * Throws `PERMISSION_DENIED` (403) unless the request is same-origin and `formToken` matches
+   * the browser's CSRF cookie.
+   */
+  verify(request: Request, formToken: unknown): void {
+    const cookie = readCookie(request, authCookies.csrf);
+    const ok =
+      isSameOrigin(request) &&
+      cookie !== undefined &&
+      typeof formToken === 'string' &&
+      safeEqual(formToken, this.#tokenFor(cookie));
+    if (!ok) {
+      throw new PlatformError({
+        code: 'PERMISSION_DENIED',
+        message:
+          'This form was not submitted from this sign-in page. Reload the page and try again.',
+      });
+    }
+  }
+
+  #tokenFor(cookie: string): string {
+    return hmac(this.#key, `csrf:${cookie}`);
+  }
+}

@@ -1,0 +1,75 @@
+import { PlatformError } from '@platform/errors';
+import { browserRoutes } from '@platform/schema/routes';
+import type { Context } from 'hono';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { AUTH_BASE } from './cookies.ts';
+
+const MAX_FORM_BYTES = 16 * 1024;
+
+/** The fields of a URL-encoded form post (at most 16 KiB), as strings. */
+export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, string>> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded')) {
+    throw new PlatformError({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Sign-in forms are posted as application/x-www-form-urlencoded.',
+    });
+  }
+  const text = await c.req.raw.text();
+  if (text.length > MAX_FORM_BYTES) {
+    throw new PlatformError({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'The form is larger than 16 KiB.',
+    });
+  }
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/**
+ * Where to go after sign-in: a path on this origin, never another site (no open redirect) and
+ * never back into the sign-in pages. Anything else becomes `/`.
+ */
+export function safeReturnTo(value: string | undefined, request: Request): string {
+  if (value === undefined || value === '') return '/';
+  const own = new URL(request.url);
+  try {
+    const url = new URL(value, own);
+    const intoSignIn =
+      url.pathname.startsWith(AUTH_BASE) && url.pathname !== `${AUTH_BASE}/preferences`;
+    if (url.origin !== own.origin || intoSignIn) return '/';
+    return `${url.pathname}${url.search}${url.hash}`;
+  } catch {
+    return '/';
+  }
+}
+
+/** The sign-in page's address, coming back to `returnTo`. */
+export function signInPath(returnTo: string): string {
+  return `${browserRoutes.signIn.path}?returnTo=${encodeURIComponent(returnTo)}`;
+}
+
+/** Whether the request is a page navigation (it wants HTML rather than JSON). */
+export function wantsHtml(request: Request): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const mode = request.headers.get('sec-fetch-mode');
+  if (mode !== null) return mode === 'navigate';
+  return (request.headers.get('accept') ?? '').includes('text/html');
+}
+
+/** The client's address (for rate limits); `local` for in-process requests. */
+export function clientAddress(c: Context<BrokerEnv>): string {
+  const env = c.env as unknown as
+    | { incoming?: { socket?: { remoteAddress?: string } } }
+    | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? 'local';
+}
+
+/** A 303 redirect (after a form post) with optional cookies. */
+export function seeOther(
+  location: string,
+  cookies: ReadonlyArray<string | undefined> = [],
+): Response {
+  const headers = new Headers({ location, 'cache-control': 'no-store' });
+  for (const cookie of cookies) if (cookie !== undefined) headers.append('set-cookie', cookie);
+  return new Response(null, { status: 303, headers });
+}

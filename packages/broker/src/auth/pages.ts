@@ -1,0 +1,165 @@
+import { AUTH_BASE } from './cookies.ts';
+import type { LinkProblem } from './email-links.ts';
+import { type AuthPage, escapeHtml as e, hidden } from './page-layout.ts';
+
+/** The sign-in page: email link by default, a password on request (spec 5.1.2-3). */
+export function signInPage(input: {
+  app: string;
+  csrf: string;
+  returnTo: string;
+  email?: string | undefined;
+  error?: string | undefined;
+  showPassword?: boolean | undefined;
+}): AuthPage {
+  const error =
+    input.error === undefined ? '' : `<p class="error" role="alert">${e(input.error)}</p>`;
+  return {
+    title: `Sign in to ${input.app}`,
+    body: `<h1>Sign in to ${e(input.app)}</h1>${error}
+<form method="post" action="${AUTH_BASE}/email-link">${hidden('csrf', input.csrf)}${hidden('returnTo', input.returnTo)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${e(input.email ?? '')}">
+<details${input.showPassword ? ' open' : ''}><summary>Use a password</summary>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" minlength="8" maxlength="72">
+<button id="password-sign-in" type="submit" formaction="${AUTH_BASE}/password">Sign in with password</button>
+<p class="muted">A new address is registered; confirm it by email within 24 hours.</p></details>
+<button id="email-link" type="submit">Email me a sign-in link</button></form>`,
+  };
+}
+
+/** The requesting window while it waits: it polls its claim and continues on approval. */
+export function checkEmailPage(input: { email: string; returnTo: string }): AuthPage {
+  return {
+    title: 'Check your email',
+    body: `<h1>Check your email</h1><p>We sent a sign-in link to <b>${e(input.email)}</b>. Keep this window open,
+open the link (valid 15 minutes) and confirm. This window then continues by itself.</p>
+<form method="post" action="${AUTH_BASE}/claim"><button id="continue" type="submit">I have confirmed, continue</button></form>
+<p id="status" class="muted" role="status"></p>`,
+    // Polls every 1.5 s; the claim cookie is path-scoped to the claim route and HttpOnly.
+    script: `(function poll(){fetch(${JSON.stringify(`${AUTH_BASE}/claim`)},{method:'POST',headers:{accept:'application/json'}})
+.then(function(r){return r.json()}).then(function(a){if(a.state==='approved'){location.replace(a.returnTo);return}
+if(a.state==='pending'){setTimeout(poll,1500);return}document.getElementById('status').textContent=a.message})
+.catch(function(){setTimeout(poll,3000)})})();`,
+  };
+}
+
+/** The review page a GET of the email link renders: nothing is approved until the button. */
+export function reviewPage(input: {
+  app: string;
+  email: string;
+  token: string;
+  preview: string;
+  purpose: 'sign-in' | 'confirm';
+}): AuthPage {
+  const what =
+    input.purpose === 'sign-in'
+      ? `Sign in to <b>${e(input.app)}</b> as <b>${e(input.email)}</b>?`
+      : `Confirm the address <b>${e(input.email)}</b>?`;
+  return {
+    title: input.purpose === 'sign-in' ? 'Confirm sign-in' : 'Confirm your email',
+    body: `<h1>${input.purpose === 'sign-in' ? 'Confirm sign-in' : 'Confirm your email'}</h1><p>${what}</p>
+<form method="post" action="${AUTH_BASE}/confirm">${hidden('token', input.token)}${hidden('preview', input.preview)}
+<button id="confirm" type="submit">Confirm</button></form>
+<p class="muted">If you did not ask for this, close this page.</p>`,
+  };
+}
+
+/** After approval, in the window that opened the message. */
+export function approvedPage(purpose: 'sign-in' | 'confirm'): AuthPage {
+  return purpose === 'sign-in'
+    ? {
+        title: 'Sign-in approved',
+        body: '<h1 id="done">Sign-in approved</h1><p>You can close this window. The window where you asked for the link continues signed in.</p>',
+      }
+    : {
+        title: 'Email confirmed',
+        body: '<h1 id="done">Email confirmed</h1><p>Your address is confirmed and your apps run normally. You can close this window.</p>',
+      };
+}
+
+const linkProblems: Record<LinkProblem, { title: string; text: string }> = {
+  unknown: {
+    title: 'This link is not valid',
+    text: 'Copy the whole link from the email, or ask for a new one.',
+  },
+  expired: {
+    title: 'This link has expired',
+    text: 'Sign-in links are valid for 15 minutes. Ask for a new one.',
+  },
+  used: {
+    title: 'This link was already used',
+    text: 'Each link works once. Ask for a new one if you still need to sign in.',
+  },
+};
+
+/** An email link that cannot be used (spec: expired, reused and unknown links fail clearly). */
+export function linkProblemPage(problem: LinkProblem, signInUrl: string): AuthPage {
+  const { title, text } = linkProblems[problem];
+  return {
+    title,
+    body: `<h1 id="problem" data-problem="${problem}">${title}</h1><p>${text}</p><p><a href="${e(signInUrl)}">Sign in</a></p>`,
+  };
+}
+
+/** A page with a heading, a sentence and an optional link. */
+export function messagePage(
+  title: string,
+  text: string,
+  link?: { href: string; label: string },
+): AuthPage {
+  const a = link === undefined ? '' : `<p><a href="${e(link.href)}">${e(link.label)}</a></p>`;
+  return { title, body: `<h1 id="message">${e(title)}</h1><p>${e(text)}</p>${a}` };
+}
+
+/** HTTP 403 for a signed-in account without a grant to a private app (spec 5.3). */
+export function accessDeniedPage(input: { app: string; email: string; csrf: string }): AuthPage {
+  return {
+    title: 'No access',
+    body: `<h1 id="denied">No access to ${e(input.app)}</h1><p><b>${e(input.email)}</b> is signed in but has no access to this private app.
+Ask its owner to run <code>platform access grant ${e(input.email)}</code>.</p>${signOutForm(input.csrf, '/')}`,
+  };
+}
+
+/** The app address while its owner's account waits for confirmation (spec 3.3). */
+export function verificationPage(input: { app: string; csrf: string; sent?: boolean }): AuthPage {
+  const sent = input.sent ? '<p role="status">A new confirmation link was sent.</p>' : '';
+  return {
+    title: 'Verification required',
+    body: `<h1 id="verification">Verification required</h1><p>${e(input.app)} is paused until its owner confirms their email address.
+Data, files and settings are kept.</p>${sent}<form method="post" action="${AUTH_BASE}/resend-verification">${hidden('csrf', input.csrf)}
+<button id="resend" type="submit">Send a new confirmation link</button></form>`,
+  };
+}
+
+/** The sign-out confirmation (a GET never signs out). */
+export function signOutPage(input: { csrf: string; returnTo: string }): AuthPage {
+  return {
+    title: 'Sign out',
+    body: `<h1>Sign out</h1><p>Sign out of this browser? Your other sessions stay signed in.</p>${signOutForm(input.csrf, input.returnTo)}`,
+  };
+}
+
+/** Global preferences: set or change the password (spec 5.1.4). */
+export function preferencesPage(input: {
+  email: string;
+  csrf: string;
+  message?: string | undefined;
+  error?: string | undefined;
+}): AuthPage {
+  const note = input.error
+    ? `<p class="error" role="alert">${e(input.error)}</p>`
+    : input.message
+      ? `<p role="status">${e(input.message)}</p>`
+      : '';
+  return {
+    title: 'Preferences',
+    body: `<h1>Preferences</h1><p>Signed in as <b>${e(input.email)}</b>.</p>${note}
+<form method="post" action="${AUTH_BASE}/preferences/password">${hidden('csrf', input.csrf)}
+<label for="password">New password (8 to 72 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="72" required>
+<label for="confirmPassword">Repeat the new password</label><input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" required>
+<button type="submit">Set password</button><p class="muted">Email-link sign-in keeps working.</p></form>`,
+  };
+}
+
+function signOutForm(csrf: string, returnTo: string): string {
+  return `<form method="post" action="${AUTH_BASE}/sign-out">${hidden('csrf', csrf)}${hidden('returnTo', returnTo)}<button id="sign-out" type="submit">Sign out</button></form>`;
+}

@@ -1,0 +1,89 @@
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
+
+const KEY_BYTES = 32;
+const BLOCK_SIZE = 8;
+const PARALLELISM = 1;
+
+function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
+  });
+}
+
+const scryptOptions = (logN: number): ScryptOptions => ({
+  N: 2 ** logN,
+  r: BLOCK_SIZE,
+  p: PARALLELISM,
+  // scrypt needs 128 * N * r bytes; leave headroom above Node's 32 MiB default.
+  maxmem: 256 * 2 ** logN * BLOCK_SIZE,
+});
+
+/**
+ * `PlatformError` `INVALID_INPUT` unless the password has 8 to 72 characters (spec 2.1, counted
+ * in Unicode code points).
+ */
+export function checkPasswordLength(password: string): void {
+  const length = [...password].length;
+  const { minLength, maxLength } = limits.password;
+  if (length < minLength || length > maxLength) {
+    throw new PlatformError({
+      code: 'INVALID_INPUT',
+      message: `A password has ${minLength} to ${maxLength} characters.`,
+    });
+  }
+}
+
+/**
+ * A slow verifier of `password` (scrypt, N = 2^logN, r = 8, p = 1, 16-byte salt), written as
+ * `scrypt$<logN>$<r>$<p>$<salt>$<key>` so the cost can be raised later without breaking old
+ * verifiers. Only this string is stored, in `platform.accounts`.
+ *
+ * @example
+ * ```ts
+ * const verifier = await hashPassword('correct horse battery', 15);
+ * await verifyPassword('correct horse battery', verifier); // true
+ * ```
+ */
+export async function hashPassword(password: string, logN: number): Promise<string> {
+  checkPasswordLength(password);
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, scryptOptions(logN));
+  return [
+    'scrypt',
+    logN,
+    BLOCK_SIZE,
+    PARALLELISM,
+    salt.toString('base64url'),
+    key.toString('base64url'),
+  ].join('$');
+}
+
+/** Whether `password` matches `verifier`; the key comparison is constant-time. */
+export async function verifyPassword(password: string, verifier: string): Promise<boolean> {
+  const [kind, logN, r, p, salt, key] = verifier.split('$');
+  if (kind !== 'scrypt' || salt === undefined || key === undefined) return false;
+  const expected = Buffer.from(key, 'base64url');
+  const actual = await derive(password, Buffer.from(salt, 'base64url'), {
+    ...scryptOptions(Number(logN)),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 256 * 2 ** Number(logN) * Number(r),
+  });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * Spends the same time as a real check when there is no verifier to check (unknown address,
+ * account without a password), so response times do not tell which accounts exist.
+ */
+export async function burnPasswordCheck(password: string, logN: number): Promise<false> {
+  dummy ??= hashPassword('not-a-real-password', logN);
+  await verifyPassword(password, await dummy);
+  return false;
+}

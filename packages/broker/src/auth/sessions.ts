@@ -1,0 +1,166 @@
+import type { Database } from '../db/database.ts';
+import type { AuthClock } from './auth-options.ts';
+import { randomSecret, safeEqual, sha256 } from './secrets.ts';
+
+/**
+ * How long the refresh token replaced by a rotation is still accepted (ours): two tabs of one
+ * browser that refresh at the same moment both send the same cookie, and the slower one must
+ * not look like a stolen token. Outside this window the old token is a reuse.
+ */
+export const REFRESH_REUSE_INTERVAL_MS = 10_000;
+
+/** One browser session: each sign-in creates its own (spec 2.1). */
+export interface Session {
+  readonly id: string;
+  readonly accountId: string;
+  /** Created by password registration; ends at the confirmation deadline. */
+  readonly provisional: boolean;
+  readonly createdAt: Date;
+  /** Fixed at creation, never extended (30 days, or the confirmation deadline). */
+  readonly expiresAt: Date;
+}
+
+/** The answer to a presented session cookie. */
+export type SessionCheck =
+  /** `cookie` is the rotated cookie value to set, absent inside the reuse interval. */
+  | { readonly ok: true; readonly session: Session; readonly cookie?: string | undefined }
+  | { readonly ok: false; readonly reason: 'unknown' | 'revoked' | 'expired' | 'reused' };
+
+interface SessionRow {
+  id: string;
+  account_id: string;
+  provisional: boolean;
+  refresh_hash: string;
+  previous_refresh_hash: string | null;
+  rotated_at: Date | string;
+  created_at: Date | string;
+  expires_at: Date | string;
+  revoked_at: Date | string | null;
+}
+
+const toSession = (row: SessionRow): Session => ({
+  id: row.id,
+  accountId: row.account_id,
+  provisional: row.provisional,
+  createdAt: new Date(row.created_at),
+  expiresAt: new Date(row.expires_at),
+});
+
+/** `<session id>.<refresh token>`: the value of the HttpOnly session cookie. */
+const cookieValue = (id: string, refresh: string): string => `${id}.${refresh}`;
+
+/**
+ * Browser sessions in `platform.sessions`. The HttpOnly session cookie carries the session id
+ * and its current refresh token; the broker stores only the token's SHA-256. Every refresh
+ * rotates the token; presenting a replaced token after {@link REFRESH_REUSE_INTERVAL_MS} is
+ * reuse and revokes the session (spec 2.1).
+ */
+export class Sessions {
+  readonly #db: Database;
+  readonly #clock: AuthClock;
+  readonly #appId: string;
+
+  constructor(db: Database, clock: AuthClock, appId: string) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#appId = appId;
+  }
+
+  /** Starts a session ending at `expiresAt`; resolves to it and its first cookie value. */
+  async create(
+    accountId: string,
+    options: { provisional: boolean; expiresAt: Date },
+  ): Promise<{ session: Session; cookie: string }> {
+    const id = `ses_${randomSecret(16)}`;
+    const refresh = randomSecret();
+    const now = this.#clock.now();
+    await this.#db.query(
+      `INSERT INTO platform.sessions
+         (id, account_id, app_id, provisional, refresh_hash, rotated_at, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
+      [id, accountId, this.#appId, options.provisional, sha256(refresh), now, options.expiresAt],
+    );
+    return {
+      session: {
+        id,
+        accountId,
+        provisional: options.provisional,
+        createdAt: now,
+        expiresAt: options.expiresAt,
+      },
+      cookie: cookieValue(id, refresh),
+    };
+  }
+
+  /**
+   * Checks a cookie value; with `rotate`, a valid current token is replaced by a new one
+   * (the answer's `cookie`). A replaced token outside the reuse interval revokes the session.
+   */
+  async check(value: string, options: { rotate: boolean }): Promise<SessionCheck> {
+    const dot = value.indexOf('.');
+    if (dot <= 0) return { ok: false, reason: 'unknown' };
+    const id = value.slice(0, dot);
+    const presented = sha256(value.slice(dot + 1));
+    const now = this.#clock.now();
+    return this.#db.transaction(async (tx) => {
+      const { rows } = await tx.query<SessionRow>(
+        'SELECT * FROM platform.sessions WHERE id = $1 AND app_id = $2 FOR UPDATE',
+        [id, this.#appId],
+      );
+      const row = rows[0];
+      if (row === undefined) return { ok: false, reason: 'unknown' } as const;
+      if (row.revoked_at !== null) return { ok: false, reason: 'revoked' } as const;
+      if (now >= new Date(row.expires_at)) return { ok: false, reason: 'expired' } as const;
+      const session = toSession(row);
+      if (safeEqual(presented, row.refresh_hash)) {
+        if (!options.rotate) return { ok: true, session } as const;
+        const refresh = randomSecret();
+        await tx.query(
+          `UPDATE platform.sessions
+             SET previous_refresh_hash = refresh_hash, refresh_hash = $2, rotated_at = $3
+           WHERE id = $1`,
+          [id, sha256(refresh), now],
+        );
+        return { ok: true, session, cookie: cookieValue(id, refresh) } as const;
+      }
+      const previous = row.previous_refresh_hash;
+      const sinceRotation = now.getTime() - new Date(row.rotated_at).getTime();
+      if (
+        previous !== null &&
+        safeEqual(presented, previous) &&
+        sinceRotation <= REFRESH_REUSE_INTERVAL_MS
+      ) {
+        return { ok: true, session } as const;
+      }
+      await tx.query(
+        `UPDATE platform.sessions SET revoked_at = $2, revoked_reason = 'refresh token reused' WHERE id = $1`,
+        [id, now],
+      );
+      return { ok: false, reason: 'reused' } as const;
+    });
+  }
+
+  /** The session if it is neither revoked nor expired (access JWTs are revalidated with it). */
+  async active(id: string): Promise<Session | undefined> {
+    const { rows } = await this.#db.query<SessionRow>(
+      `SELECT * FROM platform.sessions
+       WHERE id = $1 AND app_id = $2 AND revoked_at IS NULL AND expires_at > $3`,
+      [id, this.#appId, this.#clock.now()],
+    );
+    return rows[0] === undefined ? undefined : toSession(rows[0]);
+  }
+
+  /** Ends one session (sign-out of one browser, spec 3.4). */
+  async revoke(id: string, reason: string): Promise<void> {
+    await this.#db.query(
+      'UPDATE platform.sessions SET revoked_at = $2, revoked_reason = $3 WHERE id = $1 AND revoked_at IS NULL',
+      [id, this.#clock.now(), reason],
+    );
+  }
+
+  /** The session id of a cookie value, without checking it. */
+  static idOf(value: string): string | undefined {
+    const dot = value.indexOf('.');
+    return dot > 0 ? value.slice(0, dot) : undefined;
+  }
+}

@@ -1,0 +1,193 @@
+import type { AuthOptions } from '../../src/auth/auth-options.ts';
+import { type Broker, startBroker } from '../../src/broker.ts';
+import { writeFiles } from '../helpers/broker.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+/** A clock tests move by hand. */
+export class TestClock {
+  #ms: number;
+  constructor(start = Date.parse('2025-01-01T00:00:00Z')) {
+    this.#ms = start;
+  }
+  now(): Date {
+    return new Date(this.#ms);
+  }
+  advance(ms: number): void {
+    this.#ms += ms;
+  }
+}
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/** A broker with sign-in (no test identity), a test clock and captured output. */
+export async function authBroker(
+  options: { auth?: AuthOptions; files?: Record<string, string>; clock?: TestClock } = {},
+): Promise<{
+  broker: Broker;
+  clock: TestClock;
+  lines: string[];
+  appDir: string;
+  cleanup: () => Promise<void>;
+}> {
+  const dir = await tempDir('broker-auth-');
+  await writeFiles(dir.path, options.files ?? {});
+  const lines: string[] = [];
+  const clock = options.clock ?? new TestClock();
+  const broker = await startBroker({
+    appDir: dir.path,
+    sdkVersion: '2.6.0',
+    databaseUrl: '',
+    inMemory: true,
+    snapshotPath: testSnapshotPath,
+    logWriter: (line) => lines.push(line),
+    auth: { appId: 'notes', passwordCost: 10, clock, ...options.auth },
+  });
+  return {
+    broker,
+    clock,
+    lines,
+    appDir: dir.path,
+    cleanup: async () => {
+      await broker.close().catch(() => undefined);
+      await dir.remove();
+    },
+  };
+}
+
+interface StoredCookie {
+  value: string;
+  path: string;
+  attributes: string;
+}
+
+/**
+ * A browser stand-in over `app.request`: a cookie jar honouring `Path` and `Max-Age=0`, the
+ * `Origin` a page of this origin sends, and form posts.
+ */
+export class FakeBrowser {
+  readonly jar = new Map<string, StoredCookie>();
+  readonly #broker: Broker;
+  readonly origin: string;
+
+  constructor(broker: Broker, origin = 'http://localhost') {
+    this.#broker = broker;
+    this.origin = origin;
+  }
+
+  /** Every `Set-Cookie` line received, for flag checks. */
+  readonly received: string[] = [];
+
+  async request(
+    path: string,
+    init: {
+      method?: string;
+      form?: Record<string, string>;
+      headers?: Record<string, string>;
+      origin?: string | null;
+    } = {},
+  ): Promise<Response> {
+    const method = init.method ?? (init.form ? 'POST' : 'GET');
+    const headers = new Headers(init.headers);
+    const pathname = new URL(path, this.origin).pathname;
+    const cookies = [...this.jar.entries()]
+      .filter(
+        ([, c]) =>
+          pathname === c.path || pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`),
+      )
+      .map(([name, c]) => `${name}=${c.value}`);
+    if (cookies.length > 0) headers.set('cookie', cookies.join('; '));
+    if (method !== 'GET' && init.origin !== null) headers.set('origin', init.origin ?? this.origin);
+    let body: string | undefined;
+    if (init.form) {
+      headers.set('content-type', 'application/x-www-form-urlencoded');
+      body = new URLSearchParams(init.form).toString();
+    }
+    const response = await this.#broker.app.request(new URL(path, this.origin).href, {
+      method,
+      headers,
+      body: body ?? null,
+    });
+    for (const line of response.headers.getSetCookie()) {
+      this.received.push(line);
+      const [pair = '', ...attrs] = line.split(';').map((s) => s.trim());
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      const cookiePath = attrs.find((a) => a.startsWith('Path='))?.slice(5) ?? '/';
+      if (attrs.includes('Max-Age=0') || value === '') this.jar.delete(name);
+      else this.jar.set(name, { value, path: cookiePath, attributes: attrs.join('; ') });
+    }
+    return response;
+  }
+
+  /** A top-level navigation (wants HTML). */
+  navigate(path: string): Promise<Response> {
+    return this.request(path, { headers: { accept: 'text/html', 'sec-fetch-mode': 'navigate' } });
+  }
+
+  /** Signs in with the email link, confirmed from `mail` (default: this browser). */
+  async signInByEmail(email: string, returnTo = '/', mail: FakeBrowser = this): Promise<Response> {
+    const token = await this.requestLink(email, returnTo);
+    await mail.confirmLink(token);
+    return this.request('/_platform/auth/claim', {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+    });
+  }
+
+  /** Asks for an email link; resolves to the link token from the outbox. */
+  async requestLink(email: string, returnTo = '/'): Promise<string> {
+    const csrf = await this.csrf();
+    const response = await this.request('/_platform/auth/email-link', {
+      form: { email, returnTo, csrf },
+    });
+    if (response.status !== 200) throw new Error(`email-link answered ${response.status}`);
+    return latestLinkToken(this.#broker, email);
+  }
+
+  /** Opens the review page of a link and confirms it. */
+  async confirmLink(token: string): Promise<Response> {
+    const review = await this.navigate(`/_platform/auth/confirm?token=${token}`);
+    const preview = field(await review.text(), 'preview');
+    return this.request('/_platform/auth/confirm', { form: { token, preview } });
+  }
+
+  /** A form token from the sign-in page. */
+  async csrf(): Promise<string> {
+    return field(await (await this.navigate('/_platform/auth/sign-in')).text(), 'csrf');
+  }
+
+  /** Signs in (or registers) with a password. */
+  async signInByPassword(email: string, password: string, returnTo = '/'): Promise<Response> {
+    const csrf = await this.csrf();
+    return this.request('/_platform/auth/password', { form: { email, password, returnTo, csrf } });
+  }
+
+  /** The session route's answer. */
+  async session(): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await this.request('/_platform/api/session', { method: 'POST' });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  cookie(name: string): string | undefined {
+    return this.jar.get(name)?.value;
+  }
+}
+
+/** The value of the hidden field `name` in a page. */
+export function field(html: string, name: string): string {
+  const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
+  if (!match?.[1]) throw new Error(`No field ${name} in the page`);
+  return match[1];
+}
+
+/** The token of the newest email link sent to `email`. */
+export async function latestLinkToken(broker: Broker, email: string): Promise<string> {
+  const [message] = (await broker.outbox.list(50)).filter((m) => m.to.includes(email));
+  const match = /confirm\?token=([\w-]+)/.exec(message?.text ?? '');
+  if (!match?.[1]) throw new Error(`No link for ${email} in the outbox`);
+  return match[1];
+}
