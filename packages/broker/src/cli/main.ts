@@ -1,11 +1,25 @@
 import packageJson from '../../package.json' with { type: 'json' };
+import { accessCommand } from './access.ts';
+import { cronCommand } from './cron.ts';
+import { devCommand } from './dev.ts';
+import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
+import { jobsCommand } from './jobs.ts';
+import { outboxCommand } from './outbox.ts';
+import { tokenCommand } from './token.ts';
 import { validateCommand } from './validate.ts';
 
 /**
  * Every `platform <command>`. Adding a command is one entry here plus its own file in `cli/`.
  */
 export const commands: Readonly<Record<string, Command>> = {
+  access: accessCommand,
+  cron: cronCommand,
+  dev: devCommand,
+  invoke: invokeCommand,
+  jobs: jobsCommand,
+  outbox: outboxCommand,
+  token: tokenCommand,
   validate: validateCommand,
 };
 

@@ -61,6 +61,20 @@ function toDiagnostic(message: Message): BundleDiagnostic {
 
 const HOST_ENTRY = '__platform_host_entry__.ts';
 
+// The broker keeps the process's stdin open and never writes to it; end of input means the
+// broker is gone (even after a SIGKILL), so the process exits instead of living on as an orphan.
+const PARENT_WATCHDOG = `const deno = (globalThis as { Deno?: { stdin: { read(b: Uint8Array): Promise<number | null> }; exit(code: number): never } }).Deno;
+if (deno) {
+  void (async () => {
+    const buffer = new Uint8Array(64);
+    try {
+      while ((await deno.stdin.read(buffer)) !== null);
+    } catch {}
+    deno.exit(0);
+  })();
+}
+`;
+
 /**
  * Bundles one Function alone with esbuild into a self-contained ESM file for Deno, enforcing the
  * bundling rules of spec 2.3 (see `importRules`). A failure is a `FUNCTION_BUNDLE_FAILED`
@@ -86,7 +100,7 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
       ...(wrap
         ? {
             stdin: {
-              contents: `import fn from ${JSON.stringify(`./${relative(entryDir, entry)}`)};\nimport { serveFunction } from '@platform/server/host';\nserveFunction(fn);\n`,
+              contents: `import fn from ${JSON.stringify(`./${relative(entryDir, entry)}`)};\nimport { serveFunction } from '@platform/server/host';\nserveFunction(fn);\n${PARENT_WATCHDOG}`,
               resolveDir: entryDir,
               sourcefile: resolve(entryDir, HOST_ENTRY),
               loader: 'ts',

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { PlatformError } from '@platform/errors';
 import { Pool } from 'undici';
 import { denoPath, denoRunArgs, HOST_PORT_ENV, HOST_READY_MARKER, HOST_TOKEN_ENV } from './deno.ts';
@@ -117,9 +117,7 @@ export class FunctionProcess {
         else if (Array.isArray(value)) for (const item of value) headers.append(key, item);
       }
       const body =
-        request.method === 'HEAD' || answer.statusCode === 204
-          ? null
-          : (Readable.toWeb(answer.body) as ReadableStream<Uint8Array>);
+        request.method === 'HEAD' || answer.statusCode === 204 ? null : webStream(answer.body);
       return new Response(body, { status: answer.statusCode, headers });
     } catch (error) {
       if (timeout.aborted) {
@@ -186,7 +184,11 @@ export class FunctionProcess {
       denoRunArgs(this.#options.bundlePath, this.#options.brokerPort, port),
       {
         env,
-        stdio: ['ignore', 'pipe', 'pipe'],
+        // stdin stays open and unused: the host exits when it closes, so a broker that dies
+        // (even by SIGKILL) leaves no orphan. Its own process group keeps a terminal's Ctrl-C
+        // away from it; the broker stops it in order on SIGINT instead.
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
       },
     );
     this.#child = child;
@@ -268,6 +270,30 @@ export class FunctionProcess {
     }, delay);
     this.#restartTimer.unref();
   }
+}
+
+/**
+ * The host's answer body as a web stream. `Readable.toWeb` throws an uncaught
+ * `ERR_INVALID_STATE` when the web side is cancelled (a HEAD answer, a browser leaving a
+ * stream) while undici still delivers data, so the adapter is ours: pull on demand, destroy the
+ * source on cancel.
+ */
+function webStream(source: Readable): ReadableStream<Uint8Array> {
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel() {
+      source.destroy();
+    },
+  });
 }
 
 /** Resolves `true` once `child` has exited, or `false` after `ms`. */

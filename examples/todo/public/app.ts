@@ -1,0 +1,115 @@
+// The todo app's page: @platform/browser calls the app's Functions on this origin.
+import { isPlatformError, platform } from '@platform/browser';
+
+interface Todo {
+  id: string;
+  title: string;
+  done: boolean;
+  attachment_name: string | null;
+}
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const status = (text: string) => {
+  $('status').textContent = text;
+};
+
+async function showTips(): Promise<void> {
+  const stats = (await platform.functions.call('publicStats', {})) as { tips: string[] };
+  $('tips').replaceChildren(
+    ...stats.tips.map((tip) => Object.assign(document.createElement('li'), { textContent: tip })),
+  );
+}
+
+function fileToBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+function row(todo: Todo): HTMLLIElement {
+  const li = document.createElement('li');
+  li.className = todo.done ? 'done' : '';
+  li.dataset.id = todo.id;
+  const box = Object.assign(document.createElement('input'), {
+    type: 'checkbox',
+    checked: todo.done,
+  });
+  box.onchange = () => run(() => platform.functions.call('toggleTodo', { id: todo.id }));
+  const title = Object.assign(document.createElement('span'), { textContent: todo.title });
+  const attach = Object.assign(document.createElement('input'), { type: 'file' });
+  attach.onchange = () => {
+    const file = attach.files?.[0];
+    if (!file) return;
+    void run(async () => {
+      const base64 = await fileToBase64(file);
+      await platform.functions.call('attachFile', {
+        todoId: todo.id,
+        name: file.name,
+        contentType: file.type || 'application/octet-stream',
+        base64,
+      });
+    });
+  };
+  const note = Object.assign(document.createElement('small'), {
+    textContent: todo.attachment_name ? `📎 ${todo.attachment_name}` : '',
+  });
+  li.append(box, title, note, attach);
+  return li;
+}
+
+async function showTodos(): Promise<void> {
+  const { todos } = (await platform.functions.call('listTodos', {})) as { todos: Todo[] };
+  $('todos').replaceChildren(...todos.map(row));
+}
+
+/** Runs an action, then refreshes the list; sign-in problems show the sign-in link. */
+async function run(action: () => Promise<unknown>): Promise<void> {
+  try {
+    await action();
+    await showTodos();
+    status('');
+  } catch (error) {
+    if (isPlatformError(error, 'AUTH_REQUIRED')) signedOut();
+    else status(isPlatformError(error) ? `${error.code}: ${error.message}` : String(error));
+  }
+}
+
+function signedOut(): void {
+  $('who').textContent = 'Sign in to keep a todo list.';
+  const link = $<HTMLAnchorElement>('sign-in');
+  link.href = platform.auth.signInUrl();
+  link.hidden = false;
+  $('todos-section').hidden = true;
+}
+
+$('new-todo').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = $<HTMLInputElement>('title');
+  void run(async () => {
+    await platform.functions.call('createTodo', { title: input.value });
+    input.value = '';
+  });
+});
+
+$('export').addEventListener('click', async () => {
+  const out = $('csv');
+  out.hidden = false;
+  out.textContent = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of platform.functions.stream('exportTodos', {})) {
+    out.textContent += decoder.decode(chunk, { stream: true });
+  }
+});
+
+async function start(): Promise<void> {
+  await showTips().catch((error) => status(String(error)));
+  const user = await platform.auth.currentUser().catch(() => null);
+  $('who').textContent = user ? `Signed in as ${user.displayName ?? user.email ?? user.id}` : '';
+  await run(async () => undefined);
+  document.body.dataset.ready = 'true';
+}
+
+void start();

@@ -1,0 +1,105 @@
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatDiagnostic } from '@platform/schema/manifest';
+import { type DevServer, ManifestInvalidError, startDev } from '../dev/dev-server.ts';
+import { isPortFree } from '../dev/port.ts';
+import { type CliIO, type Command, exitCodes } from './io.ts';
+
+/** The port `platform dev` tries when none is given. */
+export const DEFAULT_DEV_PORT = 4310;
+
+const usage = `Usage: platform dev [appDir] [--port <n>] [--no-watch]
+
+Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
+Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready.
+Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process.
+
+Options:
+  --port <n>     Port on localhost; 0 picks a free one. Default ${DEFAULT_DEV_PORT}, or a free
+                 port when ${DEFAULT_DEV_PORT} is taken.
+  --no-watch     Do not re-bundle changed Functions or reload platform.yaml.
+  -h, --help     Show this help.`;
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    allowNegative: true,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      watch: { type: 'boolean', default: true },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      // A second signal while stopping: give up waiting.
+      const force = () => process.exit(exitCodes.failed);
+      process.once('SIGINT', force);
+      process.once('SIGTERM', force);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+/** `platform dev [appDir] --port <n>`: runs the app until SIGINT or SIGTERM. */
+export const devCommand: Command = {
+  summary: 'Serve an app locally: Functions, data, files and frontend, reloaded on change.',
+  usage,
+  async run(args: readonly string[], io: CliIO): Promise<number> {
+    let parsed: ReturnType<typeof parse>;
+    try {
+      parsed = parse(args);
+    } catch (error) {
+      io.stderr(`platform dev: ${(error as Error).message}\n\n${usage}`);
+      return exitCodes.usage;
+    }
+    if (parsed.values.help) {
+      io.stdout(usage);
+      return exitCodes.ok;
+    }
+    const portText = parsed.values.port;
+    if (parsed.positionals.length > 1 || (portText !== undefined && !/^\d{1,5}$/.test(portText))) {
+      io.stderr(
+        `platform dev: expected at most one app directory and a numeric --port\n\n${usage}`,
+      );
+      return exitCodes.usage;
+    }
+    const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
+    let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
+    if (portText === undefined && !(await isPortFree(port))) {
+      io.stderr(`Port ${port} is in use; using a free port instead (pass --port to choose).`);
+      port = 0;
+    }
+    const stopped = stopSignal();
+    let dev: DevServer;
+    try {
+      dev = await startDev({ appDir, port, watch: parsed.values.watch, logWriter: io.stdout });
+    } catch (error) {
+      if (error instanceof ManifestInvalidError) {
+        const file = relative(io.cwd, resolve(appDir, 'platform.yaml'));
+        for (const d of error.errors) io.stderr(formatDiagnostic(d, file));
+        io.stderr(`${file}: ${error.errors.length} error(s); not starting.`);
+      } else io.stderr(`platform dev: ${(error as Error).message}`);
+      return exitCodes.failed;
+    }
+    const count = dev.broker.invoker.list().length;
+    io.stdout(
+      `platform dev: ${relative(io.cwd, appDir) || '.'} ready in ${dev.readyMs} ms (${count} Function${count === 1 ? '' : 's'})`,
+    );
+    io.stdout(dev.url);
+    const signal = await stopped;
+    io.stdout(`Stopping (${signal})...`);
+    await dev.close();
+    return exitCodes.ok;
+  },
+};

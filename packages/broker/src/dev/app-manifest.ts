@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Declarations } from '@platform/schema/contract';
+import { checkManifest, type Diagnostic, type Manifest } from '@platform/schema/manifest';
+import type { FunctionDeclaration } from '../broker.ts';
+import { nodeFileHost } from '../cli/node-host.ts';
+
+/** The manifest file of every app. */
+export const MANIFEST_FILE = 'platform.yaml';
+
+/** platform.yaml of one app, checked the way `platform validate` checks it. */
+export interface LoadedManifest {
+  /** The manifest with defaults applied; `undefined` when it could not be parsed. */
+  readonly manifest: Manifest | undefined;
+  readonly errors: readonly Diagnostic[];
+  readonly warnings: readonly Diagnostic[];
+}
+
+/** Reads and validates `<appDir>/platform.yaml` (structure, cross-field rules and Function files). */
+export async function loadManifest(appDir: string): Promise<LoadedManifest> {
+  const text = await readFile(join(appDir, MANIFEST_FILE), 'utf8').catch(() => undefined);
+  if (text === undefined) {
+    const missing: Diagnostic = {
+      code: 'MANIFEST_NOT_FOUND',
+      message: `No ${MANIFEST_FILE} in ${appDir}; create one (see docs/manifest.md) or pass the app directory.`,
+      path: '',
+      file: MANIFEST_FILE,
+      line: 0,
+      column: 0,
+      severity: 'error',
+    };
+    return { manifest: undefined, errors: [missing], warnings: [] };
+  }
+  const result = await checkManifest(text, { file: MANIFEST_FILE, appDir, host: nodeFileHost });
+  return { manifest: result.manifest, errors: result.errors, warnings: result.warnings };
+}
+
+/**
+ * What the invocation's `declared` carries (docs/runtime-contract.md 1.1): the app's secret
+ * names plus, for an integration provider, its credential names and OAuth access-token name;
+ * each search's model, dimensions and filters; the email aliases.
+ */
+export function declarationsOf(manifest: Manifest): Declarations {
+  const provided = manifest.provides?.integration;
+  const secrets = [
+    ...manifest.secrets,
+    ...(provided?.credentials ?? []).map((credential) => credential.name),
+    ...(provided?.authorization ? [provided.authorization.accessToken] : []),
+  ];
+  const searches: Declarations['searches'] = {};
+  for (const search of manifest.data.search) {
+    searches[search.name] = {
+      model: search.vector?.model ?? null,
+      dimensions: search.vector?.dimensions ?? null,
+      filters: [...search.filters],
+    };
+  }
+  return {
+    secrets: [...new Set(secrets)],
+    searches,
+    emailAliases: manifest.email.aliases.map((alias) => alias.name),
+  };
+}
+
+/** The broker's view of `functions[]`. */
+export function functionsOf(manifest: Manifest): FunctionDeclaration[] {
+  return manifest.functions.map((fn) => ({
+    name: fn.name,
+    entrypoint: fn.entrypoint,
+    access: fn.access,
+  }));
+}

@@ -1,0 +1,87 @@
+import { timingSafeEqual } from 'node:crypto';
+import { PlatformError } from '@platform/errors';
+import { browserRoutes } from '@platform/schema/routes';
+import type { Hono } from 'hono';
+import type { FunctionInvoker } from '../functions/invoker.ts';
+import { bodyLimits, readJsonBody } from '../http/body.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { anonymousCaller, type Caller, userCaller } from '../identity/caller.ts';
+
+/** `POST` here runs a Function directly (`platform invoke`); `:name` is the Function. */
+export const INVOKE_PATH = '/_platform/broker/invoke/:name';
+
+/** The body of a direct invocation. */
+export interface DirectInvocation {
+  /** The Function's input. @default {} */
+  readonly input?: unknown;
+  /** Run as this user (a UUID); omitted: anonymous. System Functions always run as system. */
+  readonly user?: string;
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * The developer's own entry points on the broker API:
+ *
+ * - `POST /_platform/broker/invoke/:name` with `{ input?, user? }` and
+ *   `Authorization: Bearer <dev token>` (the token `platform dev` writes to `.platform/dev.json`):
+ *   a direct invocation (`platform invoke`). It may pick any user, so it needs the token that
+ *   only someone who can read the app folder has. The answer is the host's (`{ result }` or
+ *   bytes).
+ */
+export function mountBrokerApi(
+  app: Hono<BrokerEnv>,
+  services: { invoker: FunctionInvoker; devToken: string },
+): void {
+  app.post(INVOKE_PATH, async (c) => {
+    const header = c.req.header('authorization') ?? '';
+    if (!header.startsWith('Bearer ') || !same(header.slice(7), services.devToken)) {
+      throw new PlatformError({
+        code: 'AUTH_REQUIRED',
+        message:
+          'Direct invocation needs the dev token of .platform/dev.json (use platform invoke).',
+      });
+    }
+    const body =
+      (await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true })) ?? {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new PlatformError({
+        code: 'INVALID_REQUEST',
+        message: 'The body must be { input?, user? }.',
+      });
+    }
+    const { input, user } = body as DirectInvocation;
+    let caller: Caller = anonymousCaller;
+    if (user !== undefined) {
+      try {
+        caller = userCaller(String(user));
+      } catch {
+        throw new PlatformError({
+          code: 'INVALID_REQUEST',
+          message: `user must be a UUID, got ${JSON.stringify(user)}.`,
+        });
+      }
+    }
+    const answer = await services.invoker.call(c.req.param('name'), {
+      requestId: c.get('requestId'),
+      input: input === undefined ? {} : input,
+      caller,
+      origin: 'direct',
+      signal: c.req.raw.signal,
+    });
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
+}
+
+/**
+ * `POST /_platform/api/session` until sign-in (issue 7) mounts the real session broker before
+ * it: "nobody is signed in", so the browser SDK works for public Functions and reports
+ * `currentUser()` as `null`. Mounted after the broker's own routes, so the real one wins.
+ */
+export function mountSignedOutSession(app: Hono<BrokerEnv>): void {
+  app.post(browserRoutes.session.path, (c) => c.json({ user: null, token: null, expiresAt: null }));
+}

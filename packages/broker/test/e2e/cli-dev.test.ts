@@ -1,0 +1,130 @@
+// `platform dev`, `platform invoke` and `platform outbox` as real subprocesses: the URL line,
+// direct invocation as a user and as system, the outbox, refusing a bad manifest, and stopping
+// on SIGTERM or dying by SIGKILL without leaving Deno processes behind.
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './fixture-app.ts';
+import { ada, alive, copyExample, exitOf, platform, spawnPlatform, waitForUrl } from './helpers.ts';
+
+/** Process ids of the Deno children of `pid`. */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.trim().endsWith('deno'))
+      .map((line) => Number.parseInt(line.trim(), 10))
+      .filter((n) => n > 0);
+  } catch {
+    return [];
+  }
+}
+
+let app: { path: string; remove: () => Promise<void> };
+let child: ChildProcess | undefined;
+const lines: string[] = [];
+let url = '';
+
+beforeAll(async () => {
+  app = await copyExample();
+  // Public, so the page loads without signing in (sign-in has its own tests).
+  const manifest = join(app.path, 'platform.yaml');
+  await writeFile(
+    manifest,
+    (await readFile(manifest, 'utf8')).replace('visibility: private', 'visibility: public'),
+  );
+  child = spawnPlatform(['dev', app.path, '--port', '0']);
+  url = await waitForUrl(child, lines);
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await app?.remove();
+});
+
+describe('platform dev as a subprocess', () => {
+  it('prints the URL on a line of its own and serves the page', async () => {
+    expect(url).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(lines.some((line) => /ready in \d+ ms \(11 Functions\)/.test(line))).toBe(true);
+    expect(await (await fetch(url)).text()).toContain('<title>Todos</title>');
+  });
+
+  it('platform invoke runs a Function as a user, and system Functions as system', async () => {
+    const created = await platform([
+      'invoke',
+      'createTodo',
+      '{"title":"From the CLI"}',
+      '--app',
+      app.path,
+      '--user',
+      ada,
+    ]);
+    expect(created.stderr).toBe('');
+    const todo = JSON.parse(created.stdout) as { id: string; owner_id: string };
+    expect(todo.owner_id).toBe(ada);
+    const anonymous = await platform(['invoke', 'listTodos', '--app', app.path]);
+    expect(anonymous.code).toBe(1);
+    expect(anonymous.stderr).toContain('AUTH_REQUIRED (401)');
+    const sent = await platform([
+      'invoke',
+      'sendReminder',
+      JSON.stringify({ todoId: todo.id, to: 'ada@example.com' }),
+      '--app',
+      app.path,
+    ]);
+    expect(sent.code).toBe(0);
+    const outbox = await platform(['outbox', '--app', app.path]);
+    expect(outbox.stdout).toContain('reminders -> ada@example.com  "Reminder: From the CLI"');
+    const json = JSON.parse((await platform(['outbox', '--app', app.path, '--json'])).stdout) as {
+      emails: { functionName: string }[];
+    };
+    expect(json.emails[0]?.functionName).toBe('sendReminder');
+    expect(lines.join('\n')).toContain('[sendReminder] reminder sent');
+  });
+
+  it('platform invoke explains a missing broker and bad arguments', async () => {
+    const none = await platform(['invoke', 'listTodos', '--app', join(app.path, 'functions')]);
+    expect(none).toMatchObject({ code: 1 });
+    expect(none.stderr).toContain('No platform dev is running');
+    expect((await platform(['invoke', 'x', '{oops', '--app', app.path])).code).toBe(2);
+  });
+
+  it('stops on SIGTERM with its Deno processes', async () => {
+    const deno = childrenOf(child!.pid!);
+    expect(deno.length).toBe(11);
+    child!.kill('SIGTERM');
+    expect(await exitOf(child!)).toBe(0);
+    expect(deno.filter(alive)).toEqual([]);
+    expect(lines).toContain('Stopping (SIGTERM)...');
+  });
+
+  it('leaves no Deno process behind when it is SIGKILLed', async () => {
+    const again = spawnPlatform(['dev', app.path, '--port', '0']);
+    const more: string[] = [];
+    await waitForUrl(again, more);
+    const deno = childrenOf(again.pid!);
+    expect(deno.length).toBe(11);
+    again.kill('SIGKILL');
+    await exitOf(again);
+    await eventually(async () => expect(deno.filter(alive)).toEqual([]), 10_000);
+  });
+
+  it('refuses to start on manifest errors, printing the diagnostics', async () => {
+    const broken = await copyExample();
+    try {
+      await writeFile(
+        join(broken.path, 'platform.yaml'),
+        'schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\nfunctions:\n  - name: a\n    entrypoint: functions/missing.ts\n    access: everyone\n',
+      );
+      const result = await platform(['dev', broken.path, '--port', '0']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/platform\.yaml:8:\d+ error FUNCTION_ACCESS_INVALID/);
+      expect(result.stderr).toContain('not starting');
+      expect(result.stdout).not.toMatch(/^http/m);
+    } finally {
+      await broken.remove();
+    }
+  });
+});

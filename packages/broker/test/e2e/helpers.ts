@@ -1,0 +1,133 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { type DevOptions, type DevServer, startDev } from '../../src/dev/dev-server.ts';
+import { headerAuthenticate } from '../helpers/broker.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+/** The repository root. */
+export const root = fileURLToPath(new URL('../../../../', import.meta.url));
+/** The example app the README starts. */
+export const exampleDir = join(root, 'examples/todo');
+const bin = join(root, 'packages/broker/src/bin.ts');
+
+/** Two users (the test identity: `x-test-user`). */
+export const ada = '6f1c2f7e-2d1b-4f63-9b9e-4b0a3c1d2e3f';
+export const bob = '0b8f8f4e-58a2-4d0e-a3f4-5a3f7c9d1e20';
+
+/** A copy of the example app in a temporary folder (without its `.platform/` state). */
+export async function copyExample(): Promise<{ path: string; remove: () => Promise<void> }> {
+  const dir = await tempDir('todo-app-');
+  await cp(exampleDir, dir.path, {
+    recursive: true,
+    filter: (source) => !source.includes(`${join(exampleDir, '.platform')}`),
+  });
+  return dir;
+}
+
+/** `platform dev` in-process on `appDir`, with the header test identity; `lines` is its output. */
+export async function devFor(
+  appDir: string,
+  options: Partial<DevOptions> = {},
+): Promise<{ dev: DevServer; lines: string[] }> {
+  const lines: string[] = [];
+  const dev = await startDev({
+    appDir,
+    port: 0,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+    authenticate: headerAuthenticate,
+    logWriter: (line) => lines.push(line),
+    ...options,
+  });
+  return { dev, lines };
+}
+
+/** `fetch` as a given user of the test identity. */
+export const fetchAs =
+  (user: string | undefined): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (user) headers.set('x-test-user', user);
+    return fetch(input, { ...init, headers });
+  };
+
+/** Runs the real `platform` CLI (Node 24, sources through tsx) to completion. */
+export function platform(
+  args: readonly string[],
+  cwd = root,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnPlatform(args, cwd);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Spawns the real `platform` CLI. */
+export function spawnPlatform(args: readonly string[], cwd = root): ChildProcess {
+  return spawn(
+    process.execPath,
+    ['--conditions=@platform/source', '--import', 'tsx', bin, ...args],
+    { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+}
+
+/** Resolves with the first stdout line that is a URL, collecting every line in `lines`. */
+export function waitForUrl(
+  child: ChildProcess,
+  lines: string[],
+  timeoutMs = 60_000,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no URL within ${timeoutMs} ms:\n${lines.join('\n')}`)),
+      timeoutMs,
+    );
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (/^http:\/\/localhost:\d+$/.test(line)) {
+        clearTimeout(timer);
+        resolve(line);
+      }
+    });
+    createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`platform dev exited (${code}):\n${lines.join('\n')}`));
+    });
+  });
+}
+
+/** Resolves once `child` exits (its exit code), or rejects after `ms`. */
+export function exitOf(child: ChildProcess, ms = 20_000): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the process did not exit')), ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** Whether a process id is alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
