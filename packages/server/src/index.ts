@@ -64,4 +64,5 @@ export {
   type FunctionHostOptions,
 } from './host/create-host.ts';
 export { type HostOptions, runInvocation } from './host/run-invocation.ts';
+export type { FunctionAccess, FunctionTypes, Jsonify } from './function-types.ts';
 export { PLATFORM_SDK_VERSION } from './version.ts';

@@ -7,6 +7,7 @@ import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
 import { outboxCommand } from './outbox.ts';
 import { tokenCommand } from './token.ts';
+import { typesCommand } from './types.ts';
 import { validateCommand } from './validate.ts';
 
 /**
@@ -20,6 +21,7 @@ export const commands: Readonly<Record<string, Command>> = {
   jobs: jobsCommand,
   outbox: outboxCommand,
   token: tokenCommand,
+  types: typesCommand,
   validate: validateCommand,
 };
 
