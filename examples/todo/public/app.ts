@@ -94,6 +94,41 @@ $('new-todo').addEventListener('submit', (event) => {
   });
 });
 
+interface SearchHit {
+  record: Pick<Todo, 'id' | 'title' | 'done'> & { notes: string };
+  fullTextScore: number;
+}
+
+// Search goes through the searchTodos Function (ctx.data.search runs only in Functions, under
+// the caller's RLS); the page shows the hits best first.
+$('search').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const query = $<HTMLInputElement>('search-query').value;
+  const done = $<HTMLSelectElement>('search-done').value;
+  const results = $('search-results');
+  void (async () => {
+    try {
+      const { hits } = (await platform.functions.call('searchTodos', {
+        query,
+        ...(done === '' ? {} : { done: done === 'true' }),
+      })) as { hits: SearchHit[] };
+      results.replaceChildren(
+        ...hits.map(({ record }) =>
+          Object.assign(document.createElement('li'), {
+            className: record.done ? 'done' : '',
+            textContent: record.notes ? `${record.title} (${record.notes})` : record.title,
+          }),
+        ),
+      );
+      status(hits.length === 0 ? 'No todo matches.' : '');
+    } catch (error) {
+      results.replaceChildren();
+      if (isPlatformError(error, 'AUTH_REQUIRED')) signedOut();
+      else status(isPlatformError(error) ? `${error.code}: ${error.message}` : String(error));
+    }
+  })();
+});
+
 $('export').addEventListener('click', async () => {
   const out = $('csv');
   out.hidden = false;

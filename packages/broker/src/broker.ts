@@ -166,7 +166,9 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     writer(
       `broker jobs error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
-  const jobs = await startBrokerJobs(db, invoker, options.jobs ?? {}, reportError);
+  // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
+  const paused = () => auth.appPaused();
+  const jobs = await startBrokerJobs(db, invoker, { paused, ...options.jobs }, reportError);
   // --- end of issue 8 ---
   // Search objects (expression indexes, vector columns) are created now; a declaration that does
   // not fit the database yet is reported and prepared again on its first call.

@@ -49,10 +49,33 @@ const toAccount = (row: AccountRow): Account => ({
 export class Accounts {
   readonly #db: Database;
   readonly #clock: AuthClock;
+  readonly #changed = new Set<(id: string) => void>();
 
   constructor(db: Database, clock: AuthClock) {
     this.#db = db;
     this.#clock = clock;
+  }
+
+  /** Calls `listener` with the account id after every state change this process makes (caches). */
+  onChange(listener: (id: string) => void): void {
+    this.#changed.add(listener);
+  }
+
+  #notify(id: string): void {
+    for (const listener of this.#changed) listener(id);
+  }
+
+  /**
+   * The account of a session that is neither revoked nor expired (deadline applied), in one
+   * query: what every request with an access JWT revalidates.
+   */
+  async bySession(sessionId: string, appId: string): Promise<Account | undefined> {
+    const { rows } = await this.#db.query<AccountRow>(
+      `SELECT a.* FROM platform.sessions s JOIN platform.accounts a ON a.id = s.account_id
+       WHERE s.id = $1 AND s.app_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3`,
+      [sessionId, appId, this.#clock.now()],
+    );
+    return rows[0] === undefined ? undefined : this.#applyDeadline(toAccount(rows[0]));
   }
 
   /** The account with this address (deadline applied), if any. */
@@ -103,6 +126,7 @@ export class Accounts {
     );
     const account = await this.byEmail(email);
     if (account === undefined) throw new Error(`Account ${email} vanished after creation`);
+    this.#notify(account.id);
     return account;
   }
 
@@ -124,6 +148,7 @@ export class Accounts {
         [id, limits.sessionSeconds],
       );
     });
+    this.#notify(id);
   }
 
   /** Sets or replaces the password verifier; email-link access stays (spec 2.1). */
@@ -155,6 +180,7 @@ export class Accounts {
         [account.id, now],
       );
     });
+    this.#notify(account.id);
     return { ...account, state: 'paused' };
   }
 }

@@ -2,15 +2,14 @@ import { PlatformError } from '@platform/errors';
 import { browserRoutes, RUNTIME_PREFIX } from '@platform/schema/routes';
 import type { MiddlewareHandler } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { APP_TOKEN_PREFIX } from './app-tokens.ts';
 import { type AuthService, INVALID } from './auth-service.ts';
+import { admitControlPlane, isControlPlane } from './control-plane.ts';
 import { AUTH_BASE } from './cookies.ts';
 import { signInPath, wantsHtml } from './forms.ts';
 import { pageResponse } from './page-layout.ts';
 import { accessDeniedPage, verificationPage } from './pages.ts';
 
-/** The broker's own API for the developer's tools (control plane). */
-export const BROKER_API_PREFIX = '/_platform/broker';
+export { BROKER_API_PREFIX } from './control-plane.ts';
 
 const under = (path: string, prefix: string): boolean =>
   path === prefix || path.startsWith(`${prefix}/`);
@@ -19,7 +18,8 @@ const under = (path: string, prefix: string): boolean =>
  * The edge check (spec 1.2, 5.3), before any frontend page or runtime API is served:
  *
  * - sign-in pages and the Function runtime routes (invocation tokens) pass;
- * - the broker API refuses app access tokens (no control plane for them, spec 2.2);
+ * - the control plane (broker API, jobs API, dashboard) admits the developer only
+ *   ({@link admitControlPlane}): never an app access token (spec 2.2) or another account;
  * - while the owner's account is paused for verification, app traffic gets the
  *   verification-required page (503) or `ACCOUNT_VERIFICATION_REQUIRED`;
  * - a private app redirects a browser without a session to sign-in and back (302), answers
@@ -31,17 +31,7 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
     const path = c.req.path;
     if (under(path, AUTH_BASE) || under(path, RUNTIME_PREFIX)) return next();
-    if (under(path, BROKER_API_PREFIX)) {
-      const authorization = c.req.header('authorization') ?? '';
-      if (authorization.replace(/^Bearer\s+/i, '').startsWith(APP_TOKEN_PREFIX)) {
-        throw new PlatformError({
-          code: 'PERMISSION_DENIED',
-          message:
-            'App access tokens reach the app runtime only, not the broker API (control plane).',
-        });
-      }
-      return next();
-    }
+    if (isControlPlane(path)) return admitControlPlane(auth, c, next);
     const html = wantsHtml(c.req.raw);
     if (await auth.appPaused()) {
       if (html) {

@@ -45,6 +45,11 @@ export interface AuthOptions {
   readonly secureCookies?: boolean;
   /** Where the sign-in link of a captured email is printed. @default console.log */
   readonly print?: (line: string) => void;
+  /**
+   * The dev token `platform dev` writes to `.platform/dev.json`: it opens the control plane
+   * (`/_platform/broker/*`, `/v1/apps/*`, the dashboard). @default read from `.platform/dev.json`
+   */
+  readonly devToken?: string;
 }
 
 /** {@link AuthOptions} with every default applied. */
@@ -61,6 +66,7 @@ export interface ResolvedAuthOptions {
   readonly passwordRateLimit: PasswordRateLimit;
   readonly secureCookies: boolean | undefined;
   readonly print: (line: string) => void;
+  readonly devToken: string | undefined;
 }
 
 /** The machine's clock. */
@@ -84,6 +90,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     },
     secureCookies: options.secureCookies,
     print: options.print ?? ((line) => console.log(line)),
+    devToken: options.devToken,
   };
 }
 

@@ -1,6 +1,8 @@
+import { createHmac } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
+import { readDevState } from '../dev/dev-state.ts';
 import { anonymousCaller, type Caller, userCaller } from '../identity/caller.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { AccessJwt } from './access-jwt.ts';
@@ -14,7 +16,7 @@ import { AUTH_BASE, authCookies, readCookie, setCookie } from './cookies.ts';
 import { CsrfTokens } from './csrf.ts';
 import { EmailLinks, type LinkPurpose } from './email-links.ts';
 import { FailureLimiter } from './rate-limit.ts';
-import { randomSecret } from './secrets.ts';
+import { randomSecret, safeEqual } from './secrets.ts';
 import { Sessions } from './sessions.ts';
 
 /** Who a request acts for, and how it proved it. */
@@ -23,6 +25,9 @@ export interface Identity {
   /** `session`: the HttpOnly cookie; `access-token`: a session JWT; `app-token`: an app access token (acts as the owner). */
   readonly via: 'session' | 'access-token' | 'app-token';
 }
+
+/** How long {@link AuthService.owner} may answer from its cache without a change (ms). */
+export const OWNER_CACHE_MS = 1000;
 
 /** A bearer credential that is present but not (or no longer) valid. */
 export const INVALID = Symbol('invalid credential');
@@ -55,6 +60,9 @@ export class AuthService {
   readonly emailFailures: FailureLimiter;
   readonly clientFailures: FailureLimiter;
   readonly #outbox: Outbox;
+  readonly #developerCookieKey: string;
+  #owner: { readonly account: Account; readonly readAt: number } | undefined;
+  #ownerGeneration = 0;
   readonly #bearer = new WeakMap<Request, Promise<Identity | typeof INVALID | undefined>>();
   readonly #cookie = new WeakMap<Request, Promise<Identity | undefined>>();
 
@@ -67,7 +75,12 @@ export class AuthService {
     const { clock, appId } = options;
     this.options = options;
     this.#outbox = outbox;
+    this.#developerCookieKey = keys.csrf;
     this.accounts = new Accounts(db, clock);
+    this.accounts.onChange(() => {
+      this.#owner = undefined;
+      this.#ownerGeneration += 1;
+    });
     this.sessions = new Sessions(db, clock, appId);
     this.links = new EmailLinks(db, clock, appId);
     this.grants = new AppGrants(db, clock, appId);
@@ -115,10 +128,32 @@ export class AuthService {
     return service;
   }
 
-  /** The app owner's account (app access tokens act as it). */
+  /**
+   * The app owner's account (app access tokens act as it). Cached, because admission asks on
+   * every request (`appPaused`): dropped at once when this process changes any account's state
+   * (confirmation, pause, creation), re-read when the injected clock reaches an unconfirmed
+   * owner's deadline (which pauses it), and at most {@link OWNER_CACHE_MS} old otherwise (another
+   * broker sharing the PostgreSQL may have confirmed it).
+   */
   async owner(): Promise<Account> {
+    const cached = this.#owner;
+    if (
+      cached !== undefined &&
+      performance.now() - cached.readAt < OWNER_CACHE_MS &&
+      !(
+        cached.account.state === 'unconfirmed' &&
+        cached.account.confirmDeadline !== null &&
+        this.options.clock.now() >= cached.account.confirmDeadline
+      )
+    ) {
+      return cached.account;
+    }
+    const generation = this.#ownerGeneration;
     const owner = await this.accounts.byEmail(this.options.ownerEmail);
     if (owner === undefined) throw new Error('The owner account is missing');
+    // A change while reading may have made this answer stale: do not keep it.
+    if (generation === this.#ownerGeneration)
+      this.#owner = { account: owner, readAt: performance.now() };
     return owner;
   }
 
@@ -180,6 +215,33 @@ export class AuthService {
         : undefined);
     return identity === undefined ? anonymousCaller : userCaller(identity.account.id);
   };
+
+  /** The dev token of the running `platform dev`: the option, else `.platform/dev.json`'s. */
+  async devToken(): Promise<string | undefined> {
+    return this.options.devToken ?? (await readDevState(this.options.appDir))?.token;
+  }
+
+  /** Whether `presented` is the dev token or {@link brokerKey} (compared in constant time). */
+  async isDeveloperKey(presented: string): Promise<boolean> {
+    const devToken = await this.devToken();
+    return (
+      safeEqual(presented, this.brokerKey) ||
+      (devToken !== undefined && safeEqual(presented, devToken))
+    );
+  }
+
+  /**
+   * The value of the developer cookie the dashboard's dev-token link sets: an HMAC of the
+   * current dev token, so the token itself never sits in a cookie and a new `platform dev`
+   * start (a new token) invalidates it.
+   */
+  async developerCookieValue(): Promise<string | undefined> {
+    const devToken = await this.devToken();
+    if (devToken === undefined) return undefined;
+    return createHmac('sha256', this.#developerCookieKey)
+      .update(`platform_dev:${devToken}`)
+      .digest('base64url');
+  }
 
   /** Whether cookies of this request get `Secure`. */
   secure(request: Request): boolean {
@@ -248,10 +310,10 @@ export class AuthService {
       return owner.state === 'paused' ? INVALID : { account: owner, via: 'app-token' };
     }
     const claims = await this.jwt.verify(value);
-    if (claims === undefined || (await this.sessions.active(claims.sessionId)) === undefined)
-      return INVALID;
-    const account = await this.accounts.byId(claims.accountId);
-    return account === undefined || account.state === 'paused'
+    if (claims === undefined) return INVALID;
+    // Revalidated on every request, in one query: the session still active, its account.
+    const account = await this.accounts.bySession(claims.sessionId, this.options.appId);
+    return account === undefined || account.id !== claims.accountId || account.state === 'paused'
       ? INVALID
       : { account, via: 'access-token' };
   }

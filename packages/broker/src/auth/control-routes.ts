@@ -1,12 +1,10 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono, MiddlewareHandler } from 'hono';
-import { readDevState } from '../dev/dev-state.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { BROKER_API_PREFIX } from './admission.ts';
 import { parseEmail } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
-import { safeEqual } from './secrets.ts';
 
 /** The owner API paths (spec 5.3.3 leaves them to us). */
 export const controlPaths = {
@@ -78,12 +76,7 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
 function guard(auth: AuthService): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
     const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
-    const devToken = (await readDevState(auth.options.appDir))?.token;
-    const ok =
-      presented !== undefined &&
-      (safeEqual(presented, auth.brokerKey) ||
-        (devToken !== undefined && safeEqual(presented, devToken)));
-    if (!ok) {
+    if (presented === undefined || !(await auth.isDeveloperKey(presented))) {
       throw new PlatformError({
         code: 'PERMISSION_DENIED',
         message:

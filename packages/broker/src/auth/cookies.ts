@@ -14,6 +14,8 @@ export const authCookies = {
   confirm: { name: 'platform_confirm', path: `${AUTH_BASE}/confirm`, sameSite: 'Strict' },
   /** The CSRF key behind every form token of the sign-in pages. */
   csrf: { name: 'platform_csrf', path: AUTH_BASE, sameSite: 'Strict' },
+  /** HMAC of the dev token, set by the dashboard's dev-token link: GET/HEAD of the control plane only. */
+  developer: { name: 'platform_dev', path: '/', sameSite: 'Strict' },
 } as const;
 
 /** One of {@link authCookies}. */

@@ -11,7 +11,8 @@ export const localAppPath = (path: string, params: Record<string, string> = {}):
   );
 
 /**
- * Calls the broker API of the `platform dev` serving `appDir` and resolves to its JSON answer;
+ * Calls the broker API of the `platform dev` serving `appDir` with its dev token (the control
+ * plane admits nothing else from the command line) and resolves to its JSON answer;
  * when there is no dev, the broker cannot be reached or it answers an error, prints one line to
  * stderr and resolves to the exit code instead.
  *
@@ -34,7 +35,9 @@ export async function callBroker<T>(
   }
   let response: Response;
   try {
-    response = await fetch(new URL(path, dev.url), init);
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${dev.token}`);
+    response = await fetch(new URL(path, dev.url), { ...init, headers });
   } catch (error) {
     io.stderr(await describeFailure(error as Error));
     return exitCodes.failed;

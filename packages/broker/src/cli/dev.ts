@@ -11,7 +11,8 @@ export const DEFAULT_DEV_PORT = 4310;
 const usage = `Usage: platform dev [appDir] [--port <n>] [--no-watch]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
-Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready.
+Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
+then the dashboard's link (it carries the dev token of .platform/dev.json).
 Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process.
 
 Options:
@@ -97,6 +98,8 @@ export const devCommand: Command = {
       `platform dev: ${relative(io.cwd, appDir) || '.'} ready in ${dev.readyMs} ms (${count} Function${count === 1 ? '' : 's'})`,
     );
     io.stdout(dev.url);
+    // The dev token is already readable in .platform/dev.json by whoever sees this terminal.
+    io.stdout(`Dashboard: ${dev.dashboardUrl}`);
     const signal = await stopped;
     io.stdout(`Stopping (${signal})...`);
     await dev.close();

@@ -66,7 +66,9 @@ export const outboxCommand: Command = {
     }
     let response: Response;
     try {
-      response = await fetch(new URL(`${OUTBOX_PATH}?limit=${parsed.values.limit}`, dev.url));
+      response = await fetch(new URL(`${OUTBOX_PATH}?limit=${parsed.values.limit}`, dev.url), {
+        headers: { authorization: `Bearer ${dev.token}` },
+      });
     } catch (error) {
       io.stderr(await describeFailure(error as Error));
       return exitCodes.failed;

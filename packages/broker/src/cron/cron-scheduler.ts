@@ -49,6 +49,11 @@ export interface CronSchedulerOptions {
   /** How often `tick` runs after `start()`. @default 1000 */
   readonly tickMs?: number;
   readonly onError?: (error: unknown) => void;
+  /**
+   * True while the app is paused for verification (spec 3.3): ticks create no runs; after the
+   * resume the latest missed occurrence fires, as after downtime. @default never paused
+   */
+  readonly paused?: () => Promise<boolean> | boolean;
 }
 
 /**
@@ -66,6 +71,7 @@ export class CronScheduler {
   readonly #clock: Clock;
   readonly #tickMs: number;
   readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #paused: (() => Promise<boolean> | boolean) | undefined;
   readonly #times = new Map<string, CronTimes>();
   // What this process last read of each schedule's state, to skip ticks with nothing due.
   readonly #cache = new Map<string, StateRow & { checkedUntil: number }>();
@@ -77,6 +83,7 @@ export class CronScheduler {
     this.#clock = options.clock ?? options.jobs.clock;
     this.#tickMs = options.tickMs ?? 1000;
     this.#onError = options.onError;
+    this.#paused = options.paused;
   }
 
   /** Ticks every `tickMs` until `stop()`. */
@@ -101,6 +108,9 @@ export class CronScheduler {
   /** Handles every declared schedule once; returns the runs it created. */
   async tick(): Promise<CronFire[]> {
     const fired: CronFire[] = [];
+    // Paused for verification (spec 3.3): no runs; `checked_until` stays, so the resume fires
+    // the latest missed occurrence within the catch-up window.
+    if (await this.#paused?.()) return fired;
     for (const declaration of this.#jobs.cron) {
       const fire = await this.#tickOne(declaration);
       if (fire) fired.push(fire);

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
-import { browserRoutes } from '@platform/schema/routes';
 import type { Hono } from 'hono';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
@@ -75,13 +74,4 @@ export function mountBrokerApi(
     });
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });
-}
-
-/**
- * `POST /_platform/api/session` until sign-in (issue 7) mounts the real session broker before
- * it: "nobody is signed in", so the browser SDK works for public Functions and reports
- * `currentUser()` as `null`. Mounted after the broker's own routes, so the real one wins.
- */
-export function mountSignedOutSession(app: Hono<BrokerEnv>): void {
-  app.post(browserRoutes.session.path, (c) => c.json({ user: null, token: null, expiresAt: null }));
 }

@@ -1,12 +1,14 @@
 import { join, resolve } from 'node:path';
 import { isPlatformError } from '@platform/errors';
 import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
+import { DASHBOARD_PATH } from '../auth/control-plane.ts';
 import { type Broker, type BrokerOptions, startBroker } from '../broker.ts';
 import { applyMigrations } from '../db/migrations.ts';
+import type { Clock } from '../jobs/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { declarationsOf, functionsOf, loadManifest, MANIFEST_FILE } from './app-manifest.ts';
 import { mountAppRoutes } from './app-routes.ts';
-import { mountBrokerApi, mountSignedOutSession } from './broker-api.ts';
+import { mountBrokerApi } from './broker-api.ts';
 import { clearDevState, newDevToken, writeDevState } from './dev-state.ts';
 import { FRONTEND_DIR, Frontend } from './frontend.ts';
 import { RouteTable } from './route-table.ts';
@@ -27,6 +29,8 @@ export interface DevOptions {
   readonly databaseUrl?: string | undefined;
   readonly snapshotPath?: string | undefined;
   readonly inMemory?: boolean;
+  /** Time source of sign-in, jobs and cron (tests advance it instead of waiting). @default the machine's */
+  readonly clock?: Clock;
 }
 
 /** platform.yaml has errors: nothing was started. */
@@ -48,6 +52,8 @@ export interface DevServer {
   readonly broker: Broker;
   /** Milliseconds from the call to ready. */
   readonly readyMs: number;
+  /** The dashboard's dev-token link (`/_platform/dashboard?key=<dev token>`): opens it without signing in. */
+  readonly dashboardUrl: string;
   /** Settles once every change seen so far has been applied (tests). */
   settled(): Promise<void>;
   /** Stops watching, every Function process, the server and the database. */
@@ -87,8 +93,17 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       sdkVersion: manifest.runtime.sdk.version,
       declared: declarationsOf(manifest),
       searches: manifest.data.search,
-      jobs: { queues: manifest.queues, cron: manifest.cron },
-      auth: { visibility: manifest.visibility, print },
+      jobs: {
+        queues: manifest.queues,
+        cron: manifest.cron,
+        ...(options.clock ? { clock: options.clock } : {}),
+      },
+      auth: {
+        visibility: manifest.visibility,
+        print,
+        devToken,
+        ...(options.clock ? { clock: options.clock } : {}),
+      },
       logWriter: print,
       databaseUrl: options.databaseUrl,
       snapshotPath: options.snapshotPath,
@@ -96,7 +111,6 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       ...(options.authenticate ? { authenticate: options.authenticate } : {}),
       mount: (app, services) => {
         mountBrokerApi(app, { invoker: services.invoker, devToken });
-        mountSignedOutSession(app);
         mountAppRoutes(app, { routes: () => routes, ...services });
         frontend.mount(app);
       },
@@ -182,6 +196,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       return broker;
     },
     readyMs: Math.round(performance.now() - started),
+    dashboardUrl: `${url}${DASHBOARD_PATH}?key=${devToken}`,
     settled: async () => {
       // Let the watcher's debounce deliver pending events before waiting on the queue.
       await new Promise((r) => setTimeout(r, 250));

@@ -116,9 +116,18 @@ export class FunctionProcess {
         if (typeof value === 'string') headers.set(key, value);
         else if (Array.isArray(value)) for (const item of value) headers.append(key, item);
       }
-      const body =
-        request.method === 'HEAD' || answer.statusCode === 204 ? null : webStream(answer.body);
-      return new Response(body, { status: answer.statusCode, headers });
+      if (request.method === 'HEAD' || answer.statusCode === 204) {
+        answer.body.destroy();
+        return new Response(null, { status: answer.statusCode, headers });
+      }
+      // A small answer of known length (a `{ result }`) is read whole, so the HTTP server writes
+      // it in one go instead of pumping a stream; streamed answers (chunked) pass through.
+      const length = Number(answer.headers['content-length'] ?? Number.NaN);
+      if (length <= BUFFERED_ANSWER_BYTES) {
+        const bytes = new Uint8Array(await answer.body.arrayBuffer());
+        return new Response(bytes, { status: answer.statusCode, headers });
+      }
+      return new Response(webStream(answer.body), { status: answer.statusCode, headers });
     } catch (error) {
       if (timeout.aborted) {
         // A handler past its limit may be stuck in a loop that blocks every other call of this
@@ -271,6 +280,9 @@ export class FunctionProcess {
     this.#restartTimer.unref();
   }
 }
+
+/** Answers up to this size (with a `content-length`) are read whole rather than streamed. */
+const BUFFERED_ANSWER_BYTES = 64 * 1024;
 
 /**
  * The host's answer body as a web stream. `Readable.toWeb` throws an uncaught

@@ -25,6 +25,8 @@ export interface BrokerJobsOptions {
   /** Start the worker and the scheduler (tests of the API alone may not want them). @default true */
   readonly run?: boolean;
   readonly onAttempt?: (report: AttemptReport) => void;
+  /** True while the app is paused for verification (spec 3.3): the worker and cron hold off. */
+  readonly paused?: () => Promise<boolean> | boolean;
 }
 
 /** The running jobs side of a broker. */
@@ -65,8 +67,13 @@ export async function startBrokerJobs(
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
+    ...(options.paused ? { paused: options.paused } : {}),
   });
-  const scheduler = new CronScheduler({ jobs: service, onError });
+  const scheduler = new CronScheduler({
+    jobs: service,
+    onError,
+    ...(options.paused ? { paused: options.paused } : {}),
+  });
   if (options.run ?? true) {
     worker.start();
     scheduler.start();

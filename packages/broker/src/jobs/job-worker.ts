@@ -51,6 +51,11 @@ export interface JobWorkerOptions {
   readonly onAttempt?: (report: AttemptReport) => void;
   /** Unexpected failures of the loop itself (database gone, ...). */
   readonly onError?: (error: unknown) => void;
+  /**
+   * True while the app is paused for verification (spec 3.3): nothing is claimed, so no attempt
+   * is consumed and due jobs wait until it resumes. @default never paused
+   */
+  readonly paused?: () => Promise<boolean> | boolean;
 }
 
 const preciseNow = (): number => performance.timeOrigin + performance.now();
@@ -74,8 +79,8 @@ const preciseNow = (): number => performance.timeOrigin + performance.now();
 export class JobWorker {
   /** This worker's lease owner id. */
   readonly id = `worker_${randomBytes(8).toString('hex')}`;
-  readonly #o: Required<Omit<JobWorkerOptions, 'onAttempt' | 'onError'>> &
-    Pick<JobWorkerOptions, 'onAttempt' | 'onError'>;
+  readonly #o: Required<Omit<JobWorkerOptions, 'onAttempt' | 'onError' | 'paused'>> &
+    Pick<JobWorkerOptions, 'onAttempt' | 'onError' | 'paused'>;
   readonly #running = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #ticking = false;
@@ -164,6 +169,8 @@ export class JobWorker {
 
   async #claimAll(): Promise<void> {
     const { jobs, invoker } = this.#o;
+    // A paused app runs no Functions: its jobs stay due, attempts untouched (spec 3.1, 3.3).
+    if (await this.#o.paused?.()) return;
     const targets = [
       ...jobs.queues.map((q) => ({ kind: 'job' as const, queue: q.name, fn: q.function })),
       ...jobs.cron.map((c) => ({ kind: 'cron' as const, queue: c.name, fn: c.function })),

@@ -3,9 +3,10 @@
 import { cp, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.ts';
+import { launchChromium, openPage as openIn } from './chromium-helpers.ts';
 import { authBroker, HOUR, latestLinkToken, MINUTE, TestClock } from './helpers.ts';
 
 type Sdk = typeof import('../../../browser/src/index.ts');
@@ -54,19 +55,7 @@ beforeAll(async () => {
   });
   await env.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
   origin = env.broker.server.url;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-    timeout: 30_000,
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -74,12 +63,7 @@ afterAll(async () => {
   await env?.cleanup();
 });
 
-async function openPage(): Promise<Page> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
-  return page;
-}
+const openPage = (): Promise<Page> => openIn(browser);
 
 const callWhoami = (page: Page, note: string) =>
   page.evaluate(async (text) => {

@@ -1,5 +1,5 @@
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
-import { type Broker, startBroker } from '../../src/broker.ts';
+import { type Broker, type BrokerOptions, startBroker } from '../../src/broker.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -24,7 +24,12 @@ export const DAY = 24 * HOUR;
 
 /** A broker with sign-in (no test identity), a test clock and captured output. */
 export async function authBroker(
-  options: { auth?: AuthOptions; files?: Record<string, string>; clock?: TestClock } = {},
+  options: {
+    auth?: AuthOptions;
+    files?: Record<string, string>;
+    clock?: TestClock;
+    jobs?: BrokerOptions['jobs'];
+  } = {},
 ): Promise<{
   broker: Broker;
   clock: TestClock;
@@ -44,6 +49,7 @@ export async function authBroker(
     snapshotPath: testSnapshotPath,
     logWriter: (line) => lines.push(line),
     auth: { appId: 'notes', passwordCost: 10, clock, ...options.auth },
+    ...(options.jobs ? { jobs: options.jobs } : {}),
   });
   return {
     broker,

@@ -47,7 +47,12 @@ afterAll(async () => {
 describe('platform dev as a subprocess', () => {
   it('prints the URL on a line of its own and serves the page', async () => {
     expect(url).toMatch(/^http:\/\/localhost:\d+$/);
-    expect(lines.some((line) => /ready in \d+ ms \(11 Functions\)/.test(line))).toBe(true);
+    expect(lines.some((line) => /ready in \d+ ms \(12 Functions\)/.test(line))).toBe(true);
+    // Then the dashboard's dev-token link (its key is the token of .platform/dev.json).
+    const token = JSON.parse(await readFile(join(app.path, '.platform/dev.json'), 'utf8')).token;
+    await eventually(async () =>
+      expect(lines).toContain(`Dashboard: ${url}/_platform/dashboard?key=${token}`),
+    );
     expect(await (await fetch(url)).text()).toContain('<title>Todos</title>');
   });
 
@@ -93,7 +98,7 @@ describe('platform dev as a subprocess', () => {
 
   it('stops on SIGTERM with its Deno processes', async () => {
     const deno = childrenOf(child!.pid!);
-    expect(deno.length).toBe(11);
+    expect(deno.length).toBe(12);
     child!.kill('SIGTERM');
     expect(await exitOf(child!)).toBe(0);
     expect(deno.filter(alive)).toEqual([]);
@@ -105,7 +110,7 @@ describe('platform dev as a subprocess', () => {
     const more: string[] = [];
     await waitForUrl(again, more);
     const deno = childrenOf(again.pid!);
-    expect(deno.length).toBe(11);
+    expect(deno.length).toBe(12);
     again.kill('SIGKILL');
     await exitOf(again);
     await eventually(async () => expect(deno.filter(alive)).toEqual([]), 10_000);

@@ -1,0 +1,196 @@
+// The developer's tools against `platform dev` of a PRIVATE app (examples/private-notes, with
+// sign-in, no test identity): the CLI reaches the control plane with the dev token of
+// .platform/dev.json; the dashboard opens for the signed-in owner and through the dev-token
+// link; app access tokens, access JWTs and other accounts never reach it.
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errorFromResponse } from '@platform/errors';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/auth/passwords.ts';
+import { main } from '../../src/cli/main.ts';
+import { type DevServer, startDev } from '../../src/dev/dev-server.ts';
+import { readDevState } from '../../src/dev/dev-state.ts';
+import { FakeBrowser, TestClock } from '../auth/helpers.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { ada, root } from './helpers.ts';
+
+const PAT = 'pat@example.com';
+const PASSWORD = 'a long password';
+
+let app: { path: string; remove: () => Promise<void> };
+let dev: DevServer;
+let devToken = '';
+const printed: string[] = [];
+
+const cli = async (...args: string[]) => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main([...args, '--app', app.path], {
+    stdout: (line) => out.push(line),
+    stderr: (line) => err.push(line),
+    cwd: app.path,
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+};
+
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${dev.url}${path}`, { headers });
+
+beforeAll(async () => {
+  app = await tempDir('private-notes-');
+  await cp(join(root, 'examples/private-notes'), app.path, {
+    recursive: true,
+    filter: (source) => !source.includes('.platform'),
+  });
+  dev = await startDev({
+    appDir: app.path,
+    port: 0,
+    watch: false,
+    databaseUrl: '',
+    inMemory: true,
+    snapshotPath: testSnapshotPath,
+    clock: new TestClock(Date.now()),
+    logWriter: (line) => printed.push(line),
+  });
+  devToken = (await readDevState(app.path))?.token ?? '';
+  await dev.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
+  await dev.broker.auth.grants.grant(PAT);
+}, 120_000);
+
+afterAll(async () => {
+  await dev?.close();
+  await app?.remove();
+});
+
+describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
+  it('platform invoke, outbox, jobs and cron', async () => {
+    const added = await cli('invoke', 'addNote', '{"note":"from the CLI"}', '--user', ada);
+    expect(added).toMatchObject({ code: 0 });
+    expect(JSON.parse(added.out)).toEqual({ user: { id: ada }, notes: ['from the CLI'] });
+    expect(JSON.parse((await cli('invoke', 'tidy')).out)).toEqual({ notes: 1 });
+    expect(await cli('outbox')).toMatchObject({ code: 0, out: 'The outbox is empty.' });
+    expect(await cli('cron', 'list')).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('tidy'),
+    });
+    const run = await cli('cron', 'run', 'tidy', '--wait');
+    expect(run).toMatchObject({ code: 0, out: expect.stringContaining('tidy') });
+    const jobs = await cli('jobs', '--json');
+    expect(jobs.code).toBe(0);
+    expect(JSON.parse(jobs.out)).toMatchObject({ jobs: expect.any(Array) });
+  });
+
+  it('platform access and platform token', async () => {
+    expect(await cli('access', 'grant', 'ada@example.com')).toMatchObject({ code: 0 });
+    expect((await cli('access', 'list')).out).toContain('ada@example.com');
+    expect(await cli('access', 'revoke', 'ada@example.com')).toMatchObject({ code: 0 });
+    const created = await cli('token', 'create', '--name', 'ci', '--json');
+    expect(created.code).toBe(0);
+    const { id } = JSON.parse(created.out) as { id: string };
+    expect((await cli('token', 'list')).out).toContain(id);
+    expect(await cli('token', 'revoke', id)).toMatchObject({ code: 0 });
+  });
+});
+
+describe('who else reaches the control plane', { timeout: 60_000 }, () => {
+  const paths = [
+    '/v1/apps/local/jobs',
+    '/v1/apps/local/cron',
+    '/_platform/broker/outbox',
+    '/_platform/broker/tokens',
+    '/_platform/dashboard',
+  ];
+
+  it('nobody without a credential, and not an app access token', async () => {
+    for (const path of paths) expect((await get(path)).status, path).toBe(403);
+    const created = await cli('token', 'create', '--json');
+    const { token } = JSON.parse(created.out) as { token: string };
+    // The token works on the runtime (it acts as the owner) ...
+    const call = await fetch(`${dev.url}/_platform/api/functions/addNote`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"note":"by token"}',
+    });
+    expect(call.status).toBe(200);
+    // ... and never on the control plane.
+    for (const path of paths) {
+      const response = await get(path, { authorization: `Bearer ${token}` });
+      expect(response.status, path).toBe(403);
+      expect((await errorFromResponse(response)).code).toBe('PERMISSION_DENIED');
+    }
+    const invoke = await fetch(`${dev.url}/_platform/broker/invoke/tidy`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(invoke.status).toBe(403);
+    expect((await get('/v1/apps/local/jobs', { authorization: 'Bearer nope' })).status).toBe(403);
+  });
+
+  it('not a granted account that is not the owner, nor the owner by access JWT', async () => {
+    const pat = new FakeBrowser(dev.broker);
+    expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
+    expect((await pat.navigate('/')).status).toBe(200);
+    for (const path of paths) expect((await pat.request(path)).status, path).toBe(403);
+
+    const owner = new FakeBrowser(dev.broker);
+    await owner.signInByEmail('owner@localhost');
+    const { body } = await owner.session();
+    for (const path of paths) {
+      const response = await owner.request(path, {
+        headers: { authorization: `Bearer ${String(body.token)}` },
+      });
+      expect(response.status, path).toBe(403);
+    }
+  });
+});
+
+describe('the dashboard', { timeout: 60_000 }, () => {
+  it('opens for the signed-in owner; the session cookie never changes anything', async () => {
+    const nobody = new FakeBrowser(dev.broker);
+    const away = await nobody.navigate('/_platform/dashboard');
+    expect(away.status).toBe(302);
+    expect(away.headers.get('location')).toMatch(/^\/_platform\/auth\/sign-in\?returnTo=/);
+
+    const owner = new FakeBrowser(dev.broker);
+    await owner.signInByEmail('owner@localhost');
+    const page = await owner.navigate('/_platform/dashboard');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/v1/apps/local/jobs');
+    expect((await owner.request('/v1/apps/local/jobs')).status).toBe(200);
+    expect((await owner.request('/v1/apps/local/cron')).status).toBe(200);
+    expect((await owner.request('/_platform/broker/outbox')).status).toBe(200);
+    const post = await owner.request('/v1/apps/local/cron/tidy/run', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(post.status).toBe(403);
+  });
+
+  it('opens through the dev-token link that platform dev prints', async () => {
+    expect(dev.dashboardUrl).toBe(`${dev.url}/_platform/dashboard?key=${devToken}`);
+    const wrong = new FakeBrowser(dev.broker);
+    expect((await wrong.navigate('/_platform/dashboard?key=nope')).status).toBe(403);
+    expect(wrong.cookie('platform_dev')).toBeUndefined();
+
+    const browser = new FakeBrowser(dev.broker);
+    const link = await browser.navigate(`/_platform/dashboard?key=${devToken}`);
+    expect(link.status).toBe(303);
+    expect(link.headers.get('location')).toBe('/_platform/dashboard');
+    const [cookie] = link.headers.getSetCookie();
+    expect(cookie).toMatch(/^platform_dev=[\w-]+; Path=\/; HttpOnly; SameSite=Strict$/);
+    // The cookie is an HMAC of the token, not the token.
+    expect(cookie).not.toContain(devToken);
+    expect((await browser.navigate('/_platform/dashboard')).status).toBe(200);
+    expect((await browser.request('/v1/apps/local/jobs/summary')).status).toBe(200);
+    // GET and HEAD only: a cookie never authorises a state change.
+    const post = await browser.request('/v1/apps/local/cron/tidy/run', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(post.status).toBe(403);
+    // It opens the control plane only, not the private app itself.
+    expect((await browser.navigate('/')).status).toBe(302);
+  });
+});

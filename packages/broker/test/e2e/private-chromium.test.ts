@@ -1,0 +1,139 @@
+// Issue 7's done-when against `platform dev` itself: a real headless Chromium on the private
+// example app (examples/private-notes, its page bundled from public/app.ts with the broker's
+// @platform/browser) signs in by email link and by password, reaches the private page, gets 403
+// without a grant, calls a `user` Function through the browser SDK, survives an access-token
+// expiry (the dev server's injected clock advanced) and signs out.
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../src/auth/passwords.ts';
+import { type DevServer, startDev } from '../../src/dev/dev-server.ts';
+import { launchChromium, openPage, sessionCookie } from '../auth/chromium-helpers.ts';
+import { HOUR, latestLinkToken, MINUTE, TestClock } from '../auth/helpers.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { root } from './helpers.ts';
+
+interface Added {
+  user: { id: string } | null;
+  notes: string[];
+}
+declare global {
+  interface Window {
+    privateNotes: {
+      addNote(note: string): Promise<Added>;
+      currentUser(): Promise<{ id: string; email: string } | null>;
+    };
+  }
+}
+
+const OWNER = 'owner@localhost';
+const PAT = 'pat@example.com';
+const PASSWORD = 'a long password';
+
+let app: { path: string; remove: () => Promise<void> };
+let dev: DevServer;
+let browser: Browser;
+const clock = new TestClock(Date.now());
+const printed: string[] = [];
+
+beforeAll(async () => {
+  app = await tempDir('private-notes-');
+  await cp(join(root, 'examples/private-notes'), app.path, {
+    recursive: true,
+    filter: (source) => !source.includes('.platform'),
+  });
+  dev = await startDev({
+    appDir: app.path,
+    port: 0,
+    watch: false,
+    databaseUrl: '',
+    inMemory: true,
+    snapshotPath: testSnapshotPath,
+    clock,
+    logWriter: (line) => printed.push(line),
+  });
+  await dev.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.close();
+  await app?.remove();
+});
+
+const addNote = (page: Page, note: string) =>
+  page.evaluate((text) => window.privateNotes.addNote(text), note);
+
+describe('platform dev of a private app in a real Chromium', { timeout: 60_000 }, () => {
+  let desk: Page;
+
+  it('signs in by email link and comes back to the private page', async () => {
+    desk = await openPage(browser);
+    await desk.goto(`${dev.url}/`);
+    expect(new URL(desk.url()).pathname).toBe('/_platform/auth/sign-in');
+    await desk.fill('#email', OWNER);
+    await desk.click('#email-link');
+    await desk.waitForSelector('text=Check your email');
+    // The link is printed in the terminal of platform dev (and captured in the outbox).
+    const token = await latestLinkToken(dev.broker, OWNER);
+    expect(printed.some((line) => line.includes(`confirm?token=${token}`))).toBe(true);
+    const mail = await openPage(browser);
+    await mail.goto(`${dev.url}/_platform/auth/confirm?token=${token}`);
+    await mail.click('#confirm');
+    await mail.waitForSelector('#done');
+    await mail.context().close();
+    await desk.waitForURL(`${dev.url}/`);
+    expect(await desk.textContent('#private')).toBe('Private notes');
+    await desk.waitForSelector(`text=Signed in as ${OWNER}`);
+  });
+
+  it('calls a user Function through the browser SDK', async () => {
+    const user = await desk.evaluate(() => window.privateNotes.currentUser());
+    expect(user).toEqual({ id: expect.any(String), email: OWNER });
+    expect(await addNote(desk, 'first')).toEqual({ user: { id: user?.id }, notes: ['first'] });
+  });
+
+  it('survives an access-token expiry by refreshing', async () => {
+    const before = await sessionCookie(desk);
+    clock.advance(HOUR + MINUTE);
+    expect((await addNote(desk, 'second')).notes).toEqual(['first', 'second']);
+    const after = await sessionCookie(desk);
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+  });
+
+  it('signs out, and the private app asks for sign-in again', async () => {
+    await desk.goto(`${dev.url}/_platform/auth/sign-out`);
+    await desk.click('#sign-out');
+    await desk.waitForURL(/\/_platform\/auth\/sign-in/);
+    await desk.goto(`${dev.url}/`);
+    expect(new URL(desk.url()).pathname).toBe('/_platform/auth/sign-in');
+    expect(await sessionCookie(desk)).toBeUndefined();
+    await desk.context().close();
+  });
+
+  it('signs in by password: 403 without a grant, in once granted', async () => {
+    const page = await openPage(browser);
+    await page.goto(`${dev.url}/`);
+    await page.click('summary');
+    await page.fill('#email', PAT);
+    await page.fill('#password', PASSWORD);
+    const denied = page.waitForResponse(
+      (r) => new URL(r.url()).pathname === '/' && r.request().method() === 'GET',
+    );
+    await page.click('#password-sign-in');
+    expect((await denied).status()).toBe(403);
+    expect(await page.textContent('#denied')).toContain('No access');
+    expect(await page.content()).not.toContain('Private notes');
+    // Neither the page's script nor the runtime API is served without a grant.
+    expect((await page.request.get(`${dev.url}/app.js`)).status()).toBe(403);
+    await dev.broker.auth.grants.grant(PAT);
+    expect((await page.reload())?.status()).toBe(200);
+    await page.waitForSelector(`text=Signed in as ${PAT}`);
+    expect(await addNote(page, 'pat note')).toMatchObject({ notes: ['pat note'] });
+    await page.context().close();
+  });
+});

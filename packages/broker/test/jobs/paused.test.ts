@@ -1,0 +1,105 @@
+// Spec 3.3 with the job engine: while the owner's account is paused for verification, the job
+// worker claims nothing (no attempt consumed, spec 3.1) and cron creates no runs; confirming
+// resumes both. Time moves by the injected clock (sign-in, jobs and cron share it).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authBroker, DAY, HOUR, MINUTE, TestClock } from '../auth/helpers.ts';
+import { queue, waitFor } from './engine-helpers.ts';
+
+const clock = new TestClock(Date.parse('2025-03-03T10:00:00Z'));
+let env: Awaited<ReturnType<typeof authBroker>>;
+
+beforeAll(async () => {
+  env = await authBroker({
+    clock,
+    auth: { ownerUnconfirmed: true, visibility: 'public' },
+    files: {
+      'migrations/001_seen.sql': 'create table seen (id serial primary key, note text);',
+      'functions/work.ts': `
+import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ n: s.optional(s.number()), source: s.optional(s.string()), name: s.optional(s.string()), scheduledAt: s.optional(s.string()) }),
+  handler: async (ctx) => {
+    await ctx.data.table('seen').create({ note: ctx.input.scheduledAt ?? 'job ' + ctx.input.n });
+    return null;
+  },
+});
+`,
+    },
+    jobs: {
+      queues: [queue('work', 'work')],
+      cron: [
+        { name: 'hourly', schedule: '0 * * * *', function: 'work', enabled: true, timezone: 'UTC' },
+      ],
+      clock,
+      pollMs: 50,
+      // The worker runs; the test ticks the scheduler itself (no background tick races it).
+      run: false,
+    },
+  });
+  await env.broker.addFunction({ name: 'work', entrypoint: 'functions/work.ts', access: 'system' });
+  env.broker.jobs.worker.start();
+}, 120_000);
+afterAll(() => env?.cleanup());
+
+const seen = async () =>
+  (await env.broker.db.query<{ note: string }>('select note from seen order by id')).rows.map(
+    (row) => row.note,
+  );
+
+describe('a paused app runs no jobs and no cron (spec 3.3)', { timeout: 60_000 }, () => {
+  it('runs them while the owner is within the confirmation deadline', async () => {
+    const { job } = await env.broker.jobs.service.enqueue('work', {
+      payload: { n: 1 },
+      idempotencyKey: 'one',
+    });
+    await waitFor(async () => (await env.broker.jobs.service.get(job.id)).state === 'succeeded');
+    expect(await seen()).toEqual(['job 1']);
+    // The first tick only records the schedule; an occurrence an hour later fires.
+    await env.broker.jobs.scheduler.tick();
+    clock.advance(HOUR);
+    expect(await env.broker.jobs.scheduler.tick()).toHaveLength(1);
+  });
+
+  it('holds jobs without consuming attempts and skips cron while paused', async () => {
+    clock.advance(DAY); // past the 24-hour deadline: the owner's account pauses
+    expect(await env.broker.auth.appPaused()).toBe(true);
+    const { job } = await env.broker.jobs.service.enqueue('work', {
+      payload: { n: 2 },
+      idempotencyKey: 'two',
+    });
+    expect(await env.broker.jobs.scheduler.tick()).toEqual([]);
+    clock.advance(HOUR + MINUTE);
+    expect(await env.broker.jobs.scheduler.tick()).toEqual([]);
+    // Twenty polls of the worker later the job is still due and untouched.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await env.broker.jobs.service.get(job.id)).toMatchObject({
+      state: 'queued',
+      attempt: 0,
+    });
+    expect(await seen()).not.toContain('job 2');
+  });
+
+  it('resumes on verification: the held job runs once, cron fires the latest missed run', async () => {
+    const owner = await env.broker.auth.owner();
+    await env.broker.auth.accounts.confirm(owner.id);
+    expect(await env.broker.auth.appPaused()).toBe(false);
+    const held = (await env.broker.jobs.service.list({ limit: 10 })).jobs.find(
+      (j) => j.queue === 'work' && j.state !== 'succeeded',
+    );
+    expect(held).toBeDefined();
+    await waitFor(
+      async () => (await env.broker.jobs.service.get(held?.id ?? '')).state === 'succeeded',
+    );
+    expect(await env.broker.jobs.service.get(held?.id ?? '')).toMatchObject({ attempt: 1 });
+    const fired = await env.broker.jobs.scheduler.tick();
+    // 11:00 and 12:00 passed while paused: one run, for the latest (as after downtime).
+    expect(fired.map((fire) => fire.scheduledAt)).toEqual(['2025-03-04T12:00:00.000Z']);
+    await waitFor(async () => (await seen()).includes('2025-03-04T12:00:00.000Z'));
+    expect(await seen()).toEqual([
+      'job 1',
+      '2025-03-03T11:00:00.000Z',
+      'job 2',
+      '2025-03-04T12:00:00.000Z',
+    ]);
+  });
+});
