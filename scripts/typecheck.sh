@@ -11,4 +11,6 @@ for dir in packages/*/; do
 done
 "$tsc" -p bench/tsconfig.json
 "$tsc" -p tsconfig.scripts.json
+# Example apps, frontend included, typed by their generated platform-env.gen.d.ts.
+for config in examples/*/tsconfig.json; do "$tsc" -p "$config"; done
 echo "typecheck: ok"

@@ -1,12 +1,8 @@
 // The todo app's page: @platform/browser calls the app's Functions on this origin.
-import { isPlatformError, platform } from '@platform/browser';
+import { type FunctionResult, isPlatformError, platform } from '@platform/browser';
 
-interface Todo {
-  id: string;
-  title: string;
-  done: boolean;
-  attachment_name: string | null;
-}
+// Typed by platform-env.gen.d.ts (`platform types`): results carry the Functions' own types.
+type Todo = FunctionResult<'listTodos'>['todos'][number];
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const status = (text: string) => {
@@ -14,7 +10,7 @@ const status = (text: string) => {
 };
 
 async function showTips(): Promise<void> {
-  const stats = (await platform.functions.call('publicStats', {})) as { tips: string[] };
+  const stats = await platform.functions.call('publicStats', {});
   $('tips').replaceChildren(
     ...stats.tips.map((tip) => Object.assign(document.createElement('li'), { textContent: tip })),
   );
@@ -61,7 +57,7 @@ function row(todo: Todo): HTMLLIElement {
 }
 
 async function showTodos(): Promise<void> {
-  const { todos } = (await platform.functions.call('listTodos', {})) as { todos: Todo[] };
+  const { todos } = await platform.functions.call('listTodos', {});
   $('todos').replaceChildren(...todos.map(row));
 }
 
@@ -94,11 +90,6 @@ $('new-todo').addEventListener('submit', (event) => {
   });
 });
 
-interface SearchHit {
-  record: Pick<Todo, 'id' | 'title' | 'done'> & { notes: string };
-  fullTextScore: number;
-}
-
 // Search goes through the searchTodos Function (ctx.data.search runs only in Functions, under
 // the caller's RLS); the page shows the hits best first.
 $('search').addEventListener('submit', (event) => {
@@ -108,10 +99,10 @@ $('search').addEventListener('submit', (event) => {
   const results = $('search-results');
   void (async () => {
     try {
-      const { hits } = (await platform.functions.call('searchTodos', {
+      const { hits } = await platform.functions.call('searchTodos', {
         query,
         ...(done === '' ? {} : { done: done === 'true' }),
-      })) as { hits: SearchHit[] };
+      });
       results.replaceChildren(
         ...hits.map(({ record }) =>
           Object.assign(document.createElement('li'), {

@@ -23,7 +23,8 @@ import { type RunningServer, serveBroker } from './http/serve.ts';
 import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './jobs/broker-jobs.ts';
 import { LogSink, type LogWriter } from './logs/log-sink.ts';
 import { Outbox } from './outbox/outbox.ts';
-import { SearchService, sdkSearchDeclarations } from './search/search-service.ts';
+import { sdkSearchDeclarations } from './search/search-options.ts';
+import { SearchService } from './search/search-service.ts';
 import { SecretStore } from './secrets/secret-store.ts';
 
 /** How to start a broker for one app. */
@@ -83,6 +84,12 @@ export interface Broker {
   readonly logs: LogSink;
   readonly outbox: Outbox;
   readonly invoker: FunctionInvoker;
+  /**
+   * The declared searches of `data.search`; `undefined` when platform.yaml declares none. After
+   * migrations ran again, {@link SearchService.invalidate} it so its database objects and column
+   * types are read afresh.
+   */
+  readonly search: SearchService | undefined;
   /** Issue 8: the job service, its worker and the cron scheduler. */
   readonly jobs: BrokerJobs;
   /** Issue 7: accounts, sessions, grants and app access tokens. */
@@ -246,6 +253,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     logs,
     outbox,
     invoker,
+    search,
     jobs,
     auth,
     migrations: opened.migrations,

@@ -64,9 +64,6 @@ export { type RunningServer, serveBroker } from './http/serve.ts';
 export { anonymousCaller, type Caller, systemCaller, userCaller } from './identity/caller.ts';
 export { type LogRecord, LogSink } from './logs/log-sink.ts';
 export { type CapturedEmail, Outbox } from './outbox/outbox.ts';
-export {
-  type SearchPreparation,
-  SearchService,
-  sdkSearchDeclarations,
-} from './search/search-service.ts';
+export { sdkSearchDeclarations } from './search/search-options.ts';
+export { type SearchPreparation, SearchService } from './search/search-service.ts';
 export { SecretStore } from './secrets/secret-store.ts';

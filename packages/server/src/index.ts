@@ -58,11 +58,11 @@ export {
   isPlatformFunction,
   type PlatformFunction,
 } from './define-function.ts';
+export type { FunctionAccess, FunctionTypes, Jsonify } from './function-types.ts';
 export {
   createFunctionHost,
   type FetchHandler,
   type FunctionHostOptions,
 } from './host/create-host.ts';
 export { type HostOptions, runInvocation } from './host/run-invocation.ts';
-export type { FunctionAccess, FunctionTypes, Jsonify } from './function-types.ts';
 export { PLATFORM_SDK_VERSION } from './version.ts';

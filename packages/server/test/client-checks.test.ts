@@ -8,7 +8,7 @@ const net = mswBroker();
 const declared = {
   secrets: ['API_KEY'],
   emailAliases: ['support'],
-  searches: { docs: { model: 'embed@1', dimensions: 3, filters: ['teamId'] } },
+  searches: { docs: { fullText: true, model: 'embed@1', dimensions: 3, filters: ['teamId'] } },
 };
 const ctx = (sdkVersion = '2.6.0') => {
   net.use({ secrets: { API_KEY: 'k' } });

@@ -57,7 +57,7 @@ describe('data', () => {
       declared: {
         secrets: [],
         emailAliases: [],
-        searches: { docs: { model: null, dimensions: null, filters: [] } },
+        searches: { docs: { fullText: true, model: null, dimensions: null, filters: [] } },
       },
     }).context;
     expect(await data.search('docs', { mode: 'fullText', query: '  milk  ' })).toEqual({

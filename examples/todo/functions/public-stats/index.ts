@@ -7,7 +7,7 @@ import { defineFunction, PLATFORM_SDK_VERSION, s } from '@platform/server';
 export default defineFunction({
   input: s.object({}),
   handler: async ({ user, data, http }) => {
-    const tips = await data.table('tips').list({ limit: 10 });
+    const tips = await data.table<{ id: string; text: string }>('tips').list({ limit: 10 });
     return {
       signedIn: user !== null,
       tips: tips.map((tip) => tip.text),

@@ -1,6 +1,6 @@
 import { controlPaths } from '../auth/control-routes.ts';
-import { type CliIO, type Command, exitCodes } from './io.ts';
-import { ownerApi, parseOwnerArgs } from './owner-api.ts';
+import { callBroker } from './broker-call.ts';
+import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform access grant <email> | revoke <email> | list  [--app <dir>] [--json]
 
@@ -13,46 +13,34 @@ Options:
   -h, --help      Show this help.`;
 
 /** `platform access grant|revoke <email>` and `platform access list`. */
-export const accessCommand: Command = {
+export const accessCommand = defineCommand({
+  name: 'access',
   summary: 'Grant or revoke access to a private app (grant <email>, revoke <email>, list).',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parseOwnerArgs>;
-    try {
-      parsed = parseOwnerArgs(args);
-    } catch (error) {
-      io.stderr(`platform access: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    if (parsed.values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
-    const [action, email, ...extra] = parsed.positionals;
+  options: { app: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
+  maxPositionals: 2,
+  async run(parsed, io, usageError) {
+    const [action, email] = parsed.positionals;
     const needsEmail = action === 'grant' || action === 'revoke';
     if (
       !(needsEmail || action === 'list') ||
       (needsEmail && !email) ||
-      extra.length > 0 ||
       (action === 'list' && email)
     ) {
-      io.stderr(`platform access: expected grant <email>, revoke <email> or list\n\n${usage}`);
-      return exitCodes.usage;
+      return usageError('expected grant <email>, revoke <email> or list');
     }
     const app = parsed.values.app;
-    const answer =
+    const label = 'access';
+    const answer = await callBroker<Record<string, unknown>>(
+      io,
+      app,
+      action === 'revoke'
+        ? `${controlPaths.access}/${encodeURIComponent(email ?? '')}`
+        : controlPaths.access,
       action === 'grant'
-        ? await ownerApi(io, 'access', app, {
-            method: 'POST',
-            path: controlPaths.access,
-            body: { email },
-          })
-        : action === 'revoke'
-          ? await ownerApi(io, 'access', app, {
-              method: 'DELETE',
-              path: `${controlPaths.access}/${encodeURIComponent(email ?? '')}`,
-            })
-          : await ownerApi(io, 'access', app, { method: 'GET', path: controlPaths.access });
+        ? { json: { email }, label }
+        : { method: action === 'revoke' ? 'DELETE' : 'GET', label },
+    );
     if (typeof answer === 'number') return answer;
     if (parsed.values.json) {
       io.stdout(JSON.stringify(answer, null, 2));
@@ -73,4 +61,4 @@ export const accessCommand: Command = {
     }
     return exitCodes.ok;
   },
-};
+});

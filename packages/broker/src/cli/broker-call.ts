@@ -1,20 +1,57 @@
 import { resolve } from 'node:path';
+import { fillPath } from '@platform/schema/routes';
 import { localScope } from '../jobs/job-service.ts';
 import { describeFailure, findDev } from './dev-client.ts';
 import { type CliIO, exitCodes } from './io.ts';
 
 /** A path template of the broker API with its `:appId` set to the local broker's app. */
 export const localAppPath = (path: string, params: Record<string, string> = {}): string =>
-  Object.entries({ appId: localScope.appId, ...params }).reduce(
-    (filled, [key, value]) => filled.replace(`:${key}`, encodeURIComponent(value)),
-    path,
-  );
+  fillPath(path, { appId: localScope.appId, ...params });
+
+/** A request to the broker API; a `json` body is sent as `application/json`. */
+export interface BrokerRequest {
+  readonly method?: 'GET' | 'POST' | 'DELETE';
+  readonly json?: unknown;
+  /** Put before error lines (`platform access: ...`). */
+  readonly label?: string;
+}
 
 /**
- * Calls the broker API of the `platform dev` serving `appDir` with its dev token (the control
- * plane admits nothing else from the command line) and resolves to its JSON answer;
- * when there is no dev, the broker cannot be reached or it answers an error, prints one line to
- * stderr and resolves to the exit code instead.
+ * Sends one request to the broker API of the `platform dev` serving `appDir`, with its dev token
+ * (the control plane admits nothing else from the command line). Resolves to the successful
+ * response; when there is no dev, the broker cannot be reached or it answers an error, prints
+ * one line to stderr and resolves to the exit code instead.
+ */
+export async function brokerFetch(
+  io: CliIO,
+  appDir: string,
+  path: string,
+  request: BrokerRequest = {},
+): Promise<Response | number> {
+  const fail = (line: string) => {
+    io.stderr(request.label ? `platform ${request.label}: ${line}` : line);
+    return exitCodes.failed;
+  };
+  const dev = await findDev(resolve(io.cwd, appDir));
+  if (typeof dev === 'string') return fail(dev);
+  const headers: Record<string, string> = { authorization: `Bearer ${dev.token}` };
+  if (request.json !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(new URL(path, dev.url), {
+      method: request.method ?? (request.json === undefined ? 'GET' : 'POST'),
+      headers,
+      ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
+    });
+  } catch (error) {
+    return fail(await describeFailure(error as Error));
+  }
+  if (!response.ok) return fail(await describeFailure(response));
+  return response;
+}
+
+/**
+ * Like {@link brokerFetch}, resolving to the JSON answer.
  *
  * @example
  * ```ts
@@ -26,25 +63,8 @@ export async function callBroker<T>(
   io: CliIO,
   appDir: string,
   path: string,
-  init: RequestInit = {},
+  request: BrokerRequest = {},
 ): Promise<T | number> {
-  const dev = await findDev(resolve(io.cwd, appDir));
-  if (typeof dev === 'string') {
-    io.stderr(dev);
-    return exitCodes.failed;
-  }
-  let response: Response;
-  try {
-    const headers = new Headers(init.headers);
-    headers.set('authorization', `Bearer ${dev.token}`);
-    response = await fetch(new URL(path, dev.url), { ...init, headers });
-  } catch (error) {
-    io.stderr(await describeFailure(error as Error));
-    return exitCodes.failed;
-  }
-  if (!response.ok) {
-    io.stderr(await describeFailure(response));
-    return exitCodes.failed;
-  }
-  return (await response.json()) as T;
+  const response = await brokerFetch(io, appDir, path, request);
+  return typeof response === 'number' ? response : ((await response.json()) as T);
 }

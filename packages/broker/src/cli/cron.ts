@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
 import type { CronFire } from '../cron/cron-scheduler.ts';
 import type { CronRunSummary, CronSummary } from '../cron/cron-summary.ts';
 import { jobSummaryApiPaths } from '../http/routes/job-summary-routes.ts';
 import { callBroker, localAppPath } from './broker-call.ts';
-import { type CliIO, type Command, exitCodes } from './io.ts';
+import { type CliIO, defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform cron run <name> [--wait] [--app <dir>] [--json]
        platform cron list [--app <dir>] [--json]
@@ -18,20 +17,6 @@ Options:
   --app <dir>     The app folder (default: the current directory).
   --json          Print the broker's answer as JSON.
   -h, --help      Show this help.`;
-
-function parse(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      app: { type: 'string', default: '.' },
-      wait: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
 
 type Run = CronRunSummary & { name: string };
 const terminal = (run: Run) => run.state === 'succeeded' || run.state === 'dead_lettered';
@@ -53,23 +38,18 @@ async function follow(io: CliIO, app: string, runId: string): Promise<Run | numb
 }
 
 /** `platform cron run <name>` and `platform cron list`: clients of the running `platform dev`. */
-export const cronCommand: Command = {
+export const cronCommand = defineCommand({
+  name: 'cron',
   summary: 'Run a cron schedule now, or list schedules, on the running platform dev.',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parse>;
-    try {
-      parsed = parse(args);
-    } catch (error) {
-      io.stderr(`platform cron: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
-    const [action, name, ...extra] = positionals;
+  options: {
+    app: { type: 'string', default: '.' },
+    wait: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+  maxPositionals: 2,
+  async run({ values, positionals }, io, usageError) {
+    const [action, name] = positionals;
     if (action === 'list' && name === undefined) {
       const body = await callBroker<{ schedules: CronSummary[] }>(
         io,
@@ -87,15 +67,13 @@ export const cronCommand: Command = {
       }
       return exitCodes.ok;
     }
-    if (action !== 'run' || name === undefined || extra.length > 0) {
-      io.stderr(`platform cron: expected "run <name>" or "list"\n\n${usage}`);
-      return exitCodes.usage;
-    }
+    if (action !== 'run' || name === undefined)
+      return usageError('expected "run <name>" or "list"');
     const started = await callBroker<{ run: CronFire }>(
       io,
       values.app,
       localAppPath(jobSummaryApiPaths.cronRun, { name }),
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+      { json: {} },
     );
     if (typeof started === 'number') return started;
     if (!values.wait) {
@@ -111,4 +89,4 @@ export const cronCommand: Command = {
     io.stdout(values.json ? JSON.stringify({ run }, null, 2) : outcome(run));
     return run.state === 'succeeded' ? exitCodes.ok : exitCodes.failed;
   },
-};
+});

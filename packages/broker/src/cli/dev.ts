@@ -1,9 +1,8 @@
 import { relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { formatDiagnostic } from '@platform/schema/manifest';
 import { type DevServer, ManifestInvalidError, startDev } from '../dev/dev-server.ts';
 import { isPortFree } from '../dev/port.ts';
-import { type CliIO, type Command, exitCodes } from './io.ts';
+import { defineCommand, exitCodes } from './io.ts';
 
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
@@ -20,20 +19,6 @@ Options:
                  port when ${DEFAULT_DEV_PORT} is taken.
   --no-watch     Do not re-bundle changed Functions or reload platform.yaml.
   -h, --help     Show this help.`;
-
-function parse(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    allowNegative: true,
-    strict: true,
-    options: {
-      port: { type: 'string' },
-      watch: { type: 'boolean', default: true },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
 
 /** Resolves on the first SIGINT or SIGTERM. */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -53,27 +38,16 @@ function stopSignal(): Promise<NodeJS.Signals> {
 }
 
 /** `platform dev [appDir] --port <n>`: runs the app until SIGINT or SIGTERM. */
-export const devCommand: Command = {
+export const devCommand = defineCommand({
+  name: 'dev',
   summary: 'Serve an app locally: Functions, data, files and frontend, reloaded on change.',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parse>;
-    try {
-      parsed = parse(args);
-    } catch (error) {
-      io.stderr(`platform dev: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    if (parsed.values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
+  options: { port: { type: 'string' }, watch: { type: 'boolean', default: true } },
+  maxPositionals: 1,
+  async run(parsed, io, usageError) {
     const portText = parsed.values.port;
-    if (parsed.positionals.length > 1 || (portText !== undefined && !/^\d{1,5}$/.test(portText))) {
-      io.stderr(
-        `platform dev: expected at most one app directory and a numeric --port\n\n${usage}`,
-      );
-      return exitCodes.usage;
+    if (portText !== undefined && !/^\d{1,5}$/.test(portText)) {
+      return usageError('--port must be a number');
     }
     const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
     let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
@@ -105,4 +79,4 @@ export const devCommand: Command = {
     await dev.close();
     return exitCodes.ok;
   },
-};
+});

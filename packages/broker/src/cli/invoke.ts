@@ -1,8 +1,7 @@
-import { parseArgs } from 'node:util';
 import { fillPath } from '@platform/schema/routes';
 import { INVOKE_PATH } from '../dev/broker-api.ts';
-import { describeFailure, findDev } from './dev-client.ts';
-import { type CliIO, type Command, exitCodes } from './io.ts';
+import { brokerFetch } from './broker-call.ts';
+import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform invoke <name> [json] [--app <dir>] [--user <uuid>]
 
@@ -15,72 +14,30 @@ Options:
   --user <uuid>   Run as this user (for access: user Functions).
   -h, --help      Show this help.`;
 
-function parse(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      app: { type: 'string', default: '.' },
-      user: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
-
 /** `platform invoke <name> [json]`: a direct invocation through the running broker. */
-export const invokeCommand: Command = {
+export const invokeCommand = defineCommand({
+  name: 'invoke',
   summary: 'Run a Function once on the running platform dev and print its result.',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parse>;
-    try {
-      parsed = parse(args);
-    } catch (error) {
-      io.stderr(`platform invoke: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    if (parsed.values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
-    const [name, json, ...extra] = parsed.positionals;
-    if (name === undefined || extra.length > 0) {
-      io.stderr(`platform invoke: expected a Function name and at most one JSON input\n\n${usage}`);
-      return exitCodes.usage;
-    }
+  options: { app: { type: 'string', default: '.' }, user: { type: 'string' } },
+  maxPositionals: 2,
+  async run(parsed, io, usageError) {
+    const [name, json] = parsed.positionals;
+    if (name === undefined)
+      return usageError('expected a Function name and at most one JSON input');
     let input: unknown = {};
     if (json !== undefined) {
       try {
         input = JSON.parse(json);
       } catch {
-        io.stderr(`platform invoke: the input is not valid JSON: ${json}`);
-        return exitCodes.usage;
+        return usageError(`the input is not valid JSON: ${json}`);
       }
     }
-    const dev = await findDev(parsed.values.app);
-    if (typeof dev === 'string') {
-      io.stderr(dev);
-      return exitCodes.failed;
-    }
-    let response: Response;
-    try {
-      response = await fetch(new URL(fillPath(INVOKE_PATH, { name }), dev.url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${dev.token}` },
-        body: JSON.stringify({
-          input,
-          ...(parsed.values.user ? { user: parsed.values.user } : {}),
-        }),
-      });
-    } catch (error) {
-      io.stderr(await describeFailure(error as Error));
-      return exitCodes.failed;
-    }
-    if (!response.ok) {
-      io.stderr(await describeFailure(response));
-      return exitCodes.failed;
-    }
+    const user = parsed.values.user;
+    const response = await brokerFetch(io, parsed.values.app, fillPath(INVOKE_PATH, { name }), {
+      json: { input, ...(user ? { user } : {}) },
+    });
+    if (typeof response === 'number') return response;
     if (response.headers.get('x-platform-stream') === '1') {
       io.stdout(await response.text());
       return exitCodes.ok;
@@ -89,4 +46,4 @@ export const invokeCommand: Command = {
     io.stdout(JSON.stringify(result, null, 2));
     return exitCodes.ok;
   },
-};
+});

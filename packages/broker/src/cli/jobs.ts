@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
 import { jobsApiPaths } from '../http/routes/jobs-routes.ts';
 import type { JobPage } from '../jobs/job-history.ts';
 import type { Job } from '../jobs/job-rows.ts';
 import { callBroker, localAppPath } from './broker-call.ts';
-import { type CliIO, type Command, exitCodes } from './io.ts';
+import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform jobs [--queue <q>] [--state <s>] [--limit <n>] [--from <iso>] [--to <iso>]
                      [--cursor <c>] [--app <dir>] [--json]
@@ -22,25 +21,6 @@ Options:
   --json          Print { jobs: [...], nextCursor } as JSON.
   -h, --help      Show this help.`;
 
-function parse(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    allowPositionals: false,
-    strict: true,
-    options: {
-      app: { type: 'string', default: '.' },
-      queue: { type: 'string' },
-      state: { type: 'string' },
-      limit: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      cursor: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
-
 /** One job as a terminal line. */
 export function jobLine(job: Job): string {
   const error = job.lastError ? `  ${job.lastError.code}: ${job.lastError.message}` : '';
@@ -48,25 +28,23 @@ export function jobLine(job: Job): string {
 }
 
 /** `platform jobs`: a client of the jobs API of the running `platform dev`. */
-export const jobsCommand: Command = {
+export const jobsCommand = defineCommand({
+  name: 'jobs',
   summary: 'List the background jobs of the running platform dev.',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parse>;
-    try {
-      parsed = parse(args);
-    } catch (error) {
-      io.stderr(`platform jobs: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    const { values } = parsed;
-    if (values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
+  options: {
+    app: { type: 'string', default: '.' },
+    queue: { type: 'string' },
+    state: { type: 'string' },
+    limit: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    cursor: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+  async run({ values }, io, usageError) {
     if (values.limit !== undefined && !/^\d+$/.test(values.limit)) {
-      io.stderr(`platform jobs: --limit must be a number\n\n${usage}`);
-      return exitCodes.usage;
+      return usageError('--limit must be a number');
     }
     // The broker checks every value (INVALID_INPUT names the field); the CLI only passes them on.
     const query = new URLSearchParams();
@@ -88,4 +66,4 @@ export const jobsCommand: Command = {
     }
     return exitCodes.ok;
   },
-};
+});

@@ -1,7 +1,7 @@
 import type { AppTokenInfo } from '../auth/app-tokens.ts';
 import { controlPaths } from '../auth/control-routes.ts';
-import { type CliIO, type Command, exitCodes } from './io.ts';
-import { ownerApi, parseOwnerArgs } from './owner-api.ts';
+import { callBroker } from './broker-call.ts';
+import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform token create [--name <name>] | list | revoke <id>  [--app <dir>] [--json]
 
@@ -16,42 +16,32 @@ Options:
   -h, --help      Show this help.`;
 
 /** `platform token create|list|revoke`. */
-export const tokenCommand: Command = {
+export const tokenCommand = defineCommand({
+  name: 'token',
   summary: 'Create, list or revoke app access tokens (create [--name], list, revoke <id>).',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parseOwnerArgs>;
-    try {
-      parsed = parseOwnerArgs(args);
-    } catch (error) {
-      io.stderr(`platform token: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    if (parsed.values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
-    const [action, id, ...extra] = parsed.positionals;
+  options: {
+    app: { type: 'string', default: '.' },
+    name: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+  maxPositionals: 2,
+  async run(parsed, io, usageError) {
+    const [action, id] = parsed.positionals;
     const valid =
       (action === 'revoke' && id) || ((action === 'create' || action === 'list') && !id);
-    if (!valid || extra.length > 0) {
-      io.stderr(`platform token: expected create, list or revoke <id>\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    const app = parsed.values.app;
-    const answer =
+    if (!valid) return usageError('expected create, list or revoke <id>');
+    const label = 'token';
+    const answer = await callBroker<Record<string, unknown>>(
+      io,
+      parsed.values.app,
+      action === 'revoke'
+        ? `${controlPaths.tokens}/${encodeURIComponent(id ?? '')}`
+        : controlPaths.tokens,
       action === 'create'
-        ? await ownerApi(io, 'token', app, {
-            method: 'POST',
-            path: controlPaths.tokens,
-            body: { name: parsed.values.name ?? 'token' },
-          })
-        : action === 'revoke'
-          ? await ownerApi(io, 'token', app, {
-              method: 'DELETE',
-              path: `${controlPaths.tokens}/${encodeURIComponent(id ?? '')}`,
-            })
-          : await ownerApi(io, 'token', app, { method: 'GET', path: controlPaths.tokens });
+        ? { json: { name: parsed.values.name ?? 'token' }, label }
+        : { method: action === 'revoke' ? 'DELETE' : 'GET', label },
+    );
     if (typeof answer === 'number') return answer;
     if (parsed.values.json) {
       io.stdout(JSON.stringify(answer, null, 2));
@@ -72,4 +62,4 @@ export const tokenCommand: Command = {
     }
     return exitCodes.ok;
   },
-};
+});

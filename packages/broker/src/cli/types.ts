@@ -1,10 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { formatDiagnostic } from '@platform/schema/manifest';
 import { loadManifest } from '../dev/app-manifest.ts';
 import { renderRegisterTypes, TYPES_FILE } from '../types/register-types.ts';
-import { type CliIO, type Command, exitCodes } from './io.ts';
+import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform types [appDir] [--out <file>] [--check]
 
@@ -16,38 +15,14 @@ Options:
   --check        Write nothing; exit 1 when the file is missing or out of date (for CI).
   -h, --help     Show this help.`;
 
-const parse = (args: readonly string[]) =>
-  parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    options: {
-      out: { type: 'string' },
-      check: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-
 /** `platform types`: writes the `Register` augmentation for `@platform/browser`. */
-export const typesCommand: Command = {
+export const typesCommand = defineCommand({
+  name: 'types',
   summary: 'Write the .d.ts that types browser calls to the app\u2019s Functions.',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parse>;
-    try {
-      parsed = parse(args);
-    } catch (error) {
-      io.stderr(`platform types: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
-    if (positionals.length > 1) {
-      io.stderr(`platform types: expected at most one app directory\n\n${usage}`);
-      return exitCodes.usage;
-    }
+  options: { out: { type: 'string' }, check: { type: 'boolean', default: false } },
+  maxPositionals: 1,
+  async run({ values, positionals }, io) {
     const appDir = resolve(io.cwd, positionals[0] ?? '.');
     const { manifest, errors } = await loadManifest(appDir);
     if (!manifest || errors.length > 0) {
@@ -69,4 +44,4 @@ export const typesCommand: Command = {
     io.stdout(`wrote ${outFile} (${manifest.functions.length} Functions)`);
     return exitCodes.ok;
   },
-};
+});

@@ -1,17 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
-  checkManifest,
   type Diagnostic,
   formatDiagnostic,
   type OrganisationApp,
   parseManifest,
 } from '@platform/schema/manifest';
-import { type CliIO, type Command, exitCodes } from './io.ts';
-import { nodeFileHost } from './node-host.ts';
-
-const manifestFile = 'platform.yaml';
+import { loadManifest, MANIFEST_FILE } from '../dev/app-manifest.ts';
+import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform validate [appDir] [--json] [--organisation <appDir>]...
 
@@ -39,7 +35,7 @@ export interface ValidateReport {
 async function loadOrganisation(dirs: readonly string[], cwd: string): Promise<OrganisationApp[]> {
   const apps: OrganisationApp[] = [];
   for (const dir of dirs) {
-    const path = resolve(cwd, dir, manifestFile);
+    const path = resolve(cwd, dir, MANIFEST_FILE);
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) throw new Error(`--organisation ${dir}: ${path} not found`);
     const { manifest, errors } = parseManifest(text);
@@ -58,53 +54,21 @@ export async function validateApp(
   appDir: string,
   organisation?: readonly OrganisationApp[],
 ): Promise<ValidateReport> {
-  const text = await readFile(resolve(appDir, manifestFile), 'utf8').catch(() => undefined);
-  if (text === undefined) {
-    const missing: Diagnostic = {
-      code: 'MANIFEST_NOT_FOUND',
-      message: `No ${manifestFile} in ${appDir}; create one (see docs/manifest.md) or pass the app directory.`,
-      path: '',
-      file: manifestFile,
-      line: 0,
-      column: 0,
-      severity: 'error',
-    };
-    return { ok: false, appDir, errors: [missing], warnings: [] };
-  }
-  const result = await checkManifest(text, {
-    file: manifestFile,
-    appDir,
-    host: nodeFileHost,
-    ...(organisation ? { organisation: { apps: organisation } } : {}),
-  });
-  return {
-    ok: result.errors.length === 0,
-    appDir,
-    errors: result.errors,
-    warnings: result.warnings,
-  };
+  const { errors, warnings } = await loadManifest(appDir, organisation);
+  return { ok: errors.length === 0, appDir, errors: [...errors], warnings: [...warnings] };
 }
 
 /** `platform validate [appDir] [--json]`: a thin command over the manifest validator. */
-export const validateCommand: Command = {
+export const validateCommand = defineCommand({
+  name: 'validate',
   summary: 'Check platform.yaml and the Function files it names.',
   usage,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed: ReturnType<typeof parse>;
-    try {
-      parsed = parse(args);
-    } catch (error) {
-      io.stderr(`platform validate: ${(error as Error).message}\n\n${usage}`);
-      return exitCodes.usage;
-    }
-    if (parsed.values.help) {
-      io.stdout(usage);
-      return exitCodes.ok;
-    }
-    if (parsed.positionals.length > 1) {
-      io.stderr(`platform validate: expected at most one app directory\n\n${usage}`);
-      return exitCodes.usage;
-    }
+  options: {
+    json: { type: 'boolean', default: false },
+    organisation: { type: 'string', multiple: true },
+  },
+  maxPositionals: 1,
+  async run(parsed, io) {
     const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
     let organisation: OrganisationApp[] | undefined;
     try {
@@ -121,26 +85,13 @@ export const validateCommand: Command = {
       const shown = (d: Diagnostic) => relative(io.cwd, resolve(appDir, d.file)) || d.file;
       for (const d of [...report.errors, ...report.warnings])
         io.stdout(formatDiagnostic(d, shown(d)));
-      const file = relative(io.cwd, resolve(appDir, manifestFile));
+      const file = relative(io.cwd, resolve(appDir, MANIFEST_FILE));
       const counts = `${plural(report.errors.length, 'error')}, ${plural(report.warnings.length, 'warning')}`;
       io.stdout(report.ok ? `${file}: valid (${counts})` : `${file}: ${counts}`);
     }
     return report.ok ? exitCodes.ok : exitCodes.failed;
   },
-};
-
-function parse(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      organisation: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-}
+});
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -1,9 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
-import { checkManifest, type Diagnostic, type Manifest } from '@platform/schema/manifest';
+import {
+  checkManifest,
+  type Diagnostic,
+  type Manifest,
+  type OrganisationApp,
+} from '@platform/schema/manifest';
 import type { FunctionDeclaration } from '../broker.ts';
 import { nodeFileHost } from '../cli/node-host.ts';
+import { sdkSearchDeclarations } from '../search/search-options.ts';
 
 /** The manifest file of every app. */
 export const MANIFEST_FILE = 'platform.yaml';
@@ -16,8 +22,14 @@ export interface LoadedManifest {
   readonly warnings: readonly Diagnostic[];
 }
 
-/** Reads and validates `<appDir>/platform.yaml` (structure, cross-field rules and Function files). */
-export async function loadManifest(appDir: string): Promise<LoadedManifest> {
+/**
+ * Reads and validates `<appDir>/platform.yaml` (structure, cross-field rules and Function files),
+ * and with `organisation`, the checks across the organisation's apps.
+ */
+export async function loadManifest(
+  appDir: string,
+  organisation?: readonly OrganisationApp[],
+): Promise<LoadedManifest> {
   const text = await readFile(join(appDir, MANIFEST_FILE), 'utf8').catch(() => undefined);
   if (text === undefined) {
     const missing: Diagnostic = {
@@ -31,14 +43,19 @@ export async function loadManifest(appDir: string): Promise<LoadedManifest> {
     };
     return { manifest: undefined, errors: [missing], warnings: [] };
   }
-  const result = await checkManifest(text, { file: MANIFEST_FILE, appDir, host: nodeFileHost });
+  const result = await checkManifest(text, {
+    file: MANIFEST_FILE,
+    appDir,
+    host: nodeFileHost,
+    ...(organisation ? { organisation: { apps: organisation } } : {}),
+  });
   return { manifest: result.manifest, errors: result.errors, warnings: result.warnings };
 }
 
 /**
  * What the invocation's `declared` carries (docs/runtime-contract.md 1.1): the app's secret
  * names plus, for an integration provider, its credential names and OAuth access-token name;
- * each search's model, dimensions and filters; the email aliases.
+ * each search's summary (`sdkSearchDeclarations`); the email aliases.
  */
 export function declarationsOf(manifest: Manifest): Declarations {
   const provided = manifest.provides?.integration;
@@ -47,17 +64,9 @@ export function declarationsOf(manifest: Manifest): Declarations {
     ...(provided?.credentials ?? []).map((credential) => credential.name),
     ...(provided?.authorization ? [provided.authorization.accessToken] : []),
   ];
-  const searches: Declarations['searches'] = {};
-  for (const search of manifest.data.search) {
-    searches[search.name] = {
-      model: search.vector?.model ?? null,
-      dimensions: search.vector?.dimensions ?? null,
-      filters: [...search.filters],
-    };
-  }
   return {
     secrets: [...new Set(secrets)],
-    searches,
+    searches: sdkSearchDeclarations(manifest.data.search),
     emailAliases: manifest.email.aliases.map((alias) => alias.name),
   };
 }

@@ -162,6 +162,13 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         const report = await applyMigrations(broker.db, join(appDir, 'migrations'));
         broker.data.catalog.invalidate();
         if (report.applied.length > 0) print(`Applied migrations: ${report.applied.join(', ')}`);
+        // A migration may change a filter column's type or recreate a searched table (dropping
+        // its GIN index): prepare the searches again now, as at startup, and report what no
+        // longer fits.
+        broker.search?.invalidate();
+        for (const { name, problem } of (await broker.search?.prepare()) ?? []) {
+          if (problem) print(`WARN  search ${name}: ${problem}`);
+        }
       } catch (error) {
         print(describe(error));
       }

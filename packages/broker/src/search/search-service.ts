@@ -6,7 +6,12 @@ import type { Database } from '../db/database.ts';
 import { runAs } from '../db/run-as.ts';
 import type { Caller } from '../identity/caller.ts';
 import { toSearchError } from './search-errors.ts';
-import { type FilterValue, readSearchOptions, type SearchRequest } from './search-options.ts';
+import {
+  type FilterValue,
+  readSearchOptions,
+  type SearchRequest,
+  sdkSearchDeclarations,
+} from './search-options.ts';
 import { type SearchHit, type SearchSizeLimits, toHits } from './search-result.ts';
 import { type FilterKind, type PreparedSearch, prepareSearch } from './search-setup.ts';
 import { buildSearchStatement, type SearchRow } from './search-sql.ts';
@@ -46,6 +51,8 @@ export interface SearchPreparation {
 export class SearchService {
   readonly #db: Database;
   readonly #declarations: ReadonlyMap<string, SearchDeclaration>;
+  /** What the options are checked against: the SDK's `declared.searches`. */
+  readonly #summaries: Declarations['searches'];
   readonly #prepared = new Map<string, Promise<PreparedSearch>>();
   readonly #timeoutMs: number;
   readonly #sizes: SearchSizeLimits | undefined;
@@ -57,6 +64,7 @@ export class SearchService {
   ) {
     this.#db = db;
     this.#declarations = new Map(declarations.map((d) => [d.name, d]));
+    this.#summaries = sdkSearchDeclarations(declarations);
     this.#timeoutMs = options.statementTimeoutMs ?? 10_000;
     this.#sizes = options.sizes;
   }
@@ -86,15 +94,9 @@ export class SearchService {
    * `PERMISSION_DENIED` when grants refuse the read.
    */
   async search(caller: Caller, name: string, options: unknown): Promise<{ hits: SearchHit[] }> {
-    const declaration = this.#declarations.get(name);
-    if (declaration === undefined) {
-      throw new PlatformError({
-        code: 'SEARCH_NOT_DECLARED',
-        message: `No search named ${JSON.stringify(name)} is declared under data.search in platform.yaml.`,
-        details: { name },
-      });
-    }
-    const request = readSearchOptions(declaration, options);
+    // SEARCH_NOT_DECLARED included: the name is checked against the same summaries.
+    const request = readSearchOptions(this.#summaries, name, options);
+    const declaration = this.#declarations.get(name)!;
     let rows: SearchRow[];
     try {
       const prepared = await this.#prepare(name);
@@ -119,7 +121,8 @@ export class SearchService {
   async statementFor(name: string, options: unknown): Promise<Statement> {
     const declaration = this.#declarations.get(name);
     if (declaration === undefined) throw new TypeError(`No search ${name}`);
-    return buildSearchStatement(await this.#prepare(name), readSearchOptions(declaration, options));
+    const request = readSearchOptions(this.#summaries, name, options);
+    return buildSearchStatement(await this.#prepare(name), request);
   }
 
   #prepare(name: string): Promise<PreparedSearch> {
@@ -150,22 +153,4 @@ function checkFilterKinds(kinds: ReadonlyMap<string, FilterKind>, request: Searc
 function fits(kind: FilterKind, value: Exclude<FilterValue, null>): boolean {
   if (kind === 'integer') return Number.isInteger(value);
   return typeof value === kind;
-}
-
-/**
- * What the SDK gets to check `data.search` options before sending (`declared.searches` of the
- * invocation): model, dimensions and filter columns of each declaration.
- */
-export function sdkSearchDeclarations(
-  declarations: readonly SearchDeclaration[],
-): Declarations['searches'] {
-  const out: Declarations['searches'] = {};
-  for (const d of declarations) {
-    out[d.name] = {
-      model: d.vector?.model ?? null,
-      dimensions: d.vector?.dimensions ?? null,
-      filters: [...d.filters],
-    };
-  }
-  return out;
 }

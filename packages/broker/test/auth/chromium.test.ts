@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.ts';
-import { launchChromium, openPage as openIn } from './chromium-helpers.ts';
+import { launchChromium, openPage as openIn } from '../helpers/chromium.ts';
 import { authBroker, HOUR, latestLinkToken, MINUTE, TestClock } from './helpers.ts';
 
 type Sdk = typeof import('../../../browser/src/index.ts');

@@ -3,9 +3,10 @@
 // a stream, all through the browser's own fetch. The signed-in user is the test identity header.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/dev/dev-server.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { ada, copyExample, devFor } from './helpers.ts';
 
@@ -16,18 +17,7 @@ let browser: Browser;
 beforeAll(async () => {
   app = await copyExample();
   ({ dev } = await devFor(app.path, { watch: false }));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/dev/dev-server.ts';
+import { userCaller } from '../../src/identity/caller.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { eventually, fixtureApp } from './fixture-app.ts';
@@ -90,5 +91,95 @@ describe('watch mode', () => {
       expect(lines.join('\n')).toContain('still serving the previous version'),
     );
     expect((await fetch(`${dev.url}/say/again`)).status).toBe(200);
+  });
+});
+
+describe('watch mode with data.search', () => {
+  // `notes` is searched with a filter on `tag`. A migration recreates the table with `tag` an
+  // integer: the search must forget the old column type and index the new table.
+  const files = {
+    ...fixtureApp,
+    'platform.yaml': `${fixtureApp['platform.yaml']}data:
+  search:
+    - name: notes
+      table: notes
+      select: [id, body]
+      fullText: { columns: [body], language: simple }
+      filters: [tag]
+`,
+    'migrations/001_notes.sql': fixtureApp['migrations/001_notes.sql']!.replace(
+      'body text not null check (length(body) <= 10)',
+      'body text not null check (length(body) <= 10),\n  tag text',
+    ),
+  };
+  const owner = '00000000-0000-4000-8000-00000000000a';
+  let searchApp: { path: string; remove: () => Promise<void> };
+  let searchDev: DevServer;
+  let searchLines: string[];
+
+  beforeAll(async () => {
+    searchApp = await tempDir('watch-search-');
+    await writeFiles(searchApp.path, files);
+    ({ dev: searchDev, lines: searchLines } = await devFor(searchApp.path));
+  });
+
+  afterAll(async () => {
+    await searchDev?.close();
+    await searchApp?.remove();
+  });
+
+  const run = (where: Record<string, unknown>) =>
+    searchDev.broker.search!.search(userCaller(owner), 'notes', {
+      mode: 'fullText',
+      query: 'milk',
+      where,
+    });
+  const searchIndexes = async () =>
+    (
+      await searchDev.broker.db.query<{ name: string }>(
+        `select indexname as name from pg_indexes
+          where tablename = 'notes' and indexname like 'platform_search_%'`,
+      )
+    ).rows.map((row) => row.name);
+
+  it('prepares the searches again after a migration: new column types, a new GIN index', async () => {
+    await searchDev.broker.db.query(
+      `insert into notes (owner_id, body, tag) values ($1, 'milk', 'a')`,
+      [owner],
+    );
+    expect((await run({ tag: 'a' })).hits).toHaveLength(1);
+    await expect(run({ tag: 1 })).rejects.toMatchObject({
+      code: 'SEARCH_INPUT_INVALID',
+      details: { column: 'tag', expected: 'string' },
+    });
+    expect(await searchIndexes()).toHaveLength(1);
+
+    await writeFile(
+      join(searchApp.path, 'migrations/002_retag.sql'),
+      `drop table notes;
+create table notes (
+  id uuid primary key default gen_random_uuid(),
+  owner_id uuid not null default auth.uid(),
+  body text not null,
+  tag integer
+);
+alter table notes enable row level security;
+create policy notes_owner on notes for all to authenticated
+  using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()));
+insert into notes (owner_id, body, tag) values ('${owner}', 'milk', 1);
+`,
+    );
+    await eventually(async () =>
+      expect(searchLines.join('\n')).toContain('Applied migrations: 002_retag.sql'),
+    );
+    await searchDev.settled();
+    // Without the refresh the old kinds would still say `tag` is text, and the recreated table
+    // would have no expression index until a restart.
+    expect((await run({ tag: 1 })).hits).toHaveLength(1);
+    await expect(run({ tag: 'a' })).rejects.toMatchObject({
+      code: 'SEARCH_INPUT_INVALID',
+      details: { column: 'tag', expected: 'integer' },
+    });
+    expect(await searchIndexes()).toHaveLength(1);
   });
 });

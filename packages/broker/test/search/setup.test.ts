@@ -1,7 +1,8 @@
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCaller } from '../../src/identity/caller.ts';
-import { SearchService, sdkSearchDeclarations } from '../../src/search/search-service.ts';
+import { sdkSearchDeclarations } from '../../src/search/search-options.ts';
+import { SearchService } from '../../src/search/search-service.ts';
 import { fullTextIndexName } from '../../src/search/search-setup.ts';
 import { docsSearch, users } from './corpus.ts';
 import { openSearchApp, type SearchApp } from './fixture.ts';
@@ -100,9 +101,19 @@ describe('what a declaration creates', () => {
   });
 
   it('derives what the SDK checks client-side', () => {
-    expect(sdkSearchDeclarations([docsSearch, base({})])).toEqual({
-      docs: { model: 'test-embed@1', dimensions: 4, filters: ['category', 'flag', 'rating'] },
-      notes: { model: null, dimensions: null, filters: [] },
+    const { fullText: _, ...vectorOnly } = base({
+      name: 'vectors',
+      vector: { column: 'embedding', dimensions: 2, model: 'm@1' },
+    });
+    expect(sdkSearchDeclarations([docsSearch, base({}), vectorOnly])).toEqual({
+      docs: {
+        fullText: true,
+        model: 'test-embed@1',
+        dimensions: 4,
+        filters: ['category', 'flag', 'rating'],
+      },
+      notes: { fullText: true, model: null, dimensions: null, filters: [] },
+      vectors: { fullText: false, model: 'm@1', dimensions: 2, filters: [] },
     });
   });
 });

@@ -69,6 +69,12 @@ describe('platform types', () => {
     expect(await readFile(outFile, 'utf8')).toContain('interface Register');
   });
 
+  it('keeps the example app’s generated types fresh', async () => {
+    const example = join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'todo');
+    const run = io();
+    expect(await main(['types', example, '--check'], run.io), run.err.join('\n')).toBe(0);
+  });
+
   it('refuses an app whose platform.yaml has errors', async () => {
     const run = io();
     expect(await main(['types', join(appDir, 'functions')], run.io)).toBe(1);

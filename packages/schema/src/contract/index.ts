@@ -112,4 +112,11 @@ export {
 } from './invocation.ts';
 export { jobSchema, jobStates } from './jobs.ts';
 export { emailMessageSchema, notificationSchema } from './messaging.ts';
+export {
+  type CheckedSearchOptions,
+  checkSearchOptions,
+  type SearchFilterValue,
+  type SearchMode,
+  type SearchSummary,
+} from './search-options.ts';
 export { compareVersions, type Feature, featureSince, isSdkVersion, supports } from './version.ts';

@@ -27,15 +27,29 @@ export const integrationInfoSchema = z.strictObject({
   consumerAppId: z.string().min(1).optional(),
 });
 
-/** A search declared under `data.search`, as far as the SDK checks options against it. */
-export const searchDeclarationSchema = z.strictObject({
-  /** The declared embedding model identity; `null` when the search has no vector component. */
-  model: z.string().min(1).nullable(),
-  /** The declared vector dimensions; `null` when the search has no vector component. */
-  dimensions: z.int().min(1).nullable(),
-  /** Columns that accept scalar equality filters. */
-  filters: z.array(z.string().min(1)),
-});
+/**
+ * A search declared under `data.search`, as far as its options are checked against it
+ * (`checkSearchOptions`): which components it declares, the vector's model and dimensions, and
+ * the filter columns. A search has a vector component exactly when `model` (and `dimensions`) are
+ * not `null`.
+ */
+export const searchDeclarationSchema = z
+  .strictObject({
+    /**
+     * Whether `fullText` is declared. Brokers before this field sent none; it then reads as
+     * `true`, leaving that check to the broker as before.
+     */
+    fullText: z.boolean().default(true),
+    /** The declared embedding model identity; `null` when the search has no vector component. */
+    model: z.string().min(1).nullable(),
+    /** The declared vector dimensions; `null` when the search has no vector component. */
+    dimensions: z.int().min(1).nullable(),
+    /** Columns that accept scalar equality filters. */
+    filters: z.array(z.string().min(1)),
+  })
+  .refine((search) => (search.model === null) === (search.dimensions === null), {
+    message: 'model and dimensions are both null (no vector) or both set',
+  });
 
 /**
  * What platform.yaml declares that the SDK checks before sending a request: secret names (the

@@ -1,5 +1,5 @@
 import type { PlatformError } from '@platform/errors';
-import { type z, core } from 'zod';
+import { core, type z } from 'zod';
 import { type InputIssue, invalidInput, toInputIssues } from './issues.ts';
 import type { StandardSchemaV1 } from './standard-schema.ts';
 

@@ -1,5 +1,4 @@
-import type { Declarations } from '@platform/schema/contract';
-import { checkSearch } from './search-checks.ts';
+import { checkSearchOptions, type Declarations } from '@platform/schema/contract';
 import type { RuntimeClient } from './transport.ts';
 import type { DataClient, Row, SearchHit, Table } from './types.ts';
 
@@ -44,15 +43,10 @@ export function createData(client: RuntimeClient, declared: Declarations): DataC
     },
     async search(name, options) {
       client.requireFeature('search', 'data.search');
-      const body = checkSearch(name, options, declared.searches);
-      const { hits } = await client.call(
-        'dataSearch',
-        { name },
-        {
-          ...body,
-          ...(body.vector === undefined ? {} : { vector: [...body.vector] }),
-        },
-      );
+      // The same rules the broker enforces again (spec 2.5), so a bad option fails here, before
+      // any request, with the code the broker would answer.
+      const body = checkSearchOptions(name, declared.searches, options);
+      const { hits } = await client.call('dataSearch', { name }, body);
       return { hits: hits as SearchHit<never>[] };
     },
   };

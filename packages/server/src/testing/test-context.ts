@@ -10,6 +10,9 @@ type SearchBody = RouteRequest<(typeof runtimeContract)['dataSearch']>;
 
 /** A search for the test context: its declaration and the hits it answers. */
 export interface TestSearch {
+  /** Whether the search declares `fullText`. @default true */
+  readonly fullText?: boolean;
+  /** The declared vector model; omit (with `dimensions`) for a search without a vector. */
   readonly model?: string;
   readonly dimensions?: number;
   readonly filters?: readonly string[];
@@ -93,6 +96,7 @@ export function createTestContext<Input = unknown>(
         Object.entries(options.searches ?? {}).map(([name, s]) => [
           name,
           {
+            fullText: s.fullText ?? true,
             model: s.model ?? null,
             dimensions: s.dimensions ?? null,
             filters: [...(s.filters ?? [])],

@@ -119,7 +119,7 @@ async function serveBoth(fn: Parameters<typeof serveFunction>[0]) {
         declared: {
           secrets: ['KEY'],
           emailAliases: ['support'],
-          searches: { docs: { model: 'm', dimensions: 2, filters: [] } },
+          searches: { docs: { fullText: true, model: 'm', dimensions: 2, filters: [] } },
         },
         ...overrides,
       }),

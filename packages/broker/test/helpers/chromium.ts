@@ -1,4 +1,4 @@
-// Shared by the Chromium suites of sign-in: Debian's headless Chromium through playwright-core.
+// Shared by the Chromium suites: Debian's headless Chromium through playwright-core.
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Launches the system Chromium headless, with nothing running in the background. */
