@@ -4,9 +4,9 @@
 // an input error reaching the browser, and that the browser SDK itself has no search.
 import { createPlatform, isPlatformError, type Platform } from '@platform/browser';
 import { limits } from '@platform/schema';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { DevServer } from '../../src/dev/dev-server.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 import { ada, bob, copyExample, devFor, fetchAs } from './helpers.ts';
 
 interface Todo {
@@ -177,10 +177,7 @@ describe('searchTodos: full-text search from a Function', () => {
 
 describe('the page’s search box (Chromium)', () => {
   it('shows the signed-in user’s hits best first, and input errors in the status line', async () => {
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.setExtraHTTPHeaders({ 'x-test-user': ada });
