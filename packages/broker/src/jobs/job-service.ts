@@ -68,6 +68,17 @@ export class JobService {
     this.clock = options.clock ?? systemClock;
   }
 
+  /** Throws `APP_NOT_FOUND` unless `appId` is the app this service serves (broker API paths). */
+  checkApp(appId: string): void {
+    if (appId !== this.scope.appId) {
+      throw new PlatformError({
+        code: 'APP_NOT_FOUND',
+        message: `This broker serves app "${this.scope.appId}", not "${appId}".`,
+        details: { appId },
+      });
+    }
+  }
+
   /** Creates the tables; call once at start. */
   init(): Promise<void> {
     return ensureJobSchema(this.db);

@@ -39,29 +39,20 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
   // Not started: it only computes next runs and inserts manual runs; the broker's own scheduler
   // (sharing the same tables and clock) does the ticking.
   const scheduler = new CronScheduler({ jobs });
-  const checkApp = (appId: string) => {
-    if (appId !== jobs.scope.appId) {
-      throw new PlatformError({
-        code: 'APP_NOT_FOUND',
-        message: `This broker serves app "${jobs.scope.appId}", not "${appId}".`,
-        details: { appId },
-      });
-    }
-  };
   app.get(jobSummaryApiPaths.summary, async (c) => {
-    checkApp(c.req.param('appId'));
+    jobs.checkApp(c.req.param('appId'));
     const { from, to } = parseJobListQuery({ from: c.req.query('from'), to: c.req.query('to') });
     return c.json(await summarizeJobs(jobs.db, jobs.scope, jobs.queues, { from, to }));
   });
   app.get(jobSummaryApiPaths.cron, async (c) => {
-    checkApp(c.req.param('appId'));
+    jobs.checkApp(c.req.param('appId'));
     const schedules = await summarizeCron(jobs.db, jobs.scope, jobs.cron, (d) =>
       scheduler.nextRun(d),
     );
     return c.json({ schedules });
   });
   app.post(jobSummaryApiPaths.cronRun, async (c) => {
-    checkApp(c.req.param('appId'));
+    jobs.checkApp(c.req.param('appId'));
     // A JSON content type cannot be sent cross-site without a CORS preflight (which the broker
     // never grants), so a web page the developer visits cannot start runs on their broker.
     if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
@@ -74,7 +65,7 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
     return c.json({ run }, 202);
   });
   app.get(jobSummaryApiPaths.cronRunGet, async (c) => {
-    checkApp(c.req.param('appId'));
+    jobs.checkApp(c.req.param('appId'));
     const run = await findCronRun(jobs.db, jobs.scope, c.req.param('runId'));
     if (!run) {
       throw new PlatformError({

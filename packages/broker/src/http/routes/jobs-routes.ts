@@ -1,4 +1,3 @@
-import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
 import { parseJobListQuery } from '../../jobs/job-history.ts';
 import type { JobService } from '../../jobs/job-service.ts';
@@ -24,21 +23,12 @@ export const jobsApiPaths = {
  */
 export function mountJobsRoutes(app: Hono<BrokerEnv>, services: { jobs: JobService }): void {
   const { jobs } = services;
-  const checkApp = (appId: string) => {
-    if (appId !== jobs.scope.appId) {
-      throw new PlatformError({
-        code: 'APP_NOT_FOUND',
-        message: `This broker serves app "${jobs.scope.appId}", not "${appId}".`,
-        details: { appId },
-      });
-    }
-  };
   app.get(jobsApiPaths.list, async (c) => {
-    checkApp(c.req.param('appId'));
+    jobs.checkApp(c.req.param('appId'));
     return c.json(await jobs.list(parseJobListQuery(c.req.query())));
   });
   app.get(jobsApiPaths.get, async (c) => {
-    checkApp(c.req.param('appId'));
+    jobs.checkApp(c.req.param('appId'));
     return c.json({ job: await jobs.get(c.req.param('jobId')) });
   });
 }
