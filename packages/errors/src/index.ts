@@ -4,7 +4,8 @@
  *
  * @packageDocumentation
  */
-export { type CatalogEntry, type ErrorCode, errorCatalog, isErrorCode } from './catalog.ts';
+export { type CatalogEntry, errorCatalog } from './catalog.ts';
+export { type ErrorCode, isErrorCode } from './codes.ts';
 export {
   decodeError,
   type ErrorEnvelope,

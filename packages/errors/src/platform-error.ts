@@ -1,4 +1,4 @@
-import { type ErrorCode, errorCatalog, isErrorCode } from './catalog.ts';
+import { type ErrorCode, errorStatus, isErrorCode, retryableCodes } from './codes.ts';
 import type { JsonObject } from './json.ts';
 
 /** A code of the catalog, or a code a Function chose itself (for example `TODO_NOT_FOUND`). */
@@ -61,10 +61,9 @@ export class PlatformError<Code extends PlatformErrorCode = PlatformErrorCode> e
 
   constructor(init: PlatformErrorInit<Code>) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    const known = isErrorCode(init.code) ? errorCatalog[init.code] : undefined;
     this.code = init.code;
-    this.status = init.status ?? known?.status ?? 500;
-    this.retryable = init.retryable ?? known?.retryable ?? false;
+    this.status = init.status ?? (isErrorCode(init.code) ? errorStatus[init.code] : 500);
+    this.retryable = init.retryable ?? retryableCodes.has(init.code);
     this.details = init.details;
     this.requestId = init.requestId;
   }

@@ -1,0 +1,75 @@
+import type { ErrorCode } from './codes.ts';
+
+/** One line a person can act on, for every platform code (a missing or extra code fails to compile). */
+export const errorMeanings = {
+  // Spec 7.2
+  AUTH_REQUIRED: 'The operation needs a signed-in user and there is none.',
+  ACCESS_DENIED: 'The signed-in account has no grant to this private app.',
+  IDEMPOTENCY_KEY_REUSED:
+    'The idempotency key was already used in this queue with a different payload.',
+  QUEUE_NOT_ACTIVE: 'The job was dead-lettered because its queue is no longer declared.',
+  FILE_INPUT_CHANGED: 'A delegated file was replaced after the grant was made.',
+  SEARCH_NOT_DECLARED: 'No search with this name is declared in platform.yaml.',
+  SEARCH_INPUT_INVALID: 'The search options break a rule of the declared search.',
+  SEARCH_MODEL_MISMATCH: 'The vector model differs from the declared model identity.',
+  SEARCH_DIMENSION_MISMATCH: 'The vector length differs from the declared dimensions.',
+  SEARCH_RESULT_TOO_LARGE: 'A record or the whole response exceeds the search size limits.',
+  SEARCH_UNAVAILABLE: 'Search is temporarily unavailable; try again.',
+  INTEGRATION_RECONNECT_REQUIRED: 'The connection must be reconnected before it can be used.',
+  INTEGRATION_CONNECTION_REQUIRED: 'The signed-in person has no personal connection for this slot.',
+  INTEGRATION_USER_REQUIRED: 'A calling_user slot was used without a signed-in user.',
+  INTEGRATION_TEST_CONNECTION_REQUIRED:
+    'A development invocation of a provider Function needs a test connection.',
+  INTEGRATION_OAUTH_FUNCTION_NOT_INVOCABLE:
+    'OAuth exchange and refresh Functions cannot be invoked in development.',
+  INTEGRATION_PROVIDER_FAILED: 'The provider operation failed.',
+  INTEGRATION_PROVIDER_UNAVAILABLE: 'The provider is temporarily unavailable; try again.',
+  // Requests and input
+  INVALID_INPUT: 'The input does not match the declared schema.',
+  INVALID_REQUEST: 'The request is malformed (for example, its body is not valid JSON).',
+  UNSUPPORTED_MEDIA_TYPE: 'The request has a content type this route does not accept.',
+  PAYLOAD_TOO_LARGE: 'The request body is larger than the route accepts.',
+  LIMIT_EXCEEDED: 'A value is outside a documented platform limit.',
+  RATE_LIMITED: 'Too many attempts; wait and try again.',
+  SDK_VERSION_UNSUPPORTED: 'The feature needs a newer runtime SDK than the one platform.yaml pins.',
+  // Functions
+  FUNCTION_NOT_FOUND: 'No Function with this name is declared.',
+  FUNCTION_NOT_CALLABLE:
+    'This Function cannot be called this way (system Functions never from a browser).',
+  FUNCTION_FAILED: 'The Function failed with an unexpected error.',
+  FUNCTION_TIMEOUT: 'The Function did not finish in time.',
+  FUNCTION_UNAVAILABLE: 'The Function could not be started; try again.',
+  FUNCTION_BUNDLE_FAILED:
+    'The Function could not be bundled: an import breaks the bundling rules or does not resolve.',
+  ROUTE_NOT_FOUND: 'No route matches this path.',
+  METHOD_NOT_ALLOWED: 'The route does not accept this HTTP method.',
+  // Context members
+  TABLE_NOT_FOUND: 'The table does not exist or is not reachable through data.',
+  ROW_NOT_FOUND: 'No row with this id is visible to the caller.',
+  DATA_CONSTRAINT_VIOLATION: 'The write breaks a constraint of the table.',
+  PERMISSION_DENIED: 'Row-level security or access rules deny this operation.',
+  FILE_NOT_FOUND: 'No file with this reference is visible to the caller.',
+  FILE_TOO_LARGE: 'The file is larger than the platform accepts.',
+  SECRET_NOT_DECLARED: 'The secret name is not declared in platform.yaml.',
+  SECRET_NOT_SET: 'The secret is declared but has no value.',
+  EMAIL_ALIAS_NOT_DECLARED: 'The sender alias is not declared in platform.yaml.',
+  AI_INPUT_INVALID: 'The AI call input or its attachments break a rule.',
+  QUEUE_NOT_DECLARED: 'No queue with this name is declared.',
+  JOB_NOT_FOUND: 'No job with this id exists in this app.',
+  ACTIVE_JOBS_LIMIT: 'The app already holds the maximum number of active jobs.',
+  JOB_ATTEMPT_LOST:
+    'The broker running a job attempt stopped before it finished; the attempt counts as used.',
+  APP_NOT_FOUND: 'No app with this id is served here.',
+  CRON_NOT_DECLARED: 'No cron schedule with this name is declared.',
+  INTEGRATION_SLOT_NOT_DECLARED: 'No integration slot with this name is declared.',
+  INTEGRATION_EVENT_INVALID: 'The emitted event breaks a rule of the integration contract.',
+  INVOCATION_TOKEN_INVALID:
+    'The invocation token is missing, expired or not valid for this runtime route.',
+  FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',
+  // Transport (raised on the client side)
+  NETWORK_ERROR: 'The platform could not be reached.',
+  TIMEOUT: 'The request did not finish within its timeout.',
+  ABORTED: 'The request was aborted by the caller.',
+  INVALID_RESPONSE: 'The platform answered with a response the SDK cannot read.',
+  INTERNAL: 'The platform failed unexpectedly.',
+} as const satisfies Record<ErrorCode, string>;
