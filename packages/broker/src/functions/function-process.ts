@@ -99,15 +99,31 @@ export class FunctionProcess {
     const child = this.#child;
     const pool = this.#pool;
     if (!child || !pool) throw unavailable(this.name, 'the process is not running');
-    const timeout = AbortSignal.timeout(request.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    // One controller for the time limit and the caller's signal: `AbortSignal.timeout` plus
+    // `AbortSignal.any` per call cost a composite signal and its listeners on every call. The
+    // timer is cleared once a whole answer is read; a streamed answer stays under the limit.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException('The time limit was reached.', 'TimeoutError'));
+    }, request.timeoutMs);
+    timer.unref();
+    const caller = request.signal;
+    const onCallerAbort = () => controller.abort(caller?.reason);
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onCallerAbort);
+    };
     try {
       const answer = await pool.request({
         method: request.method,
         path: request.path,
         headers: { ...request.headers, authorization: `Bearer ${this.#token}` },
         body: request.body ?? null,
-        signal,
+        signal: controller.signal,
       });
       const headers = new Headers();
       for (const [key, value] of Object.entries(answer.headers)) {
@@ -118,6 +134,7 @@ export class FunctionProcess {
       }
       if (request.method === 'HEAD' || answer.statusCode === 204) {
         answer.body.destroy();
+        settle();
         return new Response(null, { status: answer.statusCode, headers });
       }
       // A small answer of known length (a `{ result }`) is read whole, so the HTTP server writes
@@ -125,11 +142,14 @@ export class FunctionProcess {
       const length = Number(answer.headers['content-length'] ?? Number.NaN);
       if (length <= BUFFERED_ANSWER_BYTES) {
         const bytes = new Uint8Array(await answer.body.arrayBuffer());
+        settle();
         return new Response(bytes, { status: answer.statusCode, headers });
       }
+      answer.body.once('close', settle);
       return new Response(webStream(answer.body), { status: answer.statusCode, headers });
     } catch (error) {
-      if (timeout.aborted) {
+      settle();
+      if (timedOut) {
         // A handler past its limit may be stuck in a loop that blocks every other call of this
         // Function: start over with a fresh process.
         this.#kill(child);

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { randomBase64url } from '../identity/random-strings.ts';
 import type { BrokerEnv } from './broker-env.ts';
 
 /** A new request id: `req_` and 20 random base32-ish characters. */
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('base64url')}`;
+  return `req_${randomBase64url(12)}`;
 }
 
 /**

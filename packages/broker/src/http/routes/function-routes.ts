@@ -24,7 +24,9 @@ export function mountFunctionRoutes(
       origin: 'browser',
       signal: c.req.raw.signal,
     });
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    // The invoker's answer is the broker's own `Response` (mutable headers, a whole small body
+    // or a stream): returned as is, so node-server writes a small body in one go.
+    return answer;
   };
   app.post(browserRoutes.functionCall.path, handler);
   app.post(browserRoutes.functionStream.path, handler);
