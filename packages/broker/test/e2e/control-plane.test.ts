@@ -2,18 +2,14 @@
 // sign-in, no test identity): the CLI reaches the control plane with the dev token of
 // .platform/dev.json; the dashboard opens for the signed-in owner and through the dev-token
 // link; app access tokens, access JWTs and other accounts never reach it.
-import { cp } from 'node:fs/promises';
-import { join } from 'node:path';
 import { errorFromResponse } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { main } from '../../src/cli/main.ts';
-import { type DevServer, startDev } from '../../src/dev/dev-server.ts';
+import type { DevServer } from '../../src/dev/dev-server.ts';
 import { readDevState } from '../../src/dev/dev-state.ts';
 import { FakeBrowser, TestClock } from '../auth/helpers.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
-import { ada, root } from './helpers.ts';
+import { ada, copyExample, devFor } from './helpers.ts';
 
 const PAT = 'pat@example.com';
 const PASSWORD = 'a long password';
@@ -38,21 +34,17 @@ const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${dev.url}${path}`, { headers });
 
 beforeAll(async () => {
-  app = await tempDir('private-notes-');
-  await cp(join(root, 'examples/private-notes'), app.path, {
-    recursive: true,
-    filter: (source) => !source.includes('.platform'),
-  });
-  dev = await startDev({
-    appDir: app.path,
-    port: 0,
-    watch: false,
-    databaseUrl: '',
-    inMemory: true,
-    snapshotPath: testSnapshotPath,
-    clock: new TestClock(Date.now()),
-    logWriter: (line) => printed.push(line),
-  });
+  app = await copyExample('private-notes');
+  ({ dev } = await devFor(
+    app.path,
+    {
+      watch: false,
+      inMemory: true,
+      clock: new TestClock(Date.now()),
+      logWriter: (line) => printed.push(line),
+    },
+    'sign-in',
+  ));
   devToken = (await readDevState(app.path))?.token ?? '';
   await dev.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
   await dev.broker.auth.grants.grant(PAT);

@@ -18,20 +18,31 @@ const bin = join(root, 'packages/broker/src/bin.ts');
 export const ada = '6f1c2f7e-2d1b-4f63-9b9e-4b0a3c1d2e3f';
 export const bob = '0b8f8f4e-58a2-4d0e-a3f4-5a3f7c9d1e20';
 
-/** A copy of the example app in a temporary folder (without its `.platform/` state). */
-export async function copyExample(): Promise<{ path: string; remove: () => Promise<void> }> {
-  const dir = await tempDir('todo-app-');
-  await cp(exampleDir, dir.path, {
+/**
+ * A copy of an example app (`examples/<name>`) in a temporary folder, without its `.platform/`
+ * state.
+ */
+export async function copyExample(
+  name = 'todo',
+): Promise<{ path: string; remove: () => Promise<void> }> {
+  const source = join(root, 'examples', name);
+  const dir = await tempDir(`${name}-app-`);
+  await cp(source, dir.path, {
     recursive: true,
-    filter: (source) => !source.includes(`${join(exampleDir, '.platform')}`),
+    filter: (path) => !path.includes(join(source, '.platform')),
   });
   return dir;
 }
 
-/** `platform dev` in-process on `appDir`, with the header test identity; `lines` is its output. */
+/**
+ * `platform dev` in-process on `appDir`; `lines` is its output. Requests carry the header test
+ * identity (`x-test-user`), or with `identity: 'sign-in'` the broker's real sign-in, sessions and
+ * private-app admission.
+ */
 export async function devFor(
   appDir: string,
   options: Partial<DevOptions> = {},
+  identity: 'test' | 'sign-in' = 'test',
 ): Promise<{ dev: DevServer; lines: string[] }> {
   const lines: string[] = [];
   const dev = await startDev({
@@ -39,7 +50,7 @@ export async function devFor(
     port: 0,
     databaseUrl: '',
     snapshotPath: testSnapshotPath,
-    authenticate: headerAuthenticate,
+    ...(identity === 'test' ? { authenticate: headerAuthenticate } : {}),
     logWriter: (line) => lines.push(line),
     ...options,
   });

@@ -3,17 +3,13 @@
 // @platform/browser) signs in by email link and by password, reaches the private page, gets 403
 // without a grant, calls a `user` Function through the browser SDK, survives an access-token
 // expiry (the dev server's injected clock advanced) and signs out.
-import { cp } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.ts';
-import { type DevServer, startDev } from '../../src/dev/dev-server.ts';
+import type { DevServer } from '../../src/dev/dev-server.ts';
 import { HOUR, latestLinkToken, MINUTE, TestClock } from '../auth/helpers.ts';
 import { launchChromium, openPage, sessionCookie } from '../helpers/chromium.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
-import { root } from './helpers.ts';
+import { copyExample, devFor } from './helpers.ts';
 
 interface Added {
   user: { id: string } | null;
@@ -39,21 +35,12 @@ const clock = new TestClock(Date.now());
 const printed: string[] = [];
 
 beforeAll(async () => {
-  app = await tempDir('private-notes-');
-  await cp(join(root, 'examples/private-notes'), app.path, {
-    recursive: true,
-    filter: (source) => !source.includes('.platform'),
-  });
-  dev = await startDev({
-    appDir: app.path,
-    port: 0,
-    watch: false,
-    databaseUrl: '',
-    inMemory: true,
-    snapshotPath: testSnapshotPath,
-    clock,
-    logWriter: (line) => printed.push(line),
-  });
+  app = await copyExample('private-notes');
+  ({ dev } = await devFor(
+    app.path,
+    { watch: false, inMemory: true, clock, logWriter: (line) => printed.push(line) },
+    'sign-in',
+  ));
   await dev.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
   browser = await launchChromium();
 }, 120_000);
