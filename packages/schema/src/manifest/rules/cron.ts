@@ -2,6 +2,7 @@ import type { RuleContext } from '../context.ts';
 import { cronScheduleProblem, isTimeZone, timeZoneNames } from '../cron-expression.ts';
 import type { PathSegment } from '../diagnostic.ts';
 import { didYouMean } from '../suggest.ts';
+import { firstDuplicates } from './duplicates.ts';
 
 /** Reports a schedule that is not a supported five-field cron expression. */
 export function checkSchedule(
@@ -36,18 +37,15 @@ export function checkTimeZone(
 
 /** Spec 2.8: unique names, five-field schedules, IANA zones, system Functions. */
 export function checkCron(ctx: RuleContext): void {
-  const seen = new Map<string, number>();
-  for (const [i, entry] of ctx.manifest.cron.entries()) {
-    const first = seen.get(entry.name);
-    if (first !== undefined) {
-      ctx.report(
-        'CRON_NAME_DUPLICATE',
-        ['cron', i, 'name'],
-        `Cron name "${entry.name}" is already used by cron[${first}]; cron names must be unique.`,
-      );
-    } else {
-      seen.set(entry.name, i);
-    }
+  const { cron } = ctx.manifest;
+  for (const [i, first] of firstDuplicates(cron, (entry) => entry.name)) {
+    ctx.report(
+      'CRON_NAME_DUPLICATE',
+      ['cron', i, 'name'],
+      `Cron name "${cron[i]!.name}" is already used by cron[${first}]; cron names must be unique.`,
+    );
+  }
+  for (const [i, entry] of cron.entries()) {
     checkSchedule(ctx, ['cron', i, 'schedule'], entry.schedule);
     checkTimeZone(ctx, ['cron', i, 'timezone'], entry.timezone);
     ctx.requireSystemFunction(

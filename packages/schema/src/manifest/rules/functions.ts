@@ -1,4 +1,5 @@
 import type { RuleContext } from '../context.ts';
+import { firstDuplicates } from './duplicates.ts';
 
 /** Whether an entrypoint is a relative, normalised `.ts`/`.tsx` path inside the app. */
 export function entrypointProblem(entrypoint: string): string | undefined {
@@ -17,18 +18,16 @@ export function entrypointProblem(entrypoint: string): string | undefined {
 
 /** Spec 2.3: unique names, well-formed entrypoints that exist. */
 export async function checkFunctions(ctx: RuleContext): Promise<void> {
-  const seen = new Map<string, number>();
   const { host, appDir } = ctx.options;
-  for (const [i, fn] of ctx.manifest.functions.entries()) {
-    const first = seen.get(fn.name);
-    if (first === undefined) seen.set(fn.name, i);
-    else {
-      ctx.report(
-        'FUNCTION_NAME_DUPLICATE',
-        ['functions', i, 'name'],
-        `Function name "${fn.name}" is already used by functions[${first}]; Function names must be unique.`,
-      );
-    }
+  const { functions } = ctx.manifest;
+  for (const [i, first] of firstDuplicates(functions, (fn) => fn.name)) {
+    ctx.report(
+      'FUNCTION_NAME_DUPLICATE',
+      ['functions', i, 'name'],
+      `Function name "${functions[i]!.name}" is already used by functions[${first}]; Function names must be unique.`,
+    );
+  }
+  for (const [i, fn] of functions.entries()) {
     const problem = entrypointProblem(fn.entrypoint);
     if (problem !== undefined) {
       ctx.report(

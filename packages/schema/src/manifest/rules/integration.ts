@@ -3,18 +3,8 @@ import type { RuleContext } from '../context.ts';
 import type { PathSegment } from '../diagnostic.ts';
 import { didYouMean } from '../suggest.ts';
 import { checkSchedule, checkTimeZone } from './cron.ts';
+import { firstDuplicates } from './duplicates.ts';
 import { checkReservedName } from './names.ts';
-
-function firstDuplicates<T>(items: readonly T[], key: (item: T) => string): Map<number, number> {
-  const seen = new Map<string, number>();
-  const duplicates = new Map<number, number>();
-  items.forEach((item, i) => {
-    const first = seen.get(key(item));
-    if (first === undefined) seen.set(key(item), i);
-    else duplicates.set(i, first);
-  });
-  return duplicates;
-}
 
 /** Spec 2.9 and 2.10: the integration contract this app publishes. */
 export function checkIntegrationContract(ctx: RuleContext): void {

@@ -1,19 +1,17 @@
 import type { RuleContext } from '../context.ts';
+import { firstDuplicates } from './duplicates.ts';
 
 /** Spec 2.7: unique queue names; each consumer a declared system Function. */
 export function checkQueues(ctx: RuleContext): void {
-  const seen = new Map<string, number>();
-  for (const [i, queue] of ctx.manifest.queues.entries()) {
-    const first = seen.get(queue.name);
-    if (first !== undefined) {
-      ctx.report(
-        'QUEUE_NAME_DUPLICATE',
-        ['queues', i, 'name'],
-        `Queue name "${queue.name}" is already used by queues[${first}]; queue names must be unique.`,
-      );
-    } else {
-      seen.set(queue.name, i);
-    }
+  const { queues } = ctx.manifest;
+  for (const [i, first] of firstDuplicates(queues, (queue) => queue.name)) {
+    ctx.report(
+      'QUEUE_NAME_DUPLICATE',
+      ['queues', i, 'name'],
+      `Queue name "${queues[i]!.name}" is already used by queues[${first}]; queue names must be unique.`,
+    );
+  }
+  for (const [i, queue] of queues.entries()) {
     ctx.requireSystemFunction(
       ['queues', i, 'function'],
       queue.function,

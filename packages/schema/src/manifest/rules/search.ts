@@ -1,5 +1,6 @@
 import type { RuleContext } from '../context.ts';
 import type { PathSegment } from '../diagnostic.ts';
+import { firstDuplicates } from './duplicates.ts';
 
 function checkUnique(
   ctx: RuleContext,
@@ -17,19 +18,16 @@ function checkUnique(
 
 /** Spec 2.5: named search declarations under data.search. */
 export function checkSearch(ctx: RuleContext): void {
-  const seen = new Map<string, number>();
-  for (const [i, search] of ctx.manifest.data.search.entries()) {
+  const searches = ctx.manifest.data.search;
+  for (const [i, first] of firstDuplicates(searches, (search) => search.name)) {
+    ctx.report(
+      'SEARCH_NAME_DUPLICATE',
+      ['data', 'search', i, 'name'],
+      `Search name "${searches[i]!.name}" is already used by data.search[${first}]; search names must be unique.`,
+    );
+  }
+  for (const [i, search] of searches.entries()) {
     const at = ['data', 'search', i] as const;
-    const first = seen.get(search.name);
-    if (first !== undefined) {
-      ctx.report(
-        'SEARCH_NAME_DUPLICATE',
-        [...at, 'name'],
-        `Search name "${search.name}" is already used by data.search[${first}]; search names must be unique.`,
-      );
-    } else {
-      seen.set(search.name, i);
-    }
     if (search.fullText === undefined && search.vector === undefined) {
       ctx.report(
         'SEARCH_MODE_MISSING',
