@@ -53,16 +53,12 @@ describe('functions.stream', () => {
     expect(chunks.join('')).toBe('123');
   });
 
-  it('aborts the request when cancelled', async () => {
+  // An endless stream, and the signal of every request the SDK sends for it.
+  const endlessStream = () => {
     const signals: AbortSignal[] = [];
     const { platform } = setup(
       server,
-      {
-        user: ada,
-        streams: {
-          forever: ticks,
-        },
-      },
+      { user: ada, streams: { forever: ticks } },
       {
         fetch: (input, init) => {
           if (init?.signal) signals.push(init.signal);
@@ -70,6 +66,11 @@ describe('functions.stream', () => {
         },
       },
     );
+    return { platform, signals };
+  };
+
+  it('aborts the request when cancelled', async () => {
+    const { platform, signals } = endlessStream();
     const stream = platform.functions.stream('forever', {});
     const reader = stream.getReader();
     expect(decoder.decode((await reader.read()).value)).toBe('tick');
@@ -78,22 +79,7 @@ describe('functions.stream', () => {
   });
 
   it('aborts the request when a for-await loop is left early', async () => {
-    const signals: AbortSignal[] = [];
-    const { platform } = setup(
-      server,
-      {
-        user: ada,
-        streams: {
-          forever: ticks,
-        },
-      },
-      {
-        fetch: (input, init) => {
-          if (init?.signal) signals.push(init.signal);
-          return fetch(input, init);
-        },
-      },
-    );
+    const { platform, signals } = endlessStream();
     for await (const chunk of platform.functions.stream('forever', {})) {
       expect(decoder.decode(chunk)).toBe('tick');
       break;
