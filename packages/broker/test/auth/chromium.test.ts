@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.ts';
-import { launchChromium, openPage as openIn } from '../helpers/chromium.ts';
+import { launchChromium, openPage as openIn, signInWithPassword } from '../helpers/chromium.ts';
 import { authBroker, HOUR, latestLinkToken, MINUTE, TestClock } from './helpers.ts';
 
 type Sdk = typeof import('../../../browser/src/index.ts');
@@ -139,15 +139,8 @@ describe('sign-in in a real Chromium', { timeout: 60_000 }, () => {
 
   it('signs in by password, gets 403 without a grant, and gets in once granted', async () => {
     const page = await openPage();
-    await page.goto(`${origin}/`);
-    await page.click('summary');
-    await page.fill('#email', PAT);
-    await page.fill('#password', PASSWORD);
-    const denied = page.waitForResponse(
-      (r) => new URL(r.url()).pathname === '/' && r.request().method() === 'GET',
-    );
-    await page.click('#password-sign-in');
-    expect((await denied).status()).toBe(403);
+    const denied = await signInWithPassword(page, origin, PAT, PASSWORD);
+    expect(denied.status()).toBe(403);
     expect(await page.textContent('#denied')).toContain('No access');
     expect(await page.content()).not.toContain('private page');
     await env.broker.auth.grants.grant(PAT);

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import type { DevServer } from '../../src/dev/dev-server.ts';
 import { HOUR, latestLinkToken, MINUTE, TestClock } from '../auth/helpers.ts';
-import { launchChromium, openPage, sessionCookie } from '../helpers/chromium.ts';
+import {
+  launchChromium,
+  openPage,
+  sessionCookie,
+  signInWithPassword,
+} from '../helpers/chromium.ts';
 import { copyExample, devFor } from './helpers.ts';
 
 interface Added {
@@ -104,15 +109,8 @@ describe('platform dev of a private app in a real Chromium', { timeout: 60_000 }
 
   it('signs in by password: 403 without a grant, in once granted', async () => {
     const page = await openPage(browser);
-    await page.goto(`${dev.url}/`);
-    await page.click('summary');
-    await page.fill('#email', PAT);
-    await page.fill('#password', PASSWORD);
-    const denied = page.waitForResponse(
-      (r) => new URL(r.url()).pathname === '/' && r.request().method() === 'GET',
-    );
-    await page.click('#password-sign-in');
-    expect((await denied).status()).toBe(403);
+    const denied = await signInWithPassword(page, dev.url, PAT, PASSWORD);
+    expect(denied.status()).toBe(403);
     expect(await page.textContent('#denied')).toContain('No access');
     expect(await page.content()).not.toContain('Private notes');
     // Neither the page's script nor the runtime API is served without a grant.
