@@ -27,10 +27,7 @@ import type { DeployedFunction } from '../../packages/broker/src/functions/invok
 import { anonymousCaller } from '../../packages/broker/src/identity/caller.ts';
 import { JobService } from '../../packages/broker/src/jobs/job-service.ts';
 import { JobWorker } from '../../packages/broker/src/jobs/job-worker.ts';
-import {
-  canRunPostgres,
-  startPostgres,
-} from '../../packages/broker/test/helpers/postgres-server.ts';
+import { startPostgres } from '../../packages/broker/test/helpers/postgres-server.ts';
 import { type Row, row } from '../report.ts';
 
 const COUNT = Number(process.env.JOBS_BENCH_COUNT ?? 500);
@@ -264,19 +261,11 @@ function rows(name: string, ours: Result, baseline: Result): Row[] {
 
 /**
  * The jobs suite. Every ratio is ours ÷ pg-boss on PostgreSQL (higher is better for jobs/s,
- * lower for latency). Without a PostgreSQL to start, only the PGlite figures are printed, with
- * no baseline.
+ * lower for latency). PostgreSQL comes from scripts/setup-system.sh.
  */
 export async function run(): Promise<Row[]> {
   const pglite = await oursInProcess('');
   const pgliteDeno = await oursDeno('');
-  if (!canRunPostgres) {
-    const none: Result = { jobsPerSecond: NaN, p50: NaN, p99: NaN };
-    return [
-      ...rows('PGlite, in-process consumer, vs pg-boss (no PostgreSQL here)', pglite, none),
-      ...rows('PGlite, Deno Function consumer, vs pg-boss (no PostgreSQL here)', pgliteDeno, none),
-    ];
-  }
   const cluster = await startPostgres();
   try {
     const postgres = await oursInProcess(cluster.url);

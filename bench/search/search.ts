@@ -18,7 +18,7 @@ import { openDatabase } from '../../packages/broker/src/db/open-database.ts';
 import { runAs } from '../../packages/broker/src/db/run-as.ts';
 import { userCaller } from '../../packages/broker/src/identity/caller.ts';
 import { SearchService } from '../../packages/broker/src/search/search-service.ts';
-import { startPostgres } from '../../packages/broker/test/search/postgres-cluster.ts';
+import { startPostgres } from '../../packages/broker/test/helpers/postgres-server.ts';
 import { type Row, row } from '../report.ts';
 
 const OWNER = '00000000-0000-4000-8000-0000000000aa';
@@ -175,14 +175,10 @@ export async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   for (const size of sizes) rows.push(...(await suite('pglite', size)));
   const cluster = await startPostgres();
-  if (cluster) {
-    try {
-      for (const size of sizes) rows.push(...(await suite('postgres', size, cluster.url)));
-    } finally {
-      await cluster.stop();
-    }
-  } else {
-    console.log('search: PostgreSQL is not installed, PostgreSQL rows skipped');
+  try {
+    for (const size of sizes) rows.push(...(await suite('postgres', size, cluster.url)));
+  } finally {
+    await cluster.stop();
   }
   return rows;
 }

@@ -39,6 +39,9 @@ export interface HostRequest {
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
 
+/** How many ports a start tries when the chosen one was taken before the host bound it. */
+const PORT_ATTEMPTS = 5;
+
 /** Lines kept from stderr to explain a failed start. */
 const STDERR_TAIL = 20;
 
@@ -197,8 +200,20 @@ export class FunctionProcess {
   #token = '';
 
   async #start(): Promise<void> {
-    const port = await freePort();
     this.#starts += 1;
+    // The network permission names the host's exact port, so it is chosen before the spawn, and
+    // anything on the machine may bind it in between: then the host starts again on another.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#spawn(await freePort());
+      } catch (error) {
+        const taken = this.#stderr.some((line) => line.includes('AddrInUse'));
+        if (!taken || attempt === PORT_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async #spawn(port: number): Promise<void> {
     this.#token = randomBytes(24).toString('base64url');
     const started = performance.now();
     const env: Record<string, string> = {

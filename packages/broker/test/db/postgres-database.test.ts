@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataService } from '../../src/data/data-service.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
-import { canRunPostgres, startPostgres } from '../helpers/postgres-server.ts';
+import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const ALICE = userCaller('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa');
 const BOB = userCaller('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
 
-describe.skipIf(!canRunPostgres)('a real PostgreSQL through DATABASE_URL', () => {
-  let server: Awaited<ReturnType<typeof startPostgres>>;
+describe('a real PostgreSQL through DATABASE_URL', () => {
+  let server: PostgresServer;
   let app: Awaited<ReturnType<typeof tempDir>>;
 
   beforeAll(async () => {

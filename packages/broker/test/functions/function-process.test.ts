@@ -46,7 +46,6 @@ describe('FunctionProcess', () => {
     const fn = start('echo');
     expect(await invoke(fn, { hello: 'world' })).toEqual({ hello: 'world' });
     expect(fn.lastStartMs).toBeGreaterThan(0);
-    expect(fn.lastStartMs).toBeLessThan(5000);
   });
 
   it('runs with least privilege: only the broker and its own port', async () => {

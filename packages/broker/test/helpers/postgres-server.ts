@@ -1,81 +1,90 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { freePort } from '../../src/functions/free-port.ts';
-import { tempDir } from './temp-dir.ts';
+import { promisify } from 'node:util';
 
-const BIN = '/usr/lib/postgresql/15/bin';
+const run = promisify(execFile);
 
-/** A throwaway PostgreSQL server can run here (the binaries exist and we may switch to `postgres`). */
-export const canRunPostgres =
-  existsSync(join(BIN, 'initdb')) && process.getuid?.() === 0 && existsSync('/usr/sbin/runuser');
+/** A throwaway PostgreSQL server, reached over a Unix socket in its own folder. */
+export interface PostgresServer {
+  readonly url: string;
+  /** True when the server has pgvector (`CREATE EXTENSION vector` works). */
+  readonly hasVector: boolean;
+  /** Stops the server and removes its folder. */
+  stop(): Promise<void>;
+}
+
+/** The `bin` folder of the newest installed PostgreSQL (Debian layout), if any. */
+function postgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
+}
 
 /**
- * Starts a throwaway PostgreSQL 15 cluster (as the `postgres` system user, trust auth, on a free
- * loopback port) and returns its URL and a stop function that removes everything.
+ * Starts a PostgreSQL cluster in a temp folder (initdb, trust authentication), run as the
+ * `postgres` user when we are root because initdb refuses root. It listens on a Unix socket in
+ * that folder and on no TCP port, so parallel suites never race for a port or reach each
+ * other's server. Throws when PostgreSQL is not installed (`npm test` installs it through
+ * scripts/setup-system.sh).
  */
-export async function startPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = await tempDir('broker-pg-');
-  chmodSync(dir.path, 0o777);
-  const data = join(dir.path, 'data');
-  execFileSync(
-    'runuser',
-    ['-u', 'postgres', '--', join(BIN, 'initdb'), '-D', data, '-A', 'trust', '-U', 'postgres'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const port = await freePort();
-  const server: ChildProcess = spawn(
-    'runuser',
-    [
-      '-u',
-      'postgres',
-      '--',
-      join(BIN, 'postgres'),
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = postgresBin();
+  if (bin === undefined)
+    throw new Error('PostgreSQL is not installed: run scripts/setup-system.sh (npm test does).');
+  const dir = await mkdtemp(join(tmpdir(), 'broker-pg-'));
+  const data = join(dir, 'data');
+  const root = process.getuid?.() === 0;
+  const asPostgres = (command: string, args: string[]) =>
+    root
+      ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args])
+      : run(join(bin, command), args);
+  const stopServer = () =>
+    asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']).catch(() => undefined);
+  try {
+    if (root) {
+      const { stdout: uid } = await run('id', ['-u', 'postgres']);
+      const { stdout: gid } = await run('id', ['-g', 'postgres']);
+      await chown(dir, Number(uid.trim()), Number(gid.trim()));
+    }
+    await asPostgres('initdb', [
       '-D',
       data,
-      '-p',
-      String(port),
-      '-k',
-      dir.path,
-      '-c',
-      'listen_addresses=127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch {
-      await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error('PostgreSQL did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '--no-sync',
+      '-E',
+      'UTF8',
+    ]);
+    const options = `-k ${dir} -c listen_addresses= -c fsync=off`;
+    await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+    const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`;
+    const { stdout } = await run(join(bin, 'psql'), [
+      '-h',
+      dir,
+      '-U',
+      'postgres',
+      '-Atc',
+      `select count(*) from pg_available_extensions where name = 'vector'`,
+    ]);
+    return {
+      url,
+      hasVector: stdout.trim() === '1',
+      stop: async () => {
+        await stopServer();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await stopServer();
+    await rm(dir, { recursive: true, force: true });
+    throw error;
   }
-  return {
-    url,
-    stop: async () => {
-      const exited = new Promise<void>((resolve) => {
-        if (server.exitCode !== null) resolve();
-        else server.once('exit', () => resolve());
-      });
-      // Ask PostgreSQL itself (runuser does not forward signals to it).
-      execFileSync(
-        'runuser',
-        ['-u', 'postgres', '--', join(BIN, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'],
-        {
-          stdio: 'ignore',
-        },
-      );
-      await exited;
-      await dir.remove();
-    },
-  };
 }

@@ -4,7 +4,7 @@ import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { FileService } from '../../src/files/file-service.ts';
 import { JobService } from '../../src/jobs/job-service.ts';
 import { writeFiles } from '../helpers/broker.ts';
-import { canRunPostgres, startPostgres } from '../helpers/postgres-server.ts';
+import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { type ChildBroker, type ChildEvent, startChild } from './child-broker.ts';
 import { waitFor } from './engine-helpers.ts';
@@ -66,11 +66,11 @@ function maxInFlight(attempts: Attempt[]): number {
   return max;
 }
 
-let pg: Awaited<ReturnType<typeof startPostgres>> | undefined;
+let pg: PostgresServer | undefined;
 const children: ChildBroker[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 beforeAll(async () => {
-  if (canRunPostgres) pg = await startPostgres();
+  pg = await startPostgres();
 }, 60_000);
 afterAll(async () => {
   for (const child of children) await child.stop();
@@ -78,7 +78,7 @@ afterAll(async () => {
   await pg?.stop();
 }, 60_000);
 
-describe.skipIf(!canRunPostgres)('two brokers on one PostgreSQL', () => {
+describe('two brokers on one PostgreSQL', () => {
   it('run 1,000 jobs exactly once each without exceeding any queue concurrency', {
     timeout: 180_000,
   }, async () => {

@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { userCaller } from '../../src/identity/caller.ts';
 import { SearchService } from '../../src/search/search-service.ts';
+import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
   corpusMigration,
@@ -13,27 +14,23 @@ import {
   users,
   vocabulary,
 } from './corpus.ts';
-import { type PostgresCluster, postgresBin, startPostgres } from './postgres-cluster.ts';
 import { referenceSearch } from './reference.ts';
 
 // The same ranking on a real PostgreSQL. Debian 12 ships PostgreSQL but no pgvector package,
 // so without pgvector the vector and hybrid modes are checked to fail clearly instead.
-const available = postgresBin() !== undefined;
-
-let cluster: PostgresCluster | undefined;
+let cluster: PostgresServer;
 let db: Database;
 let removeDir: () => Promise<void>;
 let corpus: Doc[];
 
 beforeAll(async () => {
-  if (!available) return;
   cluster = await startPostgres();
   const dir = await tempDir('search-pg-app-');
   removeDir = dir.remove;
-  ({ db } = await openDatabase({ appDir: dir.path, databaseUrl: cluster!.url }));
+  ({ db } = await openDatabase({ appDir: dir.path, databaseUrl: cluster.url }));
   await db.exec(corpusMigration);
   corpus = generateCorpus(11, 400);
-  const withoutVector = cluster!.hasVector ? docsSearch : { ...docsSearch, vector: undefined };
+  const withoutVector = cluster.hasVector ? docsSearch : { ...docsSearch, vector: undefined };
   const report = await new SearchService(db, [withoutVector]).prepare();
   expect(report[0]!.problem).toBeUndefined();
   for (const doc of corpus) {
@@ -50,7 +47,7 @@ afterAll(async () => {
   await removeDir?.();
 });
 
-describe.runIf(available)('search on PostgreSQL', () => {
+describe('search on PostgreSQL', () => {
   it('fullText matches the reference, with RLS, for random queries', async () => {
     const search = new SearchService(db, [{ ...docsSearch, vector: undefined }]);
     await fc.assert(
@@ -76,7 +73,7 @@ describe.runIf(available)('search on PostgreSQL', () => {
 
   it('vector search needs pgvector: clear SEARCH_UNAVAILABLE when the server lacks it', async () => {
     const search = new SearchService(db, [docsSearch]);
-    if (cluster!.hasVector) {
+    if (cluster.hasVector) {
       const request = { mode: 'vector', vector: [1, 0, 2, 0], model: 'test-embed@1' } as const;
       await expect(search.search(userCaller(users.ada), 'docs', request)).resolves.toBeDefined();
       return;
