@@ -1,25 +1,31 @@
 // functions.call round trip through `platform dev` to a Deno Function that returns its input,
-// against the floor: a bare node:http server on loopback that echoes the same body, measured
-// by the same client (an undici Pool) in the same run, with 1 and 16 callers. Also the cold
-// start (the first call after dev start) and the time from `platform dev` to ready, in-process
-// and as a real subprocess (Node start and module loading included).
+// against the floor: a bare node:http server on loopback that echoes the same body. Every
+// server runs in a process of its own, as `platform dev` does, and the load comes from another
+// process (bench/broker/load-client.ts), as a browser's would: a client in the server's own
+// process would share its event loop and never wait on another process, which no real caller
+// does. Same client, same body, same run, with 1 and 16 callers. Also: a bare `Deno.serve`
+// echo (the least any subprocess Function adds), the cold call after `platform dev` starts,
+// and the time from spawning `platform dev` to its URL line.
 //
 // As a suite of bench/run.ts: `broker: () => import('./broker/functions.ts')`.
 // Alone: `npx tsx --conditions=@platform/source bench/broker/functions.ts`.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startDev } from '../../packages/broker/src/dev/dev-server.ts';
+import { promisify } from 'node:util';
+import { denoPath } from '../../packages/broker/src/functions/deno.ts';
 import { type Row, row } from '../report.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const body = JSON.stringify({ text: 'hello', n: 42, list: [1, 2, 3] });
 const CALLS = Number(process.env.BROKER_BENCH_CALLS ?? 3000);
+const CALL_PATH = '/_platform/api/functions/echo';
+const tsx = [`--conditions=@platform/source`, '--import', 'tsx'];
 
 const app: Record<string, string> = {
   'platform.yaml': `schemaVersion: 3
@@ -46,35 +52,66 @@ interface Figures {
   rps: number;
 }
 
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-
-/** A keep-alive HTTP client for one origin: the same client measures both paths. */
-interface Client {
+/** A server in its own process, known by its port. */
+interface Server {
   readonly port: number;
-  readonly agent: Agent;
+  readonly child: ChildProcess;
+  /** Milliseconds from spawn to the line that gave the port. */
+  readonly readyMs: number;
 }
 
-const client = (port: number): Client => ({
-  port,
-  agent: new Agent({ keepAlive: true, maxSockets: 32 }),
-});
+/** Spawns a server and waits for the first stdout line `pattern` matches (group 1: the port). */
+async function spawnServer(command: string, args: string[], pattern: RegExp): Promise<Server> {
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = pattern.exec(line);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+  return { port, child, readyMs: performance.now() - started };
+}
 
-function post(c: Client, path: string): Promise<void> {
+async function stop(server: Server): Promise<void> {
+  if (server.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+const execFileAsync = promisify(execFile);
+
+/** One load run from a client process of its own. */
+async function load(port: number, path: string, callers: number): Promise<Figures> {
+  const plan = { port, path, body, callers, calls: CALLS };
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [...tsx, here('./load-client.ts'), JSON.stringify(plan)],
+    { cwd: root },
+  );
+  return JSON.parse(stdout) as Figures;
+}
+
+/** One call from this process, timed (the cold call after start and the one after it). */
+function timedCall(port: number): Promise<number> {
+  const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = httpRequest(
+    const req = request(
       {
         host: '127.0.0.1',
-        port: c.port,
-        path,
+        port,
+        path: CALL_PATH,
         method: 'POST',
-        agent: c.agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: { 'content-type': 'application/json' },
       },
       (res) => {
         res.resume();
         res.once('end', () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
+          res.statusCode === 200
+            ? resolve(performance.now() - started)
+            : reject(new Error(`HTTP ${res.statusCode}`)),
         );
       },
     );
@@ -83,80 +120,20 @@ function post(c: Client, path: string): Promise<void> {
   });
 }
 
-/** `calls` POSTs of `body` to `path`, `callers` at a time. */
-async function measure(c: Client, path: string, callers: number, calls: number): Promise<Figures> {
-  const times: number[] = [];
-  let next = 0;
-  const one = async () => {
-    const started = performance.now();
-    await post(c, path);
-    times.push(performance.now() - started);
-  };
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: callers }, async () => {
-      while (next++ < calls) await one();
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  times.sort((a, b) => a - b);
-  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99), rps: times.length / seconds };
-}
-
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
-/** A bare echo server: reads the JSON body and answers `{ result }` with it. */
-async function floorServer(): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = createServer(async (request, response) => {
-    let text = '';
-    for await (const chunk of request) text += chunk;
-    const answer = `{"result":${text}}`;
-    response.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(answer),
-    });
-    response.end(answer);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** Wall time from spawning `platform dev` to its URL line. */
-async function subprocessReady(appDir: string): Promise<number> {
-  const started = performance.now();
-  const child = spawn(
+function platformDev(appDir: string): Promise<Server> {
+  return spawnServer(
     process.execPath,
-    [
-      '--conditions=@platform/source',
-      '--import',
-      'tsx',
-      join(root, 'packages/broker/src/bin.ts'),
-      'dev',
-      appDir,
-      '--port',
-      '0',
-      '--no-watch',
-    ],
-    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    [...tsx, 'packages/broker/src/bin.ts', 'dev', appDir, '--port', '0', '--no-watch'],
+    /^http:\/\/localhost:(\d+)$/,
   );
-  const elapsed = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (/^http:\/\/localhost:\d+$/.test(line)) resolve(performance.now() - started);
-    });
-    child.once('exit', (code) => reject(new Error(`platform dev exited with ${code}`)));
-  });
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  return elapsed;
 }
 
 export async function run(): Promise<Row[]> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-broker-'));
   const rows: Row[] = [];
+  const servers: Server[] = [];
   try {
     for (const [path, text] of Object.entries(app)) {
       await mkdir(dirname(join(dir, path)), { recursive: true });
@@ -164,72 +141,60 @@ export async function run(): Promise<Row[]> {
     }
     // A first start creates the database and the bundle; the figures below are of a warm app
     // folder, the usual case of `platform dev`.
-    await (await startDev({ appDir: dir, port: 0, watch: false, logWriter: () => {} })).close();
-    const dev = await startDev({ appDir: dir, port: 0, watch: false, logWriter: () => {} });
-    const floor = await floorServer();
-    const broker = client(dev.port);
-    const bare = client(floor.port);
-    try {
-      const coldStarted = performance.now();
-      await measure(broker, '/_platform/api/functions/echo', 1, 1);
-      const cold = performance.now() - coldStarted;
-      const warmStarted = performance.now();
-      await measure(broker, '/_platform/api/functions/echo', 1, 1);
-      const warm = performance.now() - warmStarted;
+    await stop(await platformDev(dir));
+    const dev = await platformDev(dir);
+    servers.push(dev);
+    const cold = await timedCall(dev.port);
+    const warm = await timedCall(dev.port);
+    rows.push(
+      row('broker: cold call after dev start (vs the next call)', ms(cold), ms(warm), cold / warm),
+      row('broker: `platform dev` to URL line (subprocess, warm app)', ms(dev.readyMs), '-', NaN),
+    );
+    const floor = await spawnServer(
+      process.execPath,
+      [...tsx, here('./echo-server.ts')],
+      /^(\d+)$/,
+    );
+    servers.push(floor);
+    const deno = await spawnServer(
+      denoPath(),
+      ['run', '--no-config', '--no-lock', '--allow-net=127.0.0.1', here('./deno-echo.ts')],
+      /^(\d+)$/,
+    );
+    servers.push(deno);
+    for (const callers of [1, 16]) {
+      // Alternated, so background load hits both alike.
+      const ours = await load(dev.port, CALL_PATH, callers);
+      const base = await load(floor.port, '/', callers);
+      const denoHop = await load(deno.port, '/', callers);
+      const ratio = ours.p50 / base.p50;
       rows.push(
+        row(`broker: functions.call p50, ${callers} caller(s)`, ms(ours.p50), ms(base.p50), ratio, {
+          text: 'p50 within 3x of the floor',
+          met: ratio <= 3,
+        }),
         row(
-          'broker: cold call after dev start (vs the next call)',
-          ms(cold),
-          ms(warm),
-          cold / warm,
+          `broker: functions.call p99, ${callers} caller(s)`,
+          ms(ours.p99),
+          ms(base.p99),
+          ours.p99 / base.p99,
+        ),
+        row(
+          `broker: functions.call req/s, ${callers} caller(s)`,
+          `${Math.round(ours.rps)} req/s`,
+          `${Math.round(base.rps)} req/s`,
+          ours.rps / base.rps,
+        ),
+        row(
+          `reference: bare Deno.serve echo p50, ${callers} caller(s)`,
+          ms(denoHop.p50),
+          ms(base.p50),
+          denoHop.p50 / base.p50,
         ),
       );
-      // Warm both paths up, then alternate so background load hits both alike.
-      await measure(broker, '/_platform/api/functions/echo', 4, 500);
-      await measure(bare, '/', 4, 500);
-      for (const callers of [1, 16]) {
-        const ours = await measure(broker, '/_platform/api/functions/echo', callers, CALLS);
-        const base = await measure(bare, '/', callers, CALLS);
-        const ratio = ours.p50 / base.p50;
-        rows.push(
-          row(
-            `broker: functions.call p50, ${callers} caller(s)`,
-            ms(ours.p50),
-            ms(base.p50),
-            ratio,
-            {
-              text: 'p50 within 3x of the floor',
-              met: ratio <= 3,
-            },
-          ),
-          row(
-            `broker: functions.call p99, ${callers} caller(s)`,
-            ms(ours.p99),
-            ms(base.p99),
-            ours.p99 / base.p99,
-          ),
-          row(
-            `broker: functions.call req/s, ${callers} caller(s)`,
-            `${Math.round(ours.rps)} req/s`,
-            `${Math.round(base.rps)} req/s`,
-            ours.rps / base.rps,
-          ),
-        );
-      }
-      rows.push(
-        row('broker: startDev to ready (in-process, warm app)', ms(dev.readyMs), '-', Number.NaN),
-      );
-    } finally {
-      broker.agent.destroy();
-      bare.agent.destroy();
-      await floor.close();
-      await dev.close();
     }
-    const ready = await subprocessReady(dir);
-    rows.push(
-      row('broker: `platform dev` to URL line (subprocess, warm app)', ms(ready), '-', Number.NaN),
-    );
   } finally {
+    for (const server of servers) await stop(server);
     await rm(dir, { recursive: true, force: true });
   }
   return rows;

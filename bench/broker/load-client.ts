@@ -1,0 +1,66 @@
+// The load generator of bench/broker/functions.ts, run in a process of its own like a browser:
+// its CPU is not charged to the server it measures. It POSTs one body over a keep-alive
+// `node:http` agent, `callers` calls at a time, after a warm-up, and prints the figures as JSON.
+//
+// `node --import tsx load-client.ts '{"port":4310,"path":"/","body":"{}","callers":1,"calls":3000}'`
+import { Agent, request } from 'node:http';
+
+interface Plan {
+  readonly port: number;
+  readonly path: string;
+  readonly body: string;
+  readonly headers?: Record<string, string>;
+  readonly callers: number;
+  readonly calls: number;
+}
+
+const plan = JSON.parse(process.argv[2] ?? '') as Plan;
+const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+const headers = {
+  'content-type': 'application/json',
+  'content-length': String(Buffer.byteLength(plan.body)),
+  ...plan.headers,
+};
+
+function post(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: plan.port, path: plan.path, method: 'POST', agent, headers },
+      (res) => {
+        res.resume();
+        res.once('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
+        );
+      },
+    );
+    req.once('error', reject);
+    req.end(plan.body);
+  });
+}
+
+async function measure(callers: number, calls: number): Promise<number[]> {
+  const times: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (next++ < calls) {
+        const started = performance.now();
+        await post();
+        times.push(performance.now() - started);
+      }
+    }),
+  );
+  return times;
+}
+
+// The client and the server warm up (JIT, pools, caches) here, not in the figures.
+await measure(plan.callers, Math.min(2000, plan.calls));
+const started = performance.now();
+const times = await measure(plan.callers, plan.calls);
+const seconds = (performance.now() - started) / 1000;
+times.sort((a, b) => a - b);
+const quantile = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+console.log(
+  JSON.stringify({ p50: quantile(0.5), p99: quantile(0.99), rps: times.length / seconds }),
+);
+agent.destroy();
