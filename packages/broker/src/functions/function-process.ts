@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import { PlatformError } from '@platform/errors';
 import { Pool } from 'undici';
 import { denoPath, denoRunArgs, HOST_PORT_ENV, HOST_READY_MARKER, HOST_TOKEN_ENV } from './deno.ts';
 import { freePort } from './free-port.ts';
+import { HostAnswer } from './host-answer.ts';
 
 /** How to run one Function bundle. */
 export interface FunctionProcessOptions {
@@ -27,7 +27,7 @@ export interface FunctionProcessOptions {
 
 /** One request to the host. */
 export interface HostRequest {
-  readonly method: 'GET' | 'POST' | 'HEAD';
+  readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array;
@@ -36,8 +36,6 @@ export interface HostRequest {
   /** Aborts the request (the caller went away). */
   readonly signal?: AbortSignal;
 }
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade']);
 
 /** How many ports a start tries when the chosen one was taken before the host bound it. */
 const PORT_ATTEMPTS = 5;
@@ -102,56 +100,34 @@ export class FunctionProcess {
     const child = this.#child;
     const pool = this.#pool;
     if (!child || !pool) throw unavailable(this.name, 'the process is not running');
-    // One controller for the time limit and the caller's signal: `AbortSignal.timeout` plus
-    // `AbortSignal.any` per call cost a composite signal and its listeners on every call. The
-    // timer is cleared once a whole answer is read; a streamed answer stays under the limit.
-    const controller = new AbortController();
+    // One timer for the time limit and one listener on the caller's signal, both removed once
+    // the whole answer is read; a streamed answer stays under the limit until it ends.
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException('The time limit was reached.', 'TimeoutError'));
-    }, request.timeoutMs);
-    timer.unref();
     const caller = request.signal;
-    const onCallerAbort = () => controller.abort(caller?.reason);
-    if (caller?.aborted) onCallerAbort();
-    else caller?.addEventListener('abort', onCallerAbort, { once: true });
-    const settle = () => {
+    const answer = new HostAnswer(() => {
       clearTimeout(timer);
       caller?.removeEventListener('abort', onCallerAbort);
-    };
+    });
+    const onCallerAbort = () => answer.abort(caller?.reason);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      answer.abort(new DOMException('The time limit was reached.', 'TimeoutError'));
+    }, request.timeoutMs);
+    timer.unref();
+    if (caller?.aborted) onCallerAbort();
+    else caller?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const answer = await pool.request({
-        method: request.method,
-        path: request.path,
-        headers: { ...request.headers, authorization: `Bearer ${this.#token}` },
-        body: request.body ?? null,
-        signal: controller.signal,
-      });
-      const headers = new Headers();
-      for (const [key, value] of Object.entries(answer.headers)) {
-        // Hop-by-hop headers belong to this connection, not to the answer passed on.
-        if (HOP_BY_HOP.has(key)) continue;
-        if (typeof value === 'string') headers.set(key, value);
-        else if (Array.isArray(value)) for (const item of value) headers.append(key, item);
-      }
-      if (request.method === 'HEAD' || answer.statusCode === 204) {
-        answer.body.destroy();
-        settle();
-        return new Response(null, { status: answer.statusCode, headers });
-      }
-      // A small answer of known length (a `{ result }`) is read whole, so the HTTP server writes
-      // it in one go instead of pumping a stream; streamed answers (chunked) pass through.
-      const length = Number(answer.headers['content-length'] ?? Number.NaN);
-      if (length <= BUFFERED_ANSWER_BYTES) {
-        const bytes = new Uint8Array(await answer.body.arrayBuffer());
-        settle();
-        return new Response(bytes, { status: answer.statusCode, headers });
-      }
-      answer.body.once('close', settle);
-      return new Response(webStream(answer.body), { status: answer.statusCode, headers });
+      pool.dispatch(
+        {
+          method: request.method,
+          path: request.path,
+          headers: { ...request.headers, authorization: `Bearer ${this.#token}` },
+          body: request.body ?? null,
+        },
+        answer,
+      );
+      return await answer.response;
     } catch (error) {
-      settle();
       if (timedOut) {
         // A handler past its limit may be stuck in a loop that blocks every other call of this
         // Function: start over with a fresh process.
@@ -314,33 +290,6 @@ export class FunctionProcess {
     }, delay);
     this.#restartTimer.unref();
   }
-}
-
-/** Answers up to this size (with a `content-length`) are read whole rather than streamed. */
-const BUFFERED_ANSWER_BYTES = 64 * 1024;
-
-/**
- * The host's answer body as a web stream. `Readable.toWeb` throws an uncaught
- * `ERR_INVALID_STATE` when the web side is cancelled (a HEAD answer, a browser leaving a
- * stream) while undici still delivers data, so the adapter is ours: pull on demand, destroy the
- * source on cancel.
- */
-function webStream(source: Readable): ReadableStream<Uint8Array> {
-  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-      } catch (error) {
-        controller.error(error);
-      }
-    },
-    cancel() {
-      source.destroy();
-    },
-  });
 }
 
 /** Resolves `true` once `child` has exited, or `false` after `ms`. */

@@ -30,14 +30,24 @@ function start(name: string): FunctionProcess {
   return fn;
 }
 
-async function invoke(fn: FunctionProcess, input: unknown, timeoutMs = 10_000): Promise<unknown> {
-  const response = await fn.request({
+function call(
+  fn: FunctionProcess,
+  input: unknown,
+  signal?: AbortSignal,
+  timeoutMs = 10_000,
+): Promise<Response> {
+  return fn.request({
     method: 'POST',
     path: '/_platform/invoke',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ input, broker: { url: `http://127.0.0.1:${brokerPort}` } }),
     timeoutMs,
+    ...(signal ? { signal } : {}),
   });
+}
+
+async function invoke(fn: FunctionProcess, input: unknown, timeoutMs = 10_000): Promise<unknown> {
+  const response = await call(fn, input, undefined, timeoutMs);
   return ((await response.json()) as { result: unknown }).result;
 }
 
@@ -99,6 +109,44 @@ describe('FunctionProcess', () => {
     );
     expect(results).toEqual(Array(8).fill('slept'));
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it('passes a streamed answer through whole', async () => {
+    const fn = start('stream');
+    const response = await call(fn, { action: 'stream', chunks: 64, size: 16 * 1024 });
+    expect(response.status).toBe(200);
+    expect((await response.arrayBuffer()).byteLength).toBe(64 * 16 * 1024);
+  });
+
+  it('holds a stream back while nobody reads it, and ends it on cancel', async () => {
+    const fn = start('slow-reader');
+    // 1 GiB on offer; nothing reads it for a while.
+    const response = await call(fn, { action: 'stream', chunks: 65_536, size: 16 * 1024 });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await new Promise((r) => setTimeout(r, 300));
+    const held = (await invoke(fn, { action: 'stream-state' })) as { produced: number };
+    // What socket buffers and the one queued chunk hold, not the whole gigabyte.
+    expect(held.produced).toBeLessThan(2_000);
+    await reader.cancel();
+    await expect
+      .poll(async () => invoke(fn, { action: 'stream-state' }), { timeout: 5000 })
+      .toMatchObject({ cancelled: true });
+  });
+
+  it('gives up on a call whose caller went away, and keeps the process', async () => {
+    const fn = start('abort');
+    const pid = await invoke(fn, { action: 'pid' });
+    const controller = new AbortController();
+    const pending = call(fn, { action: 'sleep', ms: 5000 }, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(call(fn, { action: 'pid' }, aborted.signal)).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
+    expect(await invoke(fn, { action: 'pid' })).toBe(pid);
   });
 
   it('fails to start with FUNCTION_UNAVAILABLE and the error output', async () => {
