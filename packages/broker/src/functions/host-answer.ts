@@ -75,18 +75,21 @@ export class HostAnswer implements Dispatcher.DispatchHandler {
       this.#chunks = [];
       return;
     }
-    const body = new ReadableStream<Uint8Array>({
-      start: (stream) => {
-        this.#stream = stream;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (stream) => {
+          this.#stream = stream;
+        },
+        pull: () => controller.resume(),
+        cancel: () => {
+          // The caller went away (a browser leaving a stream): drop the host connection.
+          this.#stream = undefined;
+          if (!this.#done)
+            controller.abort(new DOMException('The stream was cancelled.', 'AbortError'));
+        },
       },
-      pull: () => controller.resume(),
-      cancel: () => {
-        // The caller went away (a browser leaving a stream): drop the host connection.
-        this.#stream = undefined;
-        if (!this.#done)
-          controller.abort(new DOMException('The stream was cancelled.', 'AbortError'));
-      },
-    });
+      STREAM_QUEUE,
+    );
     this.#settle(body);
   }
 
