@@ -11,7 +11,6 @@
 // Alone: `npx tsx --conditions=@platform/source bench/broker/functions.ts`.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,13 +18,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { denoPath } from '../../packages/broker/src/functions/deno.ts';
 import { type Row, row } from '../report.ts';
+import { postJson } from './post-json.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const body = JSON.stringify({ text: 'hello', n: 42, list: [1, 2, 3] });
 const CALLS = Number(process.env.BROKER_BENCH_CALLS ?? 3000);
 const CALL_PATH = '/_platform/api/functions/echo';
-const tsx = [`--conditions=@platform/source`, '--import', 'tsx'];
+const tsx = ['--conditions=@platform/source', '--import', 'tsx'];
 
 const app: Record<string, string> = {
   'platform.yaml': `schemaVersion: 3
@@ -95,29 +95,10 @@ async function load(port: number, path: string, callers: number): Promise<Figure
 }
 
 /** One call from this process, timed (the cold call after start and the one after it). */
-function timedCall(port: number): Promise<number> {
+async function timedCall(port: number): Promise<number> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: CALL_PATH,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        res.resume();
-        res.once('end', () =>
-          res.statusCode === 200
-            ? resolve(performance.now() - started)
-            : reject(new Error(`HTTP ${res.statusCode}`)),
-        );
-      },
-    );
-    req.once('error', reject);
-    req.end(body);
-  });
+  await postJson(port, CALL_PATH, body);
+  return performance.now() - started;
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;

@@ -3,40 +3,20 @@
 // `node:http` agent, `callers` calls at a time, after a warm-up, and prints the figures as JSON.
 //
 // `node --import tsx load-client.ts '{"port":4310,"path":"/","body":"{}","callers":1,"calls":3000}'`
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { postJson } from './post-json.ts';
 
 interface Plan {
   readonly port: number;
   readonly path: string;
   readonly body: string;
-  readonly headers?: Record<string, string>;
   readonly callers: number;
   readonly calls: number;
 }
 
 const plan = JSON.parse(process.argv[2] ?? '') as Plan;
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-const headers = {
-  'content-type': 'application/json',
-  'content-length': String(Buffer.byteLength(plan.body)),
-  ...plan.headers,
-};
-
-function post(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: plan.port, path: plan.path, method: 'POST', agent, headers },
-      (res) => {
-        res.resume();
-        res.once('end', () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
-        );
-      },
-    );
-    req.once('error', reject);
-    req.end(plan.body);
-  });
-}
+const post = () => postJson(plan.port, plan.path, plan.body, agent);
 
 async function measure(callers: number, calls: number): Promise<number[]> {
   const times: number[] = [];
