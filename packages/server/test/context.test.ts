@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PlatformError, s } from '../src/index.ts';
 import { mswBroker } from './helpers.ts';
@@ -244,26 +245,47 @@ describe('email, notifications, jobs, integrations, secrets, log', () => {
     });
     expect(c.integration).toBeNull();
     expect([c.requestId, c.environment]).toEqual(['req_9', 'production']);
-    expect(Object.keys(c).sort()).toEqual(
-      [
-        'input',
-        'http',
-        'user',
-        'job',
-        'integration',
-        'data',
-        'files',
-        'ai',
-        'email',
-        'notifications',
-        'jobs',
-        'integrations',
-        'secrets',
-        'log',
-        'requestId',
-        'environment',
-      ].sort(),
-    );
+    // Spec 2.4's members: the plain ones are own properties, the clients are accessors.
+    expect(Object.keys(c).sort()).toEqual(['environment', 'input', 'job', 'requestId', 'user']);
+    for (const member of [
+      'http',
+      'integration',
+      'data',
+      'files',
+      'ai',
+      'email',
+      'notifications',
+      'jobs',
+      'integrations',
+      'secrets',
+      'log',
+    ] as const) {
+      expect(c[member], member).toBeDefined();
+    }
+  });
+});
+
+describe('members', () => {
+  it('are the same object on every read, also through a derived context, and hide the token', async () => {
+    net.use({ secrets: { API_KEY: 'sk_live_456' }, token: 'inv_not_for_printing' });
+    const built = net.context({
+      declared: { secrets: ['API_KEY'], searches: {}, emailAliases: [] },
+    });
+    const c = built.context;
+    expect(c.data).toBe(c.data);
+    expect(c.log).toBe(c.log);
+    // defineFunction and the testing helpers hand the handler a context derived with Object.create.
+    const derived = Object.create(c, { input: { value: 'x', enumerable: true } }) as typeof c;
+    expect(derived.data).toBe(c.data);
+    // The logger made before the secret was read still redacts it: both share one memory.
+    const log = derived.log;
+    const key = await derived.secrets.require('API_KEY');
+    log.info(`key ${key}`);
+    await built.flush();
+    expect(net.broker.state.logs).toMatchObject([{ message: 'key [REDACTED]' }]);
+    const printed = inspect(c, { depth: 10, showHidden: true });
+    expect(printed).toContain('requestId');
+    expect(printed).not.toContain('inv_not_for_printing');
   });
 });
 

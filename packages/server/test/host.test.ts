@@ -166,4 +166,22 @@ describe('createFunctionHost', () => {
     expect((await host(new Request('http://host/else'))).status).toBe(404);
     expect((await host(new Request('http://host/_platform/invoke'))).status).toBe(405);
   });
+
+  it('routes by path alone: a query is ignored, a longer path is not the invoke route', async () => {
+    const invoke = (url: string) =>
+      host(
+        new Request(url, {
+          method: 'POST',
+          headers: { authorization: 'Bearer h' },
+          body: JSON.stringify(broker.invocation({ input: { n: 1 } })),
+        }),
+      );
+    expect(await (await invoke('http://127.0.0.1:9/_platform/invoke?trace=1')).json()).toEqual({
+      result: { n: 1 },
+    });
+    const longer = await invoke('http://host/_platform/invoke/more');
+    expect(longer.status).toBe(404);
+    expect((await longer.json()).error.code).toBe('ROUTE_NOT_FOUND');
+    expect((await host(new Request('http://host'))).status).toBe(404);
+  });
 });

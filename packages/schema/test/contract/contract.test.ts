@@ -116,6 +116,18 @@ describe('runtime contract', () => {
     };
     expect(invocationSchema.safeParse(invocation).success).toBe(true);
     expect(invocationSchema.safeParse({ ...invocation, sdkVersion: 'latest' }).success).toBe(false);
+    const { input: _input, ...withoutInput } = invocation;
+    expect(invocationSchema.safeParse(withoutInput).success).toBe(false);
+    for (const url of ['127.0.0.1:1', 'ftp://host', 'http://host/path', 'http://user@host']) {
+      const broker = { url, token: 't' };
+      expect(invocationSchema.safeParse({ ...invocation, broker }).success, url).toBe(false);
+    }
+    expect(
+      invocationSchema.safeParse({
+        ...invocation,
+        broker: { url: 'https://[::1]:8443', token: 't' },
+      }).success,
+    ).toBe(true);
     expect(
       invocationSchema.safeParse({
         ...invocation,

@@ -34,7 +34,7 @@ export function createFunctionHost(
 ): FetchHandler {
   const expected = options.hostToken === undefined ? undefined : `Bearer ${options.hostToken}`;
   return async (request) => {
-    const { pathname } = new URL(request.url);
+    const pathname = pathOf(request.url);
     if (pathname === hostRoutes.health.path) {
       if (request.method !== hostRoutes.health.method) return methodNotAllowed();
       return Response.json({ ok: true, sdkVersion: PLATFORM_SDK_VERSION });
@@ -66,6 +66,15 @@ export function createFunctionHost(
     }
     return runInvocation(fn, invocation, options);
   };
+}
+
+// The path of an absolute request URL, without its query. `new URL()` is a call into Deno's
+// runtime and cost a few microseconds of every invocation for this one field.
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start < 0) return '/';
+  const end = url.indexOf('?', start);
+  return url.slice(start, end < 0 ? undefined : end);
 }
 
 function methodNotAllowed(): Response {
