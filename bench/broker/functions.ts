@@ -3,7 +3,8 @@
 // server runs in a process of its own, as `platform dev` does, and the load comes from another
 // process (bench/broker/load-client.ts), as a browser's would: a client in the server's own
 // process would share its event loop and never wait on another process, which no real caller
-// does. Same client, same body, same run, with 1 and 16 callers. Also: a bare `Deno.serve`
+// does. Same client, same body, same run, with 1 and 16 callers, each figure the median of
+// alternated rounds (BROKER_BENCH_ROUNDS, default 3). Also: a bare `Deno.serve`
 // echo (the least any subprocess Function adds), the cold call after `platform dev` starts,
 // and the time from spawning `platform dev` to its URL line.
 //
@@ -24,6 +25,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const body = JSON.stringify({ text: 'hello', n: 42, list: [1, 2, 3] });
 const CALLS = Number(process.env.BROKER_BENCH_CALLS ?? 3000);
+// The floor's own p50 at 16 callers moved by half between single runs; the median of alternated
+// rounds is steadier.
+const ROUNDS = Number(process.env.BROKER_BENCH_ROUNDS ?? 3);
+const SERVER_WARMUP_CALLS = 30_000;
 const CALL_PATH = '/_platform/api/functions/echo';
 const tsx = ['--conditions=@platform/source', '--import', 'tsx'];
 
@@ -84,8 +89,8 @@ async function stop(server: Server): Promise<void> {
 const execFileAsync = promisify(execFile);
 
 /** One load run from a client process of its own. */
-async function load(port: number, path: string, callers: number): Promise<Figures> {
-  const plan = { port, path, body, callers, calls: CALLS };
+async function load(port: number, path: string, callers: number, calls = CALLS): Promise<Figures> {
+  const plan = { port, path, body, callers, calls };
   const { stdout } = await execFileAsync(
     process.execPath,
     [...tsx, here('./load-client.ts'), JSON.stringify(plan)],
@@ -102,6 +107,21 @@ async function timedCall(port: number): Promise<number> {
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** Each figure's median over the rounds of one server. */
+function medianFigures(rounds: Figures[]): Figures {
+  return {
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    rps: median(rounds.map((r) => r.rps)),
+  };
+}
 
 function platformDev(appDir: string): Promise<Server> {
   return spawnServer(
@@ -143,11 +163,28 @@ export async function run(): Promise<Row[]> {
       /^(\d+)$/,
     );
     servers.push(deno);
+    // A dev server runs for hours: V8 keeps tiering up hot code and growing its young
+    // generation for tens of thousands of calls (the broker's p50 still fell by a tenth between
+    // rounds after the per-client warm-up alone). Every server gets the same long warm-up.
+    for (const [port, path] of [
+      [dev.port, CALL_PATH],
+      [floor.port, '/'],
+      [deno.port, '/'],
+    ] as const) {
+      await load(port, path, 16, SERVER_WARMUP_CALLS);
+    }
     for (const callers of [1, 16]) {
-      // Alternated, so background load hits both alike.
-      const ours = await load(dev.port, CALL_PATH, callers);
-      const base = await load(floor.port, '/', callers);
-      const denoHop = await load(deno.port, '/', callers);
+      const rounds: { ours: Figures; base: Figures; denoHop: Figures }[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternated, so background load hits all three alike.
+        const ours = await load(dev.port, CALL_PATH, callers);
+        const base = await load(floor.port, '/', callers);
+        const denoHop = await load(deno.port, '/', callers);
+        rounds.push({ ours, base, denoHop });
+      }
+      const ours = medianFigures(rounds.map((r) => r.ours));
+      const base = medianFigures(rounds.map((r) => r.base));
+      const denoHop = medianFigures(rounds.map((r) => r.denoHop));
       const ratio = ours.p50 / base.p50;
       rows.push(
         row(`broker: functions.call p50, ${callers} caller(s)`, ms(ours.p50), ms(base.p50), ratio, {
