@@ -28,32 +28,45 @@ export interface BuiltContext<Input> {
   readonly flush: () => Promise<void>;
 }
 
+/** The members a context makes on first use. */
+interface Made {
+  http: HttpInfo | null;
+  integration: IntegrationInfo | null;
+  data: DataClient;
+  files: FilesClient;
+  ai: AiClient;
+  email: EmailClient;
+  notifications: NotificationsClient;
+  jobs: JobsClient;
+  integrations: IntegrationsClient;
+  secrets: SecretsClient;
+  log: Logger;
+}
+
 /** What a context's members are made from, and the members made so far. */
 interface Members {
   readonly client: RuntimeClient;
-  readonly sdkVersion: string;
-  readonly declared: Invocation['declared'];
-  readonly httpInfo: Invocation['http'];
-  readonly integrationInfo: Invocation['integration'];
+  readonly invocation: Pick<Invocation, 'sdkVersion' | 'declared' | 'http' | 'integration'>;
+  readonly made: Partial<Made>;
   memory?: SecretMemory;
   logger?: BufferedLogger;
-  log?: Logger;
-  http?: HttpInfo | null;
-  integration?: IntegrationInfo | null;
-  data?: DataClient;
-  files?: FilesClient;
-  ai?: AiClient;
-  email?: EmailClient;
-  notifications?: NotificationsClient;
-  jobs?: JobsClient;
-  integrations?: IntegrationsClient;
-  secrets?: SecretsClient;
 }
 
 // A non-enumerable own property of the context, so contexts derived with `Object.create` (as
 // `defineFunction` and the testing helpers make them) reach it through the prototype chain.
 // It holds no token: the client keeps that in a private field.
 const MEMBERS = Symbol('members');
+
+/** The member `key` of `context`, made by `make` on the first read. */
+function once<K extends keyof Made>(
+  context: object,
+  key: K,
+  make: (members: Members) => Made[K],
+): Made[K] {
+  const members = (context as { [MEMBERS]: Members })[MEMBERS];
+  if (!(key in members.made)) members.made[key] = make(members);
+  return members.made[key] as Made[K];
+}
 
 function secretMemory(m: Members): SecretMemory {
   m.memory ??= new SecretMemory();
@@ -87,95 +100,76 @@ class InvocationContext<Input> implements HandlerContext<Input> {
     this.job = invocation.job === null ? null : Object.freeze({ ...invocation.job });
     this.requestId = invocation.requestId;
     this.environment = invocation.environment;
-    const members: Members = {
-      client: new RuntimeClient({
-        brokerUrl: invocation.broker.url,
-        token: invocation.broker.token,
-        sdkVersion: invocation.sdkVersion,
-        requestId: invocation.requestId,
-        fetch,
-      }),
+    const client = new RuntimeClient({
+      brokerUrl: invocation.broker.url,
+      token: invocation.broker.token,
       sdkVersion: invocation.sdkVersion,
-      declared: invocation.declared,
-      httpInfo: invocation.http,
-      integrationInfo: invocation.integration,
+      requestId: invocation.requestId,
+      fetch,
+    });
+    const { sdkVersion, declared, http, integration } = invocation;
+    const members: Members = {
+      client,
+      invocation: { sdkVersion, declared, http, integration },
+      made: {},
     };
     Object.defineProperty(this, MEMBERS, { value: members });
   }
 
   get http(): HttpInfo | null {
-    const m = this[MEMBERS];
-    requireVersion(m.sdkVersion, featureSince.http, 'ctx.http');
-    if (m.http === undefined)
-      m.http = m.httpInfo === null ? null : Object.freeze({ ...m.httpInfo });
-    return m.http;
+    requireVersion(this[MEMBERS].invocation.sdkVersion, featureSince.http, 'ctx.http');
+    return once(this, 'http', ({ invocation: { http } }) =>
+      http === null ? null : Object.freeze({ ...http }),
+    );
   }
 
   get integration(): IntegrationInfo | null {
-    const m = this[MEMBERS];
-    requireVersion(m.sdkVersion, featureSince.integration, 'ctx.integration');
-    if (m.integration === undefined) {
-      const info = m.integrationInfo;
-      m.integration = info === null ? null : createIntegration(m.client, info);
-    }
-    return m.integration;
+    const { sdkVersion } = this[MEMBERS].invocation;
+    requireVersion(sdkVersion, featureSince.integration, 'ctx.integration');
+    return once(this, 'integration', ({ client, invocation: { integration } }) =>
+      integration === null ? null : createIntegration(client, integration),
+    );
   }
 
   get data(): DataClient {
-    const m = this[MEMBERS];
-    m.data ??= createData(m.client, m.declared);
-    return m.data;
+    return once(this, 'data', (m) => createData(m.client, m.invocation.declared));
   }
 
   get files(): FilesClient {
-    const m = this[MEMBERS];
-    m.files ??= createFiles(m.client);
-    return m.files;
+    return once(this, 'files', (m) => createFiles(m.client));
   }
 
   get ai(): AiClient {
-    const m = this[MEMBERS];
-    m.ai ??= createAi(m.client);
-    return m.ai;
+    return once(this, 'ai', (m) => createAi(m.client));
   }
 
   get email(): EmailClient {
-    const m = this[MEMBERS];
-    m.email ??= createEmail(m.client, m.declared);
-    return m.email;
+    return once(this, 'email', (m) => createEmail(m.client, m.invocation.declared));
   }
 
   get notifications(): NotificationsClient {
-    const m = this[MEMBERS];
-    m.notifications ??= createNotifications(m.client);
-    return m.notifications;
+    return once(this, 'notifications', (m) => createNotifications(m.client));
   }
 
   get jobs(): JobsClient {
-    const m = this[MEMBERS];
-    m.jobs ??= createJobs(m.client);
-    return m.jobs;
+    return once(this, 'jobs', (m) => createJobs(m.client));
   }
 
   get integrations(): IntegrationsClient {
-    const m = this[MEMBERS];
-    m.integrations ??= createIntegrations(m.client);
-    return m.integrations;
+    return once(this, 'integrations', (m) => createIntegrations(m.client));
   }
 
   get secrets(): SecretsClient {
-    const m = this[MEMBERS];
-    m.secrets ??= createSecrets(m.client, m.declared, secretMemory(m));
-    return m.secrets;
+    return once(this, 'secrets', (m) =>
+      createSecrets(m.client, m.invocation.declared, secretMemory(m)),
+    );
   }
 
   get log(): Logger {
-    const m = this[MEMBERS];
-    if (m.log === undefined) {
+    return once(this, 'log', (m) => {
       const { debug, info, warn, error } = logger(m);
-      m.log = Object.freeze({ debug, info, warn, error });
-    }
-    return m.log;
+      return Object.freeze({ debug, info, warn, error });
+    });
   }
 }
 
