@@ -1,23 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
+import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import type { Caller } from '../identity/caller.ts';
 import { FileBlobs } from './file-blobs.ts';
 import { ensureFileSchema } from './file-schema.ts';
 
-/** Metadata of a managed file, as the runtime contract's `fileInfoSchema` describes it. */
-export interface FileInfo {
-  /** The opaque `FileRef` on the wire: the file id. */
-  readonly ref: string;
-  readonly id: string;
-  readonly name: string;
-  readonly contentType: string;
-  readonly size: number;
-  /** 1 on upload, +1 on every replace. */
-  readonly generation: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+type Contract = typeof runtimeContract;
+
+/** Metadata of a managed file: the runtime contract's `fileInfoSchema`. */
+export type FileInfo = Readonly<RouteResponse<Contract['filesInfo']>['file']>;
 
 /** Largest file the local broker stores (the spec fixes none; ours, in docs/broker.md). */
 export const FILE_MAX_BYTES = 50 * 1024 * 1024;
