@@ -20,13 +20,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PgBoss from 'pg-boss';
-import { startBroker } from '../../packages/broker/src/broker.ts';
+import { startBroker } from '../../packages/broker/src/app/start-broker.ts';
 import type { Database } from '../../packages/broker/src/db/database.ts';
 import { defaultSnapshotPath, openDatabase } from '../../packages/broker/src/db/open-database.ts';
 import type { DeployedFunction } from '../../packages/broker/src/functions/invoker.ts';
-import { anonymousCaller } from '../../packages/broker/src/identity/caller.ts';
 import { JobService } from '../../packages/broker/src/jobs/job-service.ts';
 import { JobWorker } from '../../packages/broker/src/jobs/job-worker.ts';
+import { anonymousCaller } from '../../packages/broker/src/kernel/caller.ts';
 import { startPostgres } from '../../packages/broker/test/helpers/postgres-server.ts';
 import { type Row, row } from '../report.ts';
 

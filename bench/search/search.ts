@@ -16,7 +16,7 @@ import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../../packages/broker/src/db/database.ts';
 import { openDatabase } from '../../packages/broker/src/db/open-database.ts';
 import { runAs } from '../../packages/broker/src/db/run-as.ts';
-import { userCaller } from '../../packages/broker/src/identity/caller.ts';
+import { userCaller } from '../../packages/broker/src/kernel/caller.ts';
 import { SearchService } from '../../packages/broker/src/search/search-service.ts';
 import { startPostgres } from '../../packages/broker/test/helpers/postgres-server.ts';
 import { type Row, row } from '../report.ts';

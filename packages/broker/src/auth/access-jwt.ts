@@ -1,6 +1,6 @@
 import { limits } from '@platform/schema';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { AuthClock } from './auth-options.ts';
+import type { Clock } from '../kernel/clock.ts';
 
 /** What an access JWT says: the account, its session, and the app it is valid for. */
 export interface AccessClaims {
@@ -18,9 +18,9 @@ const ISSUER = 'platform-local-broker';
 export class AccessJwt {
   readonly #key: Uint8Array;
   readonly #appId: string;
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
 
-  constructor(key: Uint8Array, appId: string, clock: AuthClock) {
+  constructor(key: Uint8Array, appId: string, clock: Clock) {
     this.#key = key;
     this.#appId = appId;
     this.#clock = clock;

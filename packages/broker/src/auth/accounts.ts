@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
-import type { AuthClock } from './auth-options.ts';
+import type { Clock } from '../kernel/clock.ts';
 
 /**
  * Spec 3.3 locally: `unconfirmed` (password registration or onboarding) until the email is
@@ -48,10 +48,10 @@ const toAccount = (row: AccountRow): Account => ({
  */
 export class Accounts {
   readonly #db: Database;
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
   readonly #changed = new Set<(id: string) => void>();
 
-  constructor(db: Database, clock: AuthClock) {
+  constructor(db: Database, clock: Clock) {
     this.#db = db;
     this.#clock = clock;
   }

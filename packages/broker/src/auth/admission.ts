@@ -2,17 +2,12 @@ import { PlatformError } from '@platform/errors';
 import { browserRoutes, RUNTIME_PREFIX } from '@platform/schema/routes';
 import type { MiddlewareHandler } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { AUTH_BASE, isControlPlane, isUnder } from '../http/paths.ts';
 import { type AuthService, INVALID } from './auth-service.ts';
-import { admitControlPlane, isControlPlane } from './control-plane.ts';
-import { AUTH_BASE } from './cookies.ts';
+import { admitControlPlane } from './control-plane.ts';
 import { signInPath, wantsHtml } from './forms.ts';
 import { pageResponse } from './page-layout.ts';
 import { accessDeniedPage, verificationPage } from './pages.ts';
-
-export { BROKER_API_PREFIX } from './control-plane.ts';
-
-const under = (path: string, prefix: string): boolean =>
-  path === prefix || path.startsWith(`${prefix}/`);
 
 /**
  * The edge check (spec 1.2, 5.3), before any frontend page or runtime API is served:
@@ -30,7 +25,7 @@ const under = (path: string, prefix: string): boolean =>
 export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
     const path = c.req.path;
-    if (under(path, AUTH_BASE) || under(path, RUNTIME_PREFIX)) return next();
+    if (isUnder(path, AUTH_BASE) || isUnder(path, RUNTIME_PREFIX)) return next();
     if (isControlPlane(path)) return admitControlPlane(auth, c, next);
     const html = wantsHtml(c.req.raw);
     if (await auth.appPaused()) {

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import type { AuthClock } from './auth-options.ts';
+import type { Clock } from '../kernel/clock.ts';
 
 /**
  * Who may open a private app (spec 5.3: access is separate from identity), by email address in
@@ -8,10 +8,10 @@ import type { AuthClock } from './auth-options.ts';
  */
 export class AppGrants {
   readonly #db: Database;
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
   readonly #appId: string;
 
-  constructor(db: Database, clock: AuthClock, appId: string) {
+  constructor(db: Database, clock: Clock, appId: string) {
     this.#db = db;
     this.#clock = clock;
     this.#appId = appId;

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
-import type { AuthClock } from './auth-options.ts';
-import { randomSecret, sha256 } from './secrets.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { randomSecret, sha256 } from '../kernel/crypto.ts';
 
 /**
  * The fixed start of every app access token (spec 2.2: the service prefix, then `app_`). Secret
@@ -41,10 +41,10 @@ const toInfo = (row: TokenRow): AppTokenInfo => ({
  */
 export class AppTokens {
   readonly #db: Database;
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
   readonly #appId: string;
 
-  constructor(db: Database, clock: AuthClock, appId: string) {
+  constructor(db: Database, clock: Clock, appId: string) {
     this.#db = db;
     this.#clock = clock;
     this.#appId = appId;

@@ -1,10 +1,5 @@
 import { basename } from 'node:path';
-
-/** The time source of sign-in: sessions, links, deadlines and rate limits read it. */
-export interface AuthClock {
-  /** The current instant. */
-  now(): Date;
-}
+import { type Clock, systemClock } from '../kernel/clock.ts';
 
 /** Whether anonymous visitors may open the app (manifest top-level `visibility`). */
 export type AppVisibility = 'public' | 'private';
@@ -36,7 +31,7 @@ export interface AuthOptions {
   /** Whether a password sign-in with an unknown address registers it (spec 5.1.3). @default true */
   readonly registration?: boolean;
   /** @default the machine's clock */
-  readonly clock?: AuthClock;
+  readonly clock?: Clock;
   /** log2 of scrypt's cost parameter N for new verifiers. @default 15 */
   readonly passwordCost?: number;
   /** @default { perEmail: 5, perClient: 20, windowSeconds: 900 } */
@@ -61,16 +56,13 @@ export interface ResolvedAuthOptions {
   readonly ownerEmail: string;
   readonly ownerUnconfirmed: boolean;
   readonly registration: boolean;
-  readonly clock: AuthClock;
+  readonly clock: Clock;
   readonly passwordCost: number;
   readonly passwordRateLimit: PasswordRateLimit;
   readonly secureCookies: boolean | undefined;
   readonly print: (line: string) => void;
   readonly devToken: string | undefined;
 }
-
-/** The machine's clock. */
-export const machineClock: AuthClock = { now: () => new Date() };
 
 /** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
 export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): ResolvedAuthOptions {
@@ -81,7 +73,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     ownerEmail: normalizeEmail(options.ownerEmail ?? 'owner@localhost'),
     ownerUnconfirmed: options.ownerUnconfirmed ?? false,
     registration: options.registration ?? true,
-    clock: options.clock ?? machineClock,
+    clock: options.clock ?? systemClock,
     passwordCost: options.passwordCost ?? 15,
     passwordRateLimit: {
       perEmail: options.passwordRateLimit?.perEmail ?? 5,

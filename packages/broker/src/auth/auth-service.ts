@@ -2,9 +2,12 @@ import { createHmac } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
-import { readDevState } from '../dev/dev-state.ts';
-import { anonymousCaller, type Caller, userCaller } from '../identity/caller.ts';
+import { readBearer } from '../http/bearer.ts';
+import { AUTH_BASE } from '../http/paths.ts';
+import { anonymousCaller, type Caller, userCaller } from '../kernel/caller.ts';
+import { randomSecret, safeEqual } from '../kernel/crypto.ts';
 import type { Outbox } from '../outbox/outbox.ts';
+import { readDevState } from '../project/dev-state.ts';
 import { AccessJwt } from './access-jwt.ts';
 import { type Account, Accounts } from './accounts.ts';
 import { AppGrants } from './app-grants.ts';
@@ -12,11 +15,10 @@ import { APP_TOKEN_PREFIX, AppTokens } from './app-tokens.ts';
 import type { ResolvedAuthOptions } from './auth-options.ts';
 import { authSchemaSql } from './auth-schema.ts';
 import { ConfirmationCookies } from './confirmation-cookie.ts';
-import { AUTH_BASE, authCookies, readCookie, setCookie } from './cookies.ts';
+import { authCookies, readCookie, setCookie } from './cookies.ts';
 import { CsrfTokens } from './csrf.ts';
 import { EmailLinks, type LinkPurpose } from './email-links.ts';
 import { FailureLimiter } from './rate-limit.ts';
-import { randomSecret, safeEqual } from './secrets.ts';
 import { Sessions } from './sessions.ts';
 
 /** Who a request acts for, and how it proved it. */
@@ -299,11 +301,9 @@ export class AuthService {
   }
 
   async #resolveBearer(request: Request): Promise<Identity | typeof INVALID | undefined> {
-    const header = request.headers.get('authorization');
-    if (header === null) return undefined;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match === null) return INVALID;
-    const value = match[1] as string;
+    const value = readBearer(request.headers.get('authorization'));
+    if (value === undefined) return undefined;
+    if (value === null) return INVALID;
     if (value.startsWith(APP_TOKEN_PREFIX)) {
       if (!(await this.tokens.verify(value))) return INVALID;
       const owner = await this.owner();

@@ -1,6 +1,6 @@
-import type { AuthClock } from './auth-options.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { hmac, randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
 import { authCookies, setCookie } from './cookies.ts';
-import { hmac, randomSecret, safeEqual, sha256 } from './secrets.ts';
 
 /** How long the review page's confirmation cookie is valid (ours; "short-lived" in spec 2.1). */
 export const CONFIRMATION_COOKIE_SECONDS = 600;
@@ -14,9 +14,9 @@ export const CONFIRMATION_COOKIE_SECONDS = 600;
  */
 export class ConfirmationCookies {
   readonly #key: string;
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
 
-  constructor(key: string, clock: AuthClock) {
+  constructor(key: string, clock: Clock) {
     this.#key = key;
     this.#clock = clock;
   }

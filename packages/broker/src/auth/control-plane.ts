@@ -1,27 +1,13 @@
 import { PlatformError } from '@platform/errors';
 import type { Context, Next } from 'hono';
+import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { dashboardPaths } from '../http/paths.ts';
+import { safeEqual } from '../kernel/crypto.ts';
 import { APP_TOKEN_PREFIX } from './app-tokens.ts';
 import type { AuthService } from './auth-service.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
 import { signInPath, wantsHtml } from './forms.ts';
-import { safeEqual } from './secrets.ts';
-
-/** The broker's own API for the developer's tools (control plane). */
-export const BROKER_API_PREFIX = '/_platform/broker';
-
-/** Where the dashboard lives (`src/http/dashboard`); its dev-token link is `?key=<dev token>`. */
-export const DASHBOARD_PATH = '/_platform/dashboard';
-
-/** The control plane: the broker API, the jobs and cron API of spec 4.1, the dashboard. */
-export const controlPlanePrefixes = [BROKER_API_PREFIX, '/v1/apps', DASHBOARD_PATH] as const;
-
-const under = (path: string, prefix: string): boolean =>
-  path === prefix || path.startsWith(`${prefix}/`);
-
-/** Whether `path` belongs to the control plane. */
-export const isControlPlane = (path: string): boolean =>
-  controlPlanePrefixes.some((prefix) => under(path, prefix));
 
 const denied = (message: string) => new PlatformError({ code: 'PERMISSION_DENIED', message });
 
@@ -46,7 +32,7 @@ export async function admitControlPlane(
 ): Promise<Response | undefined> {
   const header = c.req.header('authorization');
   if (header !== undefined) {
-    const presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '';
+    const presented = readBearer(header) ?? '';
     if (presented.startsWith(APP_TOKEN_PREFIX)) {
       throw denied(
         'App access tokens reach the app runtime only, not the broker API (control plane).',
@@ -60,7 +46,7 @@ export async function admitControlPlane(
     throw denied('The control plane needs the dev token of .platform/dev.json.');
   }
   const expected = await auth.developerCookieValue();
-  const key = c.req.path === DASHBOARD_PATH ? c.req.query('key') : undefined;
+  const key = c.req.path === dashboardPaths.page ? c.req.query('key') : undefined;
   if (key !== undefined) {
     // The dev-token link: trade the token for the developer cookie, then drop it from the URL.
     if (expected === undefined || !(await auth.isDeveloperKey(key))) {
@@ -70,7 +56,7 @@ export async function admitControlPlane(
     return new Response(null, {
       status: 303,
       headers: {
-        location: DASHBOARD_PATH,
+        location: dashboardPaths.page,
         'set-cookie': cookie,
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer',

@@ -1,16 +1,11 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono, MiddlewareHandler } from 'hono';
+import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { BROKER_API_PREFIX } from './admission.ts';
+import { brokerApiPaths } from '../http/paths.ts';
 import { parseEmail } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
-
-/** The owner API paths (spec 5.3.3 leaves them to us). */
-export const controlPaths = {
-  access: `${BROKER_API_PREFIX}/access`,
-  tokens: `${BROKER_API_PREFIX}/tokens`,
-} as const;
 
 const field = (body: unknown, name: string): unknown =>
   typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
@@ -24,13 +19,13 @@ const field = (body: unknown, name: string): unknown =>
  */
 export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
   const keyed = guard(auth);
-  for (const path of [controlPaths.access, controlPaths.tokens]) {
+  for (const path of [brokerApiPaths.access, brokerApiPaths.tokens]) {
     app.use(path, keyed);
     app.use(`${path}/*`, keyed);
   }
 
-  app.get(controlPaths.access, async (c) => c.json({ grants: await auth.grants.list() }));
-  app.post(controlPaths.access, async (c) => {
+  app.get(brokerApiPaths.access, async (c) => c.json({ grants: await auth.grants.list() }));
+  app.post(brokerApiPaths.access, async (c) => {
     const email = parseEmail(
       field(await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json }), 'email'),
     );
@@ -38,15 +33,15 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
       throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
     return c.json({ email, granted: await auth.grants.grant(email) });
   });
-  app.delete(`${controlPaths.access}/:email`, async (c) => {
+  app.delete(`${brokerApiPaths.access}/:email`, async (c) => {
     const email = parseEmail(c.req.param('email'));
     if (email === undefined)
       throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
     return c.json({ email, revoked: await auth.grants.revoke(email) });
   });
 
-  app.get(controlPaths.tokens, async (c) => c.json({ tokens: await auth.tokens.list() }));
-  app.post(controlPaths.tokens, async (c) => {
+  app.get(brokerApiPaths.tokens, async (c) => c.json({ tokens: await auth.tokens.list() }));
+  app.post(brokerApiPaths.tokens, async (c) => {
     const name = field(
       await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true }),
       'name',
@@ -62,7 +57,7 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
     }
     return c.json(await auth.tokens.create(name ?? 'token'), 201, { 'cache-control': 'no-store' });
   });
-  app.delete(`${controlPaths.tokens}/:id`, async (c) => {
+  app.delete(`${brokerApiPaths.tokens}/:id`, async (c) => {
     const revoked = await auth.tokens.revoke(c.req.param('id'));
     if (!revoked)
       throw new PlatformError({
@@ -75,8 +70,8 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
 
 function guard(auth: AuthService): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
-    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1];
-    if (presented === undefined || !(await auth.isDeveloperKey(presented))) {
+    const presented = readBearer(c.req.header('authorization'));
+    if (typeof presented !== 'string' || !(await auth.isDeveloperKey(presented))) {
       throw new PlatformError({
         code: 'PERMISSION_DENIED',
         message:

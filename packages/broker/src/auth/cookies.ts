@@ -1,5 +1,4 @@
-/** Where the broker serves its sign-in pages: `{auth_url}` = `{app_url}/_platform/auth`. */
-export const AUTH_BASE = '/_platform/auth';
+import { AUTH_BASE } from '../http/paths.ts';
 
 /**
  * The broker's cookies. All are HttpOnly (no script can read them), `Secure` on https, and as

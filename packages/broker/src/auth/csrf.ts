@@ -1,6 +1,6 @@
 import { PlatformError } from '@platform/errors';
+import { hmac, randomSecret, safeEqual } from '../kernel/crypto.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
-import { hmac, randomSecret, safeEqual } from './secrets.ts';
 
 /**
  * Whether a state-changing request comes from a page of this origin: `Sec-Fetch-Site`, when

@@ -1,7 +1,7 @@
 import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
-import type { AuthClock } from './auth-options.ts';
-import { randomSecret, safeEqual, sha256 } from './secrets.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
 
 /** `sign-in` approves a browser's sign-in; `confirm` only confirms the address (spec 3.3). */
 export type LinkPurpose = 'sign-in' | 'confirm';
@@ -55,10 +55,10 @@ const CLAIM_GRACE_MS = 2 * 60_000;
  */
 export class EmailLinks {
   readonly #db: Database;
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
   readonly #appId: string;
 
-  constructor(db: Database, clock: AuthClock, appId: string) {
+  constructor(db: Database, clock: Clock, appId: string) {
     this.#db = db;
     this.#clock = clock;
     this.#appId = appId;

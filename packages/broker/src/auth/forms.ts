@@ -2,7 +2,7 @@ import { PlatformError } from '@platform/errors';
 import { browserRoutes } from '@platform/schema/routes';
 import type { Context } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { AUTH_BASE } from './cookies.ts';
+import { AUTH_BASE } from '../http/paths.ts';
 
 const MAX_FORM_BYTES = 16 * 1024;
 

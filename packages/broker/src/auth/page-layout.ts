@@ -1,4 +1,4 @@
-import { randomSecret } from './secrets.ts';
+import { randomSecret } from '../kernel/crypto.ts';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
 export function escapeHtml(text: string): string {

@@ -1,4 +1,4 @@
-import { AUTH_BASE } from './cookies.ts';
+import { AUTH_BASE } from '../http/paths.ts';
 import type { LinkProblem } from './email-links.ts';
 import { type AuthPage, escapeHtml as e, hidden } from './page-layout.ts';
 

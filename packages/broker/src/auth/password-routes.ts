@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { AUTH_BASE } from '../http/paths.ts';
 import { parseEmail } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
-import { AUTH_BASE } from './cookies.ts';
 import { checkForm, staleFormPage } from './email-link-routes.ts';
 import { clientAddress, readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
 import { pageResponse } from './page-layout.ts';

@@ -1,4 +1,4 @@
-import type { AuthClock } from './auth-options.ts';
+import type { Clock } from '../kernel/clock.ts';
 
 /**
  * Counts failures per key in a sliding window, in memory (one broker process serves one
@@ -13,12 +13,12 @@ import type { AuthClock } from './auth-options.ts';
  * ```
  */
 export class FailureLimiter {
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
   readonly #max: number;
   readonly #windowMs: number;
   readonly #failures = new Map<string, number[]>();
 
-  constructor(clock: AuthClock, max: number, windowSeconds: number) {
+  constructor(clock: Clock, max: number, windowSeconds: number) {
     this.#clock = clock;
     this.#max = max;
     this.#windowMs = windowSeconds * 1000;

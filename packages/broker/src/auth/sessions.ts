@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
-import type { AuthClock } from './auth-options.ts';
-import { randomSecret, safeEqual, sha256 } from './secrets.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
 
 /**
  * How long the refresh token replaced by a rotation is still accepted (ours): two tabs of one
@@ -57,10 +57,10 @@ const cookieValue = (id: string, refresh: string): string => `${id}.${refresh}`;
  */
 export class Sessions {
   readonly #db: Database;
-  readonly #clock: AuthClock;
+  readonly #clock: Clock;
   readonly #appId: string;
 
-  constructor(db: Database, clock: AuthClock, appId: string) {
+  constructor(db: Database, clock: Clock, appId: string) {
     this.#db = db;
     this.#clock = clock;
     this.#appId = appId;

@@ -1,4 +1,4 @@
-import { controlPaths } from '../auth/control-routes.ts';
+import { brokerApiPaths } from '../http/paths.ts';
 import { callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
@@ -35,8 +35,8 @@ export const accessCommand = defineCommand({
       io,
       app,
       action === 'revoke'
-        ? `${controlPaths.access}/${encodeURIComponent(email ?? '')}`
-        : controlPaths.access,
+        ? `${brokerApiPaths.access}/${encodeURIComponent(email ?? '')}`
+        : brokerApiPaths.access,
       action === 'grant'
         ? { json: { email }, label }
         : { method: action === 'revoke' ? 'DELETE' : 'GET', label },

@@ -1,6 +1,6 @@
-import type { CronFire } from '../cron/cron-scheduler.ts';
-import type { CronRunSummary, CronSummary } from '../cron/cron-summary.ts';
-import { jobSummaryApiPaths } from '../http/routes/job-summary-routes.ts';
+import { jobsApiPaths } from '../http/paths.ts';
+import type { CronFire } from '../jobs/cron/cron-scheduler.ts';
+import type { CronRunSummary, CronSummary } from '../jobs/cron/cron-summary.ts';
 import { callBroker, localAppPath } from './broker-call.ts';
 import { type CliIO, defineCommand, exitCodes } from './io.ts';
 
@@ -29,7 +29,7 @@ async function follow(io: CliIO, app: string, runId: string): Promise<Run | numb
     const body = await callBroker<{ run: Run }>(
       io,
       app,
-      localAppPath(jobSummaryApiPaths.cronRunGet, { runId }),
+      localAppPath(jobsApiPaths.cronRunGet, { runId }),
     );
     if (typeof body === 'number' || terminal(body.run))
       return typeof body === 'number' ? body : body.run;
@@ -54,7 +54,7 @@ export const cronCommand = defineCommand({
       const body = await callBroker<{ schedules: CronSummary[] }>(
         io,
         values.app,
-        localAppPath(jobSummaryApiPaths.cron),
+        localAppPath(jobsApiPaths.cron),
       );
       if (typeof body === 'number') return body;
       if (values.json) io.stdout(JSON.stringify(body, null, 2));
@@ -72,7 +72,7 @@ export const cronCommand = defineCommand({
     const started = await callBroker<{ run: CronFire }>(
       io,
       values.app,
-      localAppPath(jobSummaryApiPaths.cronRun, { name }),
+      localAppPath(jobsApiPaths.cronRun, { name }),
       { json: {} },
     );
     if (typeof started === 'number') return started;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { errorFromResponse } from '@platform/errors';
-import { type DevState, readDevState } from '../dev/dev-state.ts';
+import { type DevState, readDevState } from '../project/dev-state.ts';
 
 /** The running `platform dev` of an app folder, or a message saying how to start one. */
 export async function findDev(appDir: string): Promise<DevState | string> {

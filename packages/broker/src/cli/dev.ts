@@ -1,8 +1,8 @@
 import { relative, resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
-import { type DevServer, ManifestInvalidError, startDev } from '../dev/dev-server.ts';
-import { isPortFree } from '../dev/port.ts';
+import { type DevServer, ManifestInvalidError, startDev } from '../app/start-dev.ts';
 import { defineCommand, exitCodes } from './io.ts';
+import { isPortFree } from './port.ts';
 
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;

@@ -1,5 +1,5 @@
 import { fillPath } from '@platform/schema/routes';
-import { INVOKE_PATH } from '../dev/broker-api.ts';
+import { brokerApiPaths } from '../http/paths.ts';
 import { brokerFetch } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
@@ -34,9 +34,14 @@ export const invokeCommand = defineCommand({
       }
     }
     const user = parsed.values.user;
-    const response = await brokerFetch(io, parsed.values.app, fillPath(INVOKE_PATH, { name }), {
-      json: { input, ...(user ? { user } : {}) },
-    });
+    const response = await brokerFetch(
+      io,
+      parsed.values.app,
+      fillPath(brokerApiPaths.invoke, { name }),
+      {
+        json: { input, ...(user ? { user } : {}) },
+      },
+    );
     if (typeof response === 'number') return response;
     if (response.headers.get('x-platform-stream') === '1') {
       io.stdout(await response.text());

@@ -1,4 +1,4 @@
-import { jobsApiPaths } from '../http/routes/jobs-routes.ts';
+import { jobsApiPaths } from '../http/paths.ts';
 import type { JobPage } from '../jobs/job-history.ts';
 import type { Job } from '../jobs/job-rows.ts';
 import { callBroker, localAppPath } from './broker-call.ts';

@@ -1,4 +1,4 @@
-import { OUTBOX_PATH } from '../http/routes/outbox-routes.ts';
+import { brokerApiPaths } from '../http/paths.ts';
 import type { CapturedEmail } from '../outbox/outbox.ts';
 import { callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
@@ -39,7 +39,7 @@ export const outboxCommand = defineCommand({
     const body = await callBroker<{ emails: CapturedEmail[] }>(
       io,
       parsed.values.app,
-      `${OUTBOX_PATH}?limit=${parsed.values.limit}`,
+      `${brokerApiPaths.outbox}?limit=${parsed.values.limit}`,
     );
     if (typeof body === 'number') return body;
     if (parsed.values.json) io.stdout(JSON.stringify(body, null, 2));

@@ -1,5 +1,5 @@
 import type { AppTokenInfo } from '../auth/app-tokens.ts';
-import { controlPaths } from '../auth/control-routes.ts';
+import { brokerApiPaths } from '../http/paths.ts';
 import { callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
@@ -36,8 +36,8 @@ export const tokenCommand = defineCommand({
       io,
       parsed.values.app,
       action === 'revoke'
-        ? `${controlPaths.tokens}/${encodeURIComponent(id ?? '')}`
-        : controlPaths.tokens,
+        ? `${brokerApiPaths.tokens}/${encodeURIComponent(id ?? '')}`
+        : brokerApiPaths.tokens,
       action === 'create'
         ? { json: { name: parsed.values.name ?? 'token' }, label }
         : { method: action === 'revoke' ? 'DELETE' : 'GET', label },

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
-import { loadManifest } from '../dev/app-manifest.ts';
-import { renderRegisterTypes, TYPES_FILE } from '../types/register-types.ts';
+import { loadManifest } from '../project/manifest.ts';
+import { renderRegisterTypes, TYPES_FILE } from '../project/register-types.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform types [appDir] [--out <file>] [--check]

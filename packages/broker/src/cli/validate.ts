@@ -6,7 +6,7 @@ import {
   type OrganisationApp,
   parseManifest,
 } from '@platform/schema/manifest';
-import { loadManifest, MANIFEST_FILE } from '../dev/app-manifest.ts';
+import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform validate [appDir] [--json] [--organisation <appDir>]...

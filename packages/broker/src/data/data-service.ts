@@ -1,7 +1,7 @@
 import { PlatformError } from '@platform/errors';
 import { type Database, DatabaseError, type Transaction } from '../db/database.ts';
 import { runAs } from '../db/run-as.ts';
-import type { Caller } from '../identity/caller.ts';
+import type { Caller } from '../kernel/caller.ts';
 import { readId, readLimit, readSelect, readValues, readWhere } from './data-input.ts';
 import { toDataError } from './pg-errors.ts';
 import { insertRow, selectById, selectRows, updateRow } from './sql.ts';

@@ -1,4 +1,4 @@
-import type { Caller } from '../identity/caller.ts';
+import type { Caller } from '../kernel/caller.ts';
 import { dbRoles } from './bootstrap.ts';
 import type { Database, Transaction } from './database.ts';
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
-import type { Caller } from '../identity/caller.ts';
+import type { Caller } from '../kernel/caller.ts';
 import { FileBlobs } from './file-blobs.ts';
 import { ensureFileSchema } from './file-schema.ts';
 

@@ -1,5 +1,5 @@
-import type { Caller } from '../identity/caller.ts';
-import { randomBase64url } from '../identity/random-strings.ts';
+import type { Caller } from '../kernel/caller.ts';
+import { randomBase64url } from '../kernel/ids.ts';
 
 /** What an invocation token stands for: one call of one Function, as one caller. */
 export interface InvocationGrant {

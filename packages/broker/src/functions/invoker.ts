@@ -1,7 +1,7 @@
 import { errorFromResponse, PlatformError } from '@platform/errors';
 import type { Declarations, Invocation } from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
-import { type Caller, contextUser, systemCaller } from '../identity/caller.ts';
+import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
 import type { FunctionProcess } from './function-process.ts';
 import type { InvocationTokens } from './invocation-tokens.ts';
 
@@ -29,7 +29,7 @@ export interface CallRequest {
   readonly origin: CallOrigin;
   readonly http?: Invocation['http'];
   readonly signal?: AbortSignal;
-  // Issue 8 (jobs): a queue consumer's `ctx.job` and the attempt's own time limit.
+  // A queue consumer's `ctx.job` and the attempt's own time limit.
   /** `{ id, queue, attempt }` when a queue consumer runs for a job. @default null */
   readonly job?: Invocation['job'];
   /** Overrides the Function's time limit for this call (a queue's `timeoutSeconds`). */

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import { addSeconds } from './clock.ts';
+import { addSeconds } from '../kernel/clock.ts';
 import {
   boundedError,
   type JobScope,

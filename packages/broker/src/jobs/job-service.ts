@@ -2,7 +2,7 @@ import { PlatformError } from '@platform/errors';
 import { jsonByteLength, limits } from '@platform/schema';
 import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
-import { type Clock, systemClock } from './clock.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
 import { checkGrantedRead, type FileGrant, pinFileGrant } from './file-grants.ts';
 import { type JobListQuery, type JobPage, listJobs } from './job-history.ts';
 import { type JobScope, policyOf } from './job-policy.ts';

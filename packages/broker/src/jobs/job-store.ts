@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database, Transaction } from '../db/database.ts';
-import { addSeconds } from './clock.ts';
+import { addSeconds } from '../kernel/clock.ts';
 import type { JobScope, PinnedPolicy, StoredError } from './job-policy.ts';
 import { type GrantedFile, type JobRow, jobColumns } from './job-rows.ts';
 

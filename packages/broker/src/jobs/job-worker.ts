@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import type { FunctionInvoker } from '../functions/invoker.ts';
-import { systemCaller } from '../identity/caller.ts';
-import { addSeconds } from './clock.ts';
+import { systemCaller } from '../kernel/caller.ts';
+import { addSeconds } from '../kernel/clock.ts';
+import { newRequestId } from '../kernel/ids.ts';
 import {
   claimJobs,
   completeJob,
@@ -202,7 +203,7 @@ export class JobWorker {
     const { jobs, invoker } = this.#o;
     const startedAt = preciseNow();
     const lease: Lease = { owner: this.id, attempt: row.attempt };
-    const requestId = `req_${randomBytes(12).toString('hex')}`;
+    const requestId = newRequestId();
     const controller = new AbortController();
     let lost = false;
     const renew = setInterval(

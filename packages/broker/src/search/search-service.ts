@@ -4,7 +4,7 @@ import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Statement } from '../data/sql.ts';
 import type { Database } from '../db/database.ts';
 import { runAs } from '../db/run-as.ts';
-import type { Caller } from '../identity/caller.ts';
+import type { Caller } from '../kernel/caller.ts';
 import { toSearchError } from './search-errors.ts';
 import {
   type FilterValue,

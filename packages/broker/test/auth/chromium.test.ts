@@ -1,4 +1,4 @@
-// The done-when test of issue 7: a real headless Chromium against a started broker serving a
+// Sign-in end to end: a real headless Chromium against a started broker serving a
 // private app whose page uses the bundled @platform/browser.
 import { cp, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

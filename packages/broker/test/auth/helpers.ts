@@ -1,5 +1,5 @@
+import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
-import { type Broker, type BrokerOptions, startBroker } from '../../src/broker.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

@@ -1,6 +1,6 @@
 import type { CronDeclaration } from '@platform/schema/manifest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CronScheduler } from '../../src/cron/cron-scheduler.ts';
+import { CronScheduler } from '../../src/jobs/cron/cron-scheduler.ts';
 import { engine, waitFor } from '../jobs/engine-helpers.ts';
 
 const cron = (

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataService } from '../../src/data/data-service.ts';
-import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { appWithDatabase } from '../helpers/db.ts';
 
 const ALICE = userCaller('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa');

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/db/database.ts';
 import type { PgliteDatabase } from '../../src/db/pglite-database.ts';
 import { runAs } from '../../src/db/run-as.ts';
-import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { appWithDatabase, reopen } from '../helpers/db.ts';
 
 const cleanups: (() => Promise<void>)[] = [];

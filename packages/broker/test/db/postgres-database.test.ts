@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataService } from '../../src/data/data-service.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 

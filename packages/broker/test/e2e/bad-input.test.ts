@@ -1,7 +1,7 @@
 // Bad input of every kind against a running `platform dev`: each gets the documented envelope and
 // status, and a failed call leaves no row behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevServer } from '../../src/dev/dev-server.ts';
+import type { DevServer } from '../../src/app/start-dev.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { fixtureApp } from './fixture-app.ts';

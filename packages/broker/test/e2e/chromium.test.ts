@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevServer } from '../../src/dev/dev-server.ts';
+import type { DevServer } from '../../src/app/start-dev.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { ada, copyExample, devFor } from './helpers.ts';

@@ -4,10 +4,10 @@
 // link; app access tokens, access JWTs and other accounts never reach it.
 import { errorFromResponse } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevServer } from '../../src/app/start-dev.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { main } from '../../src/cli/main.ts';
-import type { DevServer } from '../../src/dev/dev-server.ts';
-import { readDevState } from '../../src/dev/dev-state.ts';
+import { readDevState } from '../../src/project/dev-state.ts';
 import { FakeBrowser, TestClock } from '../auth/helpers.ts';
 import { ada, copyExample, devFor } from './helpers.ts';
 

@@ -3,7 +3,7 @@
 // and a restart that keeps data and files.
 import { createPlatform, isPlatformError } from '@platform/browser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevServer } from '../../src/dev/dev-server.ts';
+import type { DevServer } from '../../src/app/start-dev.ts';
 import { ada, bob, copyExample, devFor, fetchAs } from './helpers.ts';
 
 let app: { path: string; remove: () => Promise<void> };

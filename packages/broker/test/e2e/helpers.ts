@@ -3,7 +3,7 @@ import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { type DevOptions, type DevServer, startDev } from '../../src/dev/dev-server.ts';
+import { type DevOptions, type DevServer, startDev } from '../../src/app/start-dev.ts';
 import { headerAuthenticate } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

@@ -1,12 +1,12 @@
-// Issue 7's done-when against `platform dev` itself: a real headless Chromium on the private
+// Sign-in against `platform dev` itself: a real headless Chromium on the private
 // example app (examples/private-notes, its page bundled from public/app.ts with the broker's
 // @platform/browser) signs in by email link and by password, reaches the private page, gets 403
 // without a grant, calls a `user` Function through the browser SDK, survives an access-token
 // expiry (the dev server's injected clock advanced) and signs out.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevServer } from '../../src/app/start-dev.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
-import type { DevServer } from '../../src/dev/dev-server.ts';
 import { HOUR, latestLinkToken, MINUTE, TestClock } from '../auth/helpers.ts';
 import {
   launchChromium,

@@ -5,7 +5,7 @@
 import { createPlatform, isPlatformError, type Platform } from '@platform/browser';
 import { limits } from '@platform/schema';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import type { DevServer } from '../../src/dev/dev-server.ts';
+import type { DevServer } from '../../src/app/start-dev.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { ada, bob, copyExample, devFor, fetchAs } from './helpers.ts';
 

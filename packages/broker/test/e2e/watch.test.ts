@@ -3,8 +3,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DevServer } from '../../src/dev/dev-server.ts';
-import { userCaller } from '../../src/identity/caller.ts';
+import type { DevServer } from '../../src/app/start-dev.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { eventually, fixtureApp } from './fixture-app.ts';

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileService } from '../../src/files/file-service.ts';
-import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { appWithDatabase } from '../helpers/db.ts';
 
 const ALICE = userCaller('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa');

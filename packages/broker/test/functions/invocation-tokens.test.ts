@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvocationTokens } from '../../src/functions/invocation-tokens.ts';
-import { randomBase64url } from '../../src/identity/random-strings.ts';
+import { randomBase64url } from '../../src/kernel/ids.ts';
 
 const grant = {
   requestId: 'req_1',

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type Broker, type BrokerOptions, startBroker } from '../../src/broker.ts';
-import { anonymousCaller, userCaller } from '../../src/identity/caller.ts';
+import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
+import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
 import { testSnapshotPath } from './db.ts';
 import { tempDir } from './temp-dir.ts';
 

@@ -89,7 +89,7 @@ describe('context members through the real SDK', () => {
     });
   });
 
-  it('serves jobs (issue 8): an undeclared queue is QUEUE_NOT_DECLARED', async () => {
+  it('serves jobs: an undeclared queue is QUEUE_NOT_DECLARED', async () => {
     const jobs = await call('jobs');
     expect(jobs).toMatchObject({ status: 404, body: { error: { code: 'QUEUE_NOT_DECLARED' } } });
   });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Broker, startBroker } from '../../src/broker.ts';
-import { userCaller } from '../../src/identity/caller.ts';
+import { type Broker, startBroker } from '../../src/app/start-broker.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { brokerFor, headerAuthenticate } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 

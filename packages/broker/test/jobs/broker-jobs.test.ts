@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCaller } from '../../src/identity/caller.ts';
 import type { Job } from '../../src/jobs/job-rows.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { brokerFor } from '../helpers/broker.ts';
 import { queue, waitFor } from './engine-helpers.ts';
 

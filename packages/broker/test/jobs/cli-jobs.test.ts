@@ -2,9 +2,9 @@
 // .platform/dev.json (the file `platform dev` writes), with real Deno cron Functions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import type { CronSummary } from '../../src/cron/cron-summary.ts';
-import { writeDevState } from '../../src/dev/dev-state.ts';
+import type { CronSummary } from '../../src/jobs/cron/cron-summary.ts';
 import type { JobPage } from '../../src/jobs/job-history.ts';
+import { writeDevState } from '../../src/project/dev-state.ts';
 import { brokerFor } from '../helpers/broker.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { queue } from './engine-helpers.ts';

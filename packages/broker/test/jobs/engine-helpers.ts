@@ -5,9 +5,9 @@ import type {
   DeployedFunction,
   FunctionInvoker,
 } from '../../src/functions/invoker.ts';
-import { ManualClock } from '../../src/jobs/clock.ts';
 import { JobService } from '../../src/jobs/job-service.ts';
 import { JobWorker, type JobWorkerOptions } from '../../src/jobs/job-worker.ts';
+import { ManualClock } from '../../src/kernel/clock.ts';
 import { appWithDatabase } from '../helpers/db.ts';
 
 /** A consumer: resolves with its result or throws like the Function host would. */

@@ -2,7 +2,7 @@ import { isPlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { SearchService } from '../../src/search/search-service.ts';
 import { users } from './corpus.ts';
 import { failure, openSearchApp, type SearchApp } from './fixture.ts';

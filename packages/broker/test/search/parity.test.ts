@@ -6,7 +6,7 @@ import type { SearchDeclaration } from '@platform/schema/manifest';
 import { createTestContext, type TestSearch } from '@platform/server/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCaller } from '../../src/identity/caller.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { sdkSearchDeclarations } from '../../src/search/search-options.ts';
 import { docsSearch, users } from './corpus.ts';
 import { openSearchApp, type SearchApp } from './fixture.ts';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { userCaller } from '../../src/identity/caller.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { SearchService } from '../../src/search/search-service.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCaller } from '../../src/identity/caller.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { SearchService } from '../../src/search/search-service.ts';
 import { appWithDatabase } from '../helpers/db.ts';
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anonymousCaller, systemCaller, userCaller } from '../../src/identity/caller.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { type Doc, loadCorpus, users } from './corpus.ts';
 import { openSearchApp, type SearchApp } from './fixture.ts';
 

@@ -1,12 +1,12 @@
 import { runtimeContract } from '@platform/schema/contract';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountRuntimeRoutes, type RuntimeServices } from '../../src/api/runtime-routes.ts';
 import { InvocationTokens } from '../../src/functions/invocation-tokens.ts';
 import type { BrokerEnv } from '../../src/http/broker-env.ts';
 import { handleError } from '../../src/http/error-handler.ts';
 import { requestId } from '../../src/http/request-id.ts';
-import { mountRuntimeRoutes, type RuntimeServices } from '../../src/http/routes/runtime-routes.ts';
-import { userCaller } from '../../src/identity/caller.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { users } from './corpus.ts';
 import { openSearchApp, type SearchApp } from './fixture.ts';
 

@@ -1,6 +1,6 @@
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCaller } from '../../src/identity/caller.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { sdkSearchDeclarations } from '../../src/search/search-options.ts';
 import { SearchService } from '../../src/search/search-service.ts';
 import { fullTextIndexName } from '../../src/search/search-setup.ts';

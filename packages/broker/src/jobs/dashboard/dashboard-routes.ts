@@ -2,15 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Hono } from 'hono';
-import type { BrokerEnv } from '../broker-env.ts';
-import { jobsApiPaths } from '../routes/jobs-routes.ts';
+import type { BrokerEnv } from '../../http/broker-env.ts';
+import { dashboardPaths, jobsApiPaths } from '../../http/paths.ts';
 import { dashboardHtml } from './dashboard-html.ts';
-
-/** Where the dashboard page and its script are served. */
-export const dashboardPaths = {
-  page: '/_platform/dashboard',
-  script: '/_platform/dashboard/dashboard.js',
-} as const;
 
 // From source the client sits beside this file; from the published build (dist/*.js), the
 // package still ships `src`, so the client is read from there.
@@ -18,7 +12,7 @@ const clientFile = fileURLToPath(
   new URL(
     import.meta.url.endsWith('.ts')
       ? './dashboard-client.ts'
-      : '../src/http/dashboard/dashboard-client.ts',
+      : '../src/jobs/dashboard/dashboard-client.ts',
     import.meta.url,
   ),
 );

@@ -1,13 +1,8 @@
 import type { Hono } from 'hono';
-import { parseJobListQuery } from '../../jobs/job-history.ts';
-import type { JobService } from '../../jobs/job-service.ts';
-import type { BrokerEnv } from '../broker-env.ts';
-
-/** Paths of the jobs API (spec 4.1); `platform jobs` and the dashboard read them. */
-export const jobsApiPaths = {
-  list: '/v1/apps/:appId/jobs',
-  get: '/v1/apps/:appId/jobs/:jobId',
-} as const;
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { jobsApiPaths } from '../http/paths.ts';
+import { parseJobListQuery } from './job-history.ts';
+import type { JobService } from './job-service.ts';
 
 /**
  * Mounts the jobs API of spec 4.1 for the broker's app:

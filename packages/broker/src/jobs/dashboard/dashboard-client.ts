@@ -1,9 +1,9 @@
 // The dashboard's browser script, bundled by esbuild when the page first asks for it. It only
 // reads the broker's JSON API and builds DOM nodes with textContent (no HTML from data).
-import type { CronSummary } from '../../cron/cron-summary.ts';
-import type { JobPage } from '../../jobs/job-history.ts';
-import type { Job } from '../../jobs/job-rows.ts';
-import type { JobDepth, JobSummary } from '../../jobs/job-summary.ts';
+import type { CronSummary } from '../cron/cron-summary.ts';
+import type { JobPage } from '../job-history.ts';
+import type { Job } from '../job-rows.ts';
+import type { JobDepth, JobSummary } from '../job-summary.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => {
   const element = document.getElementById(id);

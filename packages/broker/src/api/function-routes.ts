@@ -1,8 +1,8 @@
 import { browserRoutes } from '@platform/schema/routes';
 import type { Context, Hono } from 'hono';
-import type { FunctionInvoker } from '../../functions/invoker.ts';
-import { bodyLimits, readJsonBody } from '../body.ts';
-import type { BrokerEnv } from '../broker-env.ts';
+import type { FunctionInvoker } from '../functions/invoker.ts';
+import { bodyLimits, readJsonBody } from '../http/body.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
 import type { Authenticate } from './rest-routes.ts';
 
 /**

@@ -1,24 +1,24 @@
 import { Hono } from 'hono';
+import { mountFunctionRoutes } from '../api/function-routes.ts';
+import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
+import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationTokens } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
-import { anonymousCaller } from '../identity/caller.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { handleError, handleNotFound, type InternalErrorReporter } from '../http/error-handler.ts';
+import { requestId } from '../http/request-id.ts';
+import { mountJobSummaryRoutes } from '../jobs/dashboard/summary-routes.ts';
 import type { JobService } from '../jobs/job-service.ts';
+import { mountJobsRoutes } from '../jobs/jobs-routes.ts';
+import { anonymousCaller } from '../kernel/caller.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
+import { mountOutboxRoutes } from '../outbox/outbox-routes.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
-import type { BrokerEnv } from './broker-env.ts';
-import { handleError, handleNotFound, type InternalErrorReporter } from './error-handler.ts';
-import { requestId } from './request-id.ts';
-import { mountFunctionRoutes } from './routes/function-routes.ts';
-import { mountJobSummaryRoutes } from './routes/job-summary-routes.ts';
-import { mountJobsRoutes } from './routes/jobs-routes.ts';
-import { mountOutboxRoutes } from './routes/outbox-routes.ts';
-import { type Authenticate, mountRestRoutes } from './routes/rest-routes.ts';
-import { mountRuntimeRoutes } from './routes/runtime-routes.ts';
 
 /** Everything the HTTP app serves. */
 export interface BrokerServices {
@@ -29,10 +29,10 @@ export interface BrokerServices {
   readonly logs: LogSink;
   readonly tokens: InvocationTokens;
   readonly invoker: FunctionInvoker;
-  /** Issue 8: jobs behind `ctx.jobs` and the jobs API; without it they answer FEATURE_NOT_AVAILABLE. */
+  /** Jobs behind `ctx.jobs` and the jobs API; without it they answer FEATURE_NOT_AVAILABLE. */
   readonly jobs?: JobService;
   /**
-   * The identity of a browser or app-token request. Sign-in (issue 7) plugs sessions and app
+   * The identity of a browser or app-token request. Sign-in plugs sessions and app
    * access tokens in here.
    * @default every request is anonymous
    */
@@ -40,7 +40,7 @@ export interface BrokerServices {
   /** Receives unexpected failures (printed by `platform dev`). */
   readonly reportError?: InternalErrorReporter;
   /**
-   * Issue 7: sign-in pages, the session route, the owner API and, with `admission`, the
+   * Sign-in pages, the session route, the owner API and, with `admission`, the
    * private-app edge check in front of every other route (docs/auth.md).
    */
   readonly auth?: { readonly service: AuthService; readonly admission: boolean };
@@ -64,7 +64,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   app.use(requestId());
   app.onError(handleError(services.reportError ?? ((error) => console.error(error))));
   app.notFound(handleNotFound);
-  // Issue 7: admission runs before every route mounted after it (runtime, Functions, frontend).
+  // Admission runs before every route mounted after it (runtime, Functions, frontend).
   if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });

@@ -1,13 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
 import type { FunctionInvoker } from '../functions/invoker.ts';
+import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { anonymousCaller, type Caller, userCaller } from '../identity/caller.ts';
-
-/** `POST` here runs a Function directly (`platform invoke`); `:name` is the Function. */
-export const INVOKE_PATH = '/_platform/broker/invoke/:name';
+import { brokerApiPaths } from '../http/paths.ts';
+import { anonymousCaller, type Caller, userCaller } from '../kernel/caller.ts';
+import { safeEqual } from '../kernel/crypto.ts';
 
 /** The body of a direct invocation. */
 export interface DirectInvocation {
@@ -15,12 +14,6 @@ export interface DirectInvocation {
   readonly input?: unknown;
   /** Run as this user (a UUID); omitted: anonymous. System Functions always run as system. */
   readonly user?: string;
-}
-
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**
@@ -36,9 +29,9 @@ export function mountBrokerApi(
   app: Hono<BrokerEnv>,
   services: { invoker: FunctionInvoker; devToken: string },
 ): void {
-  app.post(INVOKE_PATH, async (c) => {
-    const header = c.req.header('authorization') ?? '';
-    if (!header.startsWith('Bearer ') || !same(header.slice(7), services.devToken)) {
+  app.post(brokerApiPaths.invoke, async (c) => {
+    const presented = readBearer(c.req.header('authorization'));
+    if (typeof presented !== 'string' || !safeEqual(presented, services.devToken)) {
       throw new PlatformError({
         code: 'AUTH_REQUIRED',
         message:

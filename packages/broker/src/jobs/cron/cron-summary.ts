@@ -1,8 +1,8 @@
 import type { CronDeclaration } from '@platform/schema/manifest';
-import type { Database } from '../db/database.ts';
-import type { JobScope, StoredError } from '../jobs/job-policy.ts';
-import type { Job } from '../jobs/job-rows.ts';
-import { scopeParams, scopeSql } from '../jobs/job-store.ts';
+import type { Database } from '../../db/database.ts';
+import type { JobScope, StoredError } from '../job-policy.ts';
+import type { Job } from '../job-rows.ts';
+import { scopeParams, scopeSql } from '../job-store.ts';
 
 /** The latest run of a schedule, scheduled or manual. */
 export interface CronRunSummary {

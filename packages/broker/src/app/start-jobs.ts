@@ -1,11 +1,11 @@
 import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifest';
-import { CronScheduler } from '../cron/cron-scheduler.ts';
 import type { Database } from '../db/database.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
-import type { Clock } from './clock.ts';
-import type { JobScope } from './job-policy.ts';
-import { JobService } from './job-service.ts';
-import { type AttemptReport, JobWorker } from './job-worker.ts';
+import { CronScheduler } from '../jobs/cron/cron-scheduler.ts';
+import type { JobScope } from '../jobs/job-policy.ts';
+import { JobService } from '../jobs/job-service.ts';
+import { type AttemptReport, JobWorker } from '../jobs/job-worker.ts';
+import type { Clock } from '../kernel/clock.ts';
 
 /** The jobs and cron part of `BrokerOptions`. */
 export interface BrokerJobsOptions {

@@ -3,29 +3,29 @@ import { join, resolve } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
-import { type AuthOptions, resolveAuthOptions } from './auth/auth-options.ts';
-import { AuthService } from './auth/auth-service.ts';
-import { DataService } from './data/data-service.ts';
-import type { Database } from './db/database.ts';
-import type { MigrationReport } from './db/migrations.ts';
-import { openDatabase } from './db/open-database.ts';
-import { FileService } from './files/file-service.ts';
-import { rememberBundle, reusableBundle } from './functions/bundle-cache.ts';
-import { type BundleResult, bundleFunction } from './functions/bundler.ts';
-import { FunctionProcess } from './functions/function-process.ts';
-import { InvocationTokens } from './functions/invocation-tokens.ts';
-import { type FunctionAccess, FunctionInvoker } from './functions/invoker.ts';
-import { resolveSdk, type SdkSource } from './functions/sdk.ts';
-import { createBrokerApp } from './http/broker-app.ts';
-import type { BrokerEnv } from './http/broker-env.ts';
-import type { Authenticate } from './http/routes/rest-routes.ts';
-import { type RunningServer, serveBroker } from './http/serve.ts';
-import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './jobs/broker-jobs.ts';
-import { LogSink, type LogWriter } from './logs/log-sink.ts';
-import { Outbox } from './outbox/outbox.ts';
-import { sdkSearchDeclarations } from './search/search-options.ts';
-import { SearchService } from './search/search-service.ts';
-import { SecretStore } from './secrets/secret-store.ts';
+import type { Authenticate } from '../api/rest-routes.ts';
+import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
+import { AuthService } from '../auth/auth-service.ts';
+import { DataService } from '../data/data-service.ts';
+import type { Database } from '../db/database.ts';
+import type { MigrationReport } from '../db/migrations.ts';
+import { openDatabase } from '../db/open-database.ts';
+import { FileService } from '../files/file-service.ts';
+import { rememberBundle, reusableBundle } from '../functions/bundle-cache.ts';
+import { type BundleResult, bundleFunction } from '../functions/bundler.ts';
+import { FunctionProcess } from '../functions/function-process.ts';
+import { InvocationTokens } from '../functions/invocation-tokens.ts';
+import { type FunctionAccess, FunctionInvoker } from '../functions/invoker.ts';
+import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { type RunningServer, serveBroker } from '../http/serve.ts';
+import { LogSink, type LogWriter } from '../logs/log-sink.ts';
+import { Outbox } from '../outbox/outbox.ts';
+import { sdkSearchDeclarations } from '../search/search-options.ts';
+import { SearchService } from '../search/search-service.ts';
+import { SecretStore } from '../secrets/secret-store.ts';
+import { createBrokerApp } from './broker-app.ts';
+import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './start-jobs.ts';
 
 /** How to start a broker for one app. */
 export interface BrokerOptions {
@@ -51,7 +51,7 @@ export interface BrokerOptions {
    * @default sign-in: sessions, access JWTs and app access tokens (docs/auth.md)
    */
   readonly authenticate?: Authenticate;
-  /** Issue 7: visibility, owner, registration, clock and limits of sign-in (docs/auth.md). */
+  /** Visibility, owner, registration, clock and limits of sign-in (docs/auth.md). */
   readonly auth?: AuthOptions;
   /** Adds routes after the broker's own (`platform dev`: app routes, frontend), before serving. */
   readonly mount?: (
@@ -60,7 +60,7 @@ export interface BrokerOptions {
   ) => void;
   /** `data.search` declarations of platform.yaml (docs/search.md). */
   readonly searches?: readonly SearchDeclaration[];
-  /** Issue 8: queues, cron schedules and worker settings (docs/jobs.md). */
+  /** Queues, cron schedules and worker settings (docs/jobs.md). */
   readonly jobs?: BrokerJobsOptions;
 }
 
@@ -90,9 +90,9 @@ export interface Broker {
    * types are read afresh.
    */
   readonly search: SearchService | undefined;
-  /** Issue 8: the job service, its worker and the cron scheduler. */
+  /** The job service, its worker and the cron scheduler. */
   readonly jobs: BrokerJobs;
-  /** Issue 7: accounts, sessions, grants and app access tokens. */
+  /** Accounts, sessions, grants and app access tokens. */
   readonly auth: AuthService;
   readonly migrations: MigrationReport;
   /** Milliseconds the database took to open, bootstrap and migrate. */
@@ -146,14 +146,12 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   const outbox = new Outbox(db);
   await files.init();
   await outbox.init();
-  // --- Issue 7 (sign-in): accounts, sessions, grants, app tokens; the `authenticate` hook. ---
   const auth = await AuthService.create(
     db,
     outbox,
     resolveAuthOptions(appDir, { print: writer, ...options.auth }),
   );
   const authenticate = options.authenticate ?? auth.authenticate;
-  // --- end of issue 7 ---
   const tokens = new InvocationTokens();
   let brokerPort = 0;
   const searches = options.searches ?? [];
@@ -168,7 +166,6 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     environment: 'development',
     declared,
   });
-  // --- Issue 8 (jobs and cron): the job tables, one worker and the cron scheduler. ---
   const reportError = (error: unknown) =>
     writer(
       `broker jobs error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -176,7 +173,6 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
   const paused = () => auth.appPaused();
   const jobs = await startBrokerJobs(db, invoker, { paused, ...options.jobs }, reportError);
-  // --- end of issue 8 ---
   // Search objects (expression indexes, vector columns) are created now; a declaration that does
   // not fit the database yet is reported and prepared again on its first call.
   const search = searches.length > 0 ? new SearchService(db, searches) : undefined;

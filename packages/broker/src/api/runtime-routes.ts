@@ -6,16 +6,17 @@ import {
   supports,
 } from '@platform/schema/contract';
 import type { Hono } from 'hono';
-import type { DataService } from '../../data/data-service.ts';
-import type { FileService } from '../../files/file-service.ts';
-import type { InvocationGrant, InvocationTokens } from '../../functions/invocation-tokens.ts';
-import type { JobService } from '../../jobs/job-service.ts';
-import type { LogSink } from '../../logs/log-sink.ts';
-import type { Outbox } from '../../outbox/outbox.ts';
-import type { SearchService } from '../../search/search-service.ts';
-import type { SecretStore } from '../../secrets/secret-store.ts';
-import { bodyLimits, parseWith, readJsonBody } from '../body.ts';
-import type { BrokerEnv } from '../broker-env.ts';
+import type { DataService } from '../data/data-service.ts';
+import type { FileService } from '../files/file-service.ts';
+import type { InvocationGrant, InvocationTokens } from '../functions/invocation-tokens.ts';
+import { readBearer } from '../http/bearer.ts';
+import { bodyLimits, parseWith, readJsonBody } from '../http/body.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import type { JobService } from '../jobs/job-service.ts';
+import type { LogSink } from '../logs/log-sink.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import type { SearchService } from '../search/search-service.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
 
 /** The services behind the runtime routes. */
 export interface RuntimeServices {
@@ -25,9 +26,9 @@ export interface RuntimeServices {
   readonly secrets: SecretStore;
   readonly outbox: Outbox;
   readonly logs: LogSink;
-  /** `data.search` (issue 9); without it the route answers `FEATURE_NOT_AVAILABLE`. */
+  /** `data.search`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
   readonly search?: SearchService;
-  /** Issue 8: `ctx.jobs`, and the delegated file grants of job attempts. */
+  /** `ctx.jobs`, and the delegated file grants of job attempts. */
   readonly jobs?: JobService | undefined;
 }
 
@@ -40,12 +41,15 @@ interface RouteContext {
 
 type Handler<R> = (body: Body<R>, ctx: RouteContext) => Promise<unknown>;
 
-const notAvailable = (what: string, issue: string) => async (): Promise<never> => {
-  throw new PlatformError({
-    code: 'FEATURE_NOT_AVAILABLE',
-    message: `${what} is not available on the local broker yet (${issue}).`,
-  });
+/** A contract route this broker does not serve: a clear error, never a fake success. */
+const notAvailable = (message: string) => async (): Promise<never> => {
+  throw new PlatformError({ code: 'FEATURE_NOT_AVAILABLE', message });
 };
+
+const notServedYet = (member: string) =>
+  notAvailable(
+    `${member} is not served by this version of the local broker; unit-test the Function with @platform/server/testing.`,
+  );
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
@@ -75,7 +79,7 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     dataSearch: async (body, { grant, params }) =>
       services.search
         ? services.search.search(grant.caller, params.name!, body)
-        : notAvailable('Search', 'no data.search declarations were given to the broker')(),
+        : notAvailable('Search is not available: platform.yaml declares no data.search.')(),
     filesUpload: async (body, { grant }) => ({
       file: await files.upload(grant.caller, {
         data: bytes(body.data),
@@ -103,24 +107,24 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       await jobs?.checkFileRead(grant.requestId, body.ref);
       return { file: await files.info(grant.caller, body.ref) };
     },
-    aiGenerateText: notAvailable('AI', 'a later issue'),
-    aiStreamText: notAvailable('AI', 'a later issue'),
-    aiGenerateObject: notAvailable('AI', 'a later issue'),
-    aiGenerateImage: notAvailable('AI', 'a later issue'),
+    aiGenerateText: notServedYet('ctx.ai'),
+    aiStreamText: notServedYet('ctx.ai'),
+    aiGenerateObject: notServedYet('ctx.ai'),
+    aiGenerateImage: notServedYet('ctx.ai'),
     emailSend: async (body, { grant }) =>
       outbox.capture(body, grant.emailAliases, {
         requestId: grant.requestId,
         functionName: grant.functionName,
       }),
-    notificationsSend: notAvailable('Notifications', 'a later issue'),
+    notificationsSend: notServedYet('ctx.notifications'),
     jobsEnqueue: jobs
       ? async (body, { params }) => jobs.enqueue(params.queue!, body)
-      : notAvailable('Jobs', 'issue 8'),
+      : notAvailable('Jobs are not available: this broker was started without a job service.'),
     jobsGet: jobs
       ? async (body) => ({ job: await jobs.get(body.id) })
-      : notAvailable('Jobs', 'issue 8'),
-    integrationsCall: notAvailable('Integrations', 'a later issue'),
-    integrationEmit: notAvailable('Integration events', 'a later issue'),
+      : notAvailable('Jobs are not available: this broker was started without a job service.'),
+    integrationsCall: notServedYet('ctx.integrations'),
+    integrationEmit: notServedYet('ctx.integration.emit'),
     secretsGet: async (body, { grant }) => ({ value: await secrets.get(body.name, grant.secrets) }),
     log: async (body, { grant }) => {
       for (const entry of body.entries) {
@@ -143,10 +147,7 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     const maxBytes =
       name === 'filesUpload' || name === 'filesReplace' ? bodyLimits.files : bodyLimits.json;
     app.on(route.method, route.path, async (c) => {
-      const header = c.req.header('authorization') ?? '';
-      const grant = services.tokens.verify(
-        header.startsWith('Bearer ') ? header.slice(7) : undefined,
-      );
+      const grant = services.tokens.verify(readBearer(c.req.header('authorization')) ?? undefined);
       if (!grant) {
         throw new PlatformError({
           code: 'INVOCATION_TOKEN_INVALID',

@@ -1,15 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Declarations } from '@platform/schema/contract';
 import {
   checkManifest,
   type Diagnostic,
   type Manifest,
   type OrganisationApp,
 } from '@platform/schema/manifest';
-import type { FunctionDeclaration } from '../broker.ts';
-import { nodeFileHost } from '../cli/node-host.ts';
-import { sdkSearchDeclarations } from '../search/search-options.ts';
+import { nodeFileHost } from './file-host.ts';
 
 /** The manifest file of every app. */
 export const MANIFEST_FILE = 'platform.yaml';
@@ -50,32 +47,4 @@ export async function loadManifest(
     ...(organisation ? { organisation: { apps: organisation } } : {}),
   });
   return { manifest: result.manifest, errors: result.errors, warnings: result.warnings };
-}
-
-/**
- * What the invocation's `declared` carries (docs/runtime-contract.md 1.1): the app's secret
- * names plus, for an integration provider, its credential names and OAuth access-token name;
- * each search's summary (`sdkSearchDeclarations`); the email aliases.
- */
-export function declarationsOf(manifest: Manifest): Declarations {
-  const provided = manifest.provides?.integration;
-  const secrets = [
-    ...manifest.secrets,
-    ...(provided?.credentials ?? []).map((credential) => credential.name),
-    ...(provided?.authorization ? [provided.authorization.accessToken] : []),
-  ];
-  return {
-    secrets: [...new Set(secrets)],
-    searches: sdkSearchDeclarations(manifest.data.search),
-    emailAliases: manifest.email.aliases.map((alias) => alias.name),
-  };
-}
-
-/** The broker's view of `functions[]`. */
-export function functionsOf(manifest: Manifest): FunctionDeclaration[] {
-  return manifest.functions.map((fn) => ({
-    name: fn.name,
-    entrypoint: fn.entrypoint,
-    access: fn.access,
-  }));
 }

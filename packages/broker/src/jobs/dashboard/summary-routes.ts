@@ -1,20 +1,13 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
-import { CronScheduler } from '../../cron/cron-scheduler.ts';
-import { findCronRun, summarizeCron } from '../../cron/cron-summary.ts';
-import { parseJobListQuery } from '../../jobs/job-history.ts';
-import type { JobService } from '../../jobs/job-service.ts';
-import { summarizeJobs } from '../../jobs/job-summary.ts';
-import type { BrokerEnv } from '../broker-env.ts';
-import { mountDashboard } from '../dashboard/dashboard-routes.ts';
-
-/** Paths of the jobs summary and cron API; the dashboard and the CLI read them. */
-export const jobSummaryApiPaths = {
-  summary: '/v1/apps/:appId/jobs/summary',
-  cron: '/v1/apps/:appId/cron',
-  cronRun: '/v1/apps/:appId/cron/:name/run',
-  cronRunGet: '/v1/apps/:appId/cron/runs/:runId',
-} as const;
+import type { BrokerEnv } from '../../http/broker-env.ts';
+import { jobsApiPaths } from '../../http/paths.ts';
+import { CronScheduler } from '../cron/cron-scheduler.ts';
+import { findCronRun, summarizeCron } from '../cron/cron-summary.ts';
+import { parseJobListQuery } from '../job-history.ts';
+import type { JobService } from '../job-service.ts';
+import { summarizeJobs } from '../job-summary.ts';
+import { mountDashboard } from './dashboard-routes.ts';
 
 /**
  * Mounts what the dashboard's Background jobs section (spec 4.5) and the CLI need beside the
@@ -39,19 +32,19 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
   // Not started: it only computes next runs and inserts manual runs; the broker's own scheduler
   // (sharing the same tables and clock) does the ticking.
   const scheduler = new CronScheduler({ jobs });
-  app.get(jobSummaryApiPaths.summary, async (c) => {
+  app.get(jobsApiPaths.summary, async (c) => {
     jobs.checkApp(c.req.param('appId'));
     const { from, to } = parseJobListQuery({ from: c.req.query('from'), to: c.req.query('to') });
     return c.json(await summarizeJobs(jobs.db, jobs.scope, jobs.queues, { from, to }));
   });
-  app.get(jobSummaryApiPaths.cron, async (c) => {
+  app.get(jobsApiPaths.cron, async (c) => {
     jobs.checkApp(c.req.param('appId'));
     const schedules = await summarizeCron(jobs.db, jobs.scope, jobs.cron, (d) =>
       scheduler.nextRun(d),
     );
     return c.json({ schedules });
   });
-  app.post(jobSummaryApiPaths.cronRun, async (c) => {
+  app.post(jobsApiPaths.cronRun, async (c) => {
     jobs.checkApp(c.req.param('appId'));
     // A JSON content type cannot be sent cross-site without a CORS preflight (which the broker
     // never grants), so a web page the developer visits cannot start runs on their broker.
@@ -64,7 +57,7 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
     const run = await scheduler.trigger(c.req.param('name'));
     return c.json({ run }, 202);
   });
-  app.get(jobSummaryApiPaths.cronRunGet, async (c) => {
+  app.get(jobsApiPaths.cronRunGet, async (c) => {
     jobs.checkApp(c.req.param('appId'));
     const run = await findCronRun(jobs.db, jobs.scope, c.req.param('runId'));
     if (!run) {
@@ -78,6 +71,6 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
   });
   mountDashboard(app, {
     appId: jobs.scope.appId,
-    paths: { summary: jobSummaryApiPaths.summary, cron: jobSummaryApiPaths.cron },
+    paths: { summary: jobsApiPaths.summary, cron: jobsApiPaths.cron },
   });
 }

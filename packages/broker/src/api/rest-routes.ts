@@ -1,10 +1,10 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
-import type { DataService } from '../../data/data-service.ts';
-import type { Caller } from '../../identity/caller.ts';
-import type { BrokerEnv } from '../broker-env.ts';
+import type { DataService } from '../data/data-service.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import type { Caller } from '../kernel/caller.ts';
 
-/** Resolves the identity of a browser or token request (sessions and app tokens: issue 7). */
+/** Resolves the identity of a browser or token request (sessions and app access tokens). */
 export type Authenticate = (request: Request) => Promise<Caller>;
 
 /**

@@ -29,3 +29,8 @@ export function randomBase64url(bytes: number): string {
   used += bytes;
   return text;
 }
+
+/** A new request id: `req_` and 16 random base64url characters (96 bits). */
+export function newRequestId(): string {
+  return `req_${randomBase64url(12)}`;
+}

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { CronDeclaration } from '@platform/schema/manifest';
-import type { Transaction } from '../db/database.ts';
-import { addSeconds, type Clock } from '../jobs/clock.ts';
-import type { PinnedPolicy } from '../jobs/job-policy.ts';
-import type { JobService } from '../jobs/job-service.ts';
-import { insertJobIn, scopeParams, scopeSql } from '../jobs/job-store.ts';
+import type { Transaction } from '../../db/database.ts';
+import { addSeconds, type Clock } from '../../kernel/clock.ts';
+import type { PinnedPolicy } from '../job-policy.ts';
+import type { JobService } from '../job-service.ts';
+import { insertJobIn, scopeParams, scopeSql } from '../job-store.ts';
 import { CronTimes } from './cron-times.ts';
 
 /** The input a cron Function receives (spec 2.8). */

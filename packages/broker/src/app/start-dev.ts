@@ -1,17 +1,18 @@
 import { join, resolve } from 'node:path';
 import { isPlatformError } from '@platform/errors';
 import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
-import { DASHBOARD_PATH } from '../auth/control-plane.ts';
-import { type Broker, type BrokerOptions, startBroker } from '../broker.ts';
+import { mountAppRoutes } from '../api/app-routes.ts';
+import { mountBrokerApi } from '../api/dev-api.ts';
+import { FRONTEND_DIR, Frontend } from '../api/frontend.ts';
+import { RouteTable } from '../api/route-table.ts';
 import { applyMigrations } from '../db/migrations.ts';
-import type { Clock } from '../jobs/clock.ts';
+import { dashboardPaths } from '../http/paths.ts';
+import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
-import { declarationsOf, functionsOf, loadManifest, MANIFEST_FILE } from './app-manifest.ts';
-import { mountAppRoutes } from './app-routes.ts';
-import { mountBrokerApi } from './broker-api.ts';
-import { clearDevState, newDevToken, writeDevState } from './dev-state.ts';
-import { FRONTEND_DIR, Frontend } from './frontend.ts';
-import { RouteTable } from './route-table.ts';
+import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.ts';
+import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
+import { declarationsOf, functionsOf } from './app-config.ts';
+import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts';
 import { appRelative, watchApp } from './watcher.ts';
 
 /** How to run `platform dev`. */
@@ -203,7 +204,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       return broker;
     },
     readyMs: Math.round(performance.now() - started),
-    dashboardUrl: `${url}${DASHBOARD_PATH}?key=${devToken}`,
+    dashboardUrl: `${url}${dashboardPaths.page}?key=${devToken}`,
     settled: async () => {
       // Let the watcher's debounce deliver pending events before waiting on the queue.
       await new Promise((r) => setTimeout(r, 250));

@@ -1,0 +1,58 @@
+/**
+ * Every path the broker serves beside the runtime contract (whose routes live in
+ * `@platform/schema/contract` and `@platform/schema/routes`): sign-in, the owner API, the
+ * developer's broker API, the jobs and cron API and the dashboard. Route files, the CLI and the
+ * admission checks read them here, so a path is written once.
+ */
+
+/** Where the broker serves its sign-in pages: `{auth_url}` = `{app_url}/_platform/auth`. */
+export const AUTH_BASE = '/_platform/auth';
+
+/** The broker's own API for the developer's tools. */
+export const BROKER_API_PREFIX = '/_platform/broker';
+
+/** The owner API of apps (spec 4.1, 9). */
+export const OWNER_API_PREFIX = '/v1/apps';
+
+/** The developer's broker API (spec 5.3.3 leaves the paths to us). */
+export const brokerApiPaths = {
+  /** Private-app grants: `GET|POST`, `DELETE …/:email`. */
+  access: `${BROKER_API_PREFIX}/access`,
+  /** App access tokens: `GET|POST`, `DELETE …/:id`. */
+  tokens: `${BROKER_API_PREFIX}/tokens`,
+  /** Captured development email. */
+  outbox: `${BROKER_API_PREFIX}/outbox`,
+  /** `platform invoke`: run a Function directly. */
+  invoke: `${BROKER_API_PREFIX}/invoke/:name`,
+} as const;
+
+/** The jobs API of spec 4.1, the jobs summary and the cron API. */
+export const jobsApiPaths = {
+  list: `${OWNER_API_PREFIX}/:appId/jobs`,
+  get: `${OWNER_API_PREFIX}/:appId/jobs/:jobId`,
+  summary: `${OWNER_API_PREFIX}/:appId/jobs/summary`,
+  cron: `${OWNER_API_PREFIX}/:appId/cron`,
+  cronRun: `${OWNER_API_PREFIX}/:appId/cron/:name/run`,
+  cronRunGet: `${OWNER_API_PREFIX}/:appId/cron/runs/:runId`,
+} as const;
+
+/** The dashboard page and its script; its dev-token link is `?key=<dev token>`. */
+export const dashboardPaths = {
+  page: '/_platform/dashboard',
+  script: '/_platform/dashboard/dashboard.js',
+} as const;
+
+/** The control plane: the broker API, the owner API and the dashboard. */
+export const controlPlanePrefixes = [
+  BROKER_API_PREFIX,
+  OWNER_API_PREFIX,
+  dashboardPaths.page,
+] as const;
+
+/** Whether `path` is `prefix` or below it. */
+export const isUnder = (path: string, prefix: string): boolean =>
+  path === prefix || path.startsWith(`${prefix}/`);
+
+/** Whether `path` belongs to the control plane. */
+export const isControlPlane = (path: string): boolean =>
+  controlPlanePrefixes.some((prefix) => isUnder(path, prefix));
