@@ -16,8 +16,8 @@ const script = (specifier: string) =>
 /**
  * Median of `runs` cold imports of `@platform/server`, each in a fresh process: Node with the
  * same flags as this runner (the built dist by default; sources when run with
- * `--conditions=@platform/source --import tsx`), Deno with the sources through
- * packages/server/deno.json.
+ * `--conditions=@platform/source --import tsx`), Deno with the sources (the same condition,
+ * through the packages' `exports` maps).
  */
 export function importTimes(runs = 5) {
   const median = (values: number[]) =>
@@ -36,8 +36,7 @@ export function importTimes(runs = 5) {
     deno.push(
       run('node_modules/.bin/deno', [
         'eval',
-        '--config',
-        'packages/server/deno.json',
+        '--conditions=@platform/source',
         script('@platform/server'),
       ]),
     );

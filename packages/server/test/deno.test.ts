@@ -4,6 +4,13 @@ import { expect, it } from 'vitest';
 
 // `npm test` covers Deno: the suite in test/deno runs under the real Deno binary (the `deno`
 // npm package), offline, with network access only to 127.0.0.1.
+//
+// Deno resolves every `@platform/*` import the way it does for a user, through the packages'
+// `exports` maps (the workspace links in node_modules), with `--conditions=@platform/source`
+// picking each entry's sources instead of `dist/`. So the suite needs no build, a stale `dist/`
+// cannot stand in for the sources, and a subpath missing from an `exports` map fails here as it
+// would for users. An import map would restate those paths and still miss some imports: Deno
+// resolves schema's own `@platform/errors` through schema's package.json, to `dist/`.
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 it('passes the Deno suite (test/deno) under real Deno', () => {
@@ -13,8 +20,7 @@ it('passes the Deno suite (test/deno) under real Deno', () => {
       'test',
       '--no-prompt',
       '--allow-net=127.0.0.1',
-      '--config',
-      'packages/server/deno.json',
+      '--conditions=@platform/source',
       'packages/server/test/deno/',
     ],
     { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 },
