@@ -8,11 +8,12 @@
  * @packageDocumentation
  */
 
-export type { Broker, BrokerOptions, FunctionDeclaration } from './app/start-broker.ts';
+export type { Broker, BrokerOptions } from './app/start-broker.ts';
 export { startBroker } from './app/start-broker.ts';
 export type { DevOptions, DevServer } from './app/start-dev.ts';
 export { ManifestInvalidError, startDev } from './app/start-dev.ts';
 export type { BrokerJobsOptions } from './app/start-jobs.ts';
 export type { AuthOptions } from './auth/auth-options.ts';
 export { main } from './cli/main.ts';
+export type { FunctionDeclaration } from './functions/function-deployments.ts';
 export type { LogWriter } from './logs/log-sink.ts';

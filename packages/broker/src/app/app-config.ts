@@ -1,7 +1,7 @@
 import type { Declarations } from '@platform/schema/contract';
 import type { Manifest } from '@platform/schema/manifest';
+import type { FunctionDeclaration } from '../functions/function-deployments.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
-import type { FunctionDeclaration } from './start-broker.ts';
 
 /**
  * What the invocation's `declared` carries (docs/runtime-contract.md 1.1): the app's secret

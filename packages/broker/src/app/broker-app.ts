@@ -49,7 +49,7 @@ export interface BrokerServices {
 /**
  * The broker's HTTP app (hono, Web-standard): request ids, the error envelope for every
  * failure, the runtime contract routes Functions call, the browser's Function routes, the REST
- * read route and the broker API. Serve it with `serveBroker`, or call it in-process in tests
+ * read route and the broker API. Serve it with `listenBroker(...).serve(app)`, or call it in-process in tests
  * with `app.request(...)`.
  *
  * @example

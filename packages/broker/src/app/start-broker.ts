@@ -11,14 +11,16 @@ import type { Database } from '../db/database.ts';
 import type { MigrationReport } from '../db/migrations.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { FileService } from '../files/file-service.ts';
-import { rememberBundle, reusableBundle } from '../functions/bundle-cache.ts';
-import { type BundleResult, bundleFunction } from '../functions/bundler.ts';
-import { FunctionProcess } from '../functions/function-process.ts';
+import type { BundleResult } from '../functions/bundler.ts';
+import {
+  type FunctionDeclaration,
+  FunctionDeployments,
+} from '../functions/function-deployments.ts';
 import { InvocationTokens } from '../functions/invocation-tokens.ts';
-import { type FunctionAccess, FunctionInvoker } from '../functions/invoker.ts';
+import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { type RunningServer, serveBroker } from '../http/serve.ts';
+import { listenBroker, type RunningServer } from '../http/serve.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
@@ -26,6 +28,7 @@ import { SearchService } from '../search/search-service.ts';
 import { SecretStore } from '../secrets/secret-store.ts';
 import { createBrokerApp } from './broker-app.ts';
 import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './start-jobs.ts';
+import { Teardown } from './teardown.ts';
 
 /** How to start a broker for one app. */
 export interface BrokerOptions {
@@ -64,16 +67,6 @@ export interface BrokerOptions {
   readonly jobs?: BrokerJobsOptions;
 }
 
-/** One Function to serve (from platform.yaml `functions[]`). */
-export interface FunctionDeclaration {
-  readonly name: string;
-  /** Relative to the app folder. */
-  readonly entrypoint: string;
-  readonly access: FunctionAccess;
-  /** @default 60000 */
-  readonly timeoutMs?: number;
-}
-
 /** A running broker. */
 export interface Broker {
   readonly app: Hono<BrokerEnv>;
@@ -105,7 +98,9 @@ export interface Broker {
   addFunction(fn: FunctionDeclaration): Promise<BundleResult>;
   /** Stops a Function's process and forgets it. */
   removeFunction(name: string): Promise<void>;
-  /** Stops every Function process, the server and the database. */
+  /** The deployed Functions: what {@link Broker.addFunction} adds to, and what watch mode swaps. */
+  readonly functions: FunctionDeployments;
+  /** Stops jobs, every Function process, the server and the database. */
   close(): Promise<void>;
 }
 
@@ -114,7 +109,7 @@ const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliase
 /**
  * Starts the local broker for one app: the database (bootstrapped and migrated), the services
  * behind the runtime contract, the HTTP server, and a Function runner. `platform dev` builds on
- * this; tests use it directly.
+ * this; tests use it directly. A step that fails closes what the steps before it opened.
  *
  * @example
  * ```ts
@@ -130,141 +125,115 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   // Everything in .platform (database, files, secrets, bundles) stays out of git.
   await writeFile(join(stateDir, '.gitignore'), '*\n');
   const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
-  const opened = await openDatabase({
-    appDir,
-    databaseUrl: options.databaseUrl,
-    inMemory: options.inMemory ?? false,
-    snapshotPath: options.snapshotPath,
-  });
-  const { db } = opened;
   const writer = options.logWriter ?? ((line: string) => console.log(line));
-  const logs = new LogSink({ writer });
-  const secrets = new SecretStore(join(stateDir, 'secrets.json'));
-  logs.redact(await secrets.values());
-  const data = new DataService(db);
-  const files = new FileService(db, join(stateDir, 'files'));
-  const outbox = new Outbox(db);
-  await files.init();
-  await outbox.init();
-  const auth = await AuthService.create(
-    db,
-    outbox,
-    resolveAuthOptions(appDir, { print: writer, ...options.auth }),
-  );
-  const authenticate = options.authenticate ?? auth.authenticate;
-  const tokens = new InvocationTokens();
-  let brokerPort = 0;
-  const searches = options.searches ?? [];
-  const declared: Declarations = {
-    ...(options.declared ?? emptyDeclarations),
-    ...(searches.length > 0 ? { searches: sdkSearchDeclarations(searches) } : {}),
-  };
-  const invoker = new FunctionInvoker({
-    tokens,
-    brokerUrl: () => `http://127.0.0.1:${brokerPort}`,
-    sdkVersion: options.sdkVersion,
-    environment: 'development',
-    declared,
-  });
-  const reportError = (error: unknown) =>
-    writer(
-      `broker jobs error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  const teardown = new Teardown((error) => writer(`broker close error: ${stackOf(error)}`));
+  return teardown.run(async () => {
+    const opened = await openDatabase({
+      appDir,
+      databaseUrl: options.databaseUrl,
+      inMemory: options.inMemory ?? false,
+      snapshotPath: options.snapshotPath,
+    });
+    const { db } = opened;
+    teardown.add(() => db.close());
+    // The port is bound before the services are built rather than learnt when serving at the
+    // end: the Function runner and the invocations' broker URL then take it as a constant. A
+    // request arriving meanwhile waits for `listener.serve(app)` below.
+    const listener = await listenBroker({ port: options.port ?? 0 });
+    teardown.add(() => listener.close());
+    const logs = new LogSink({ writer });
+    const secrets = new SecretStore(join(stateDir, 'secrets.json'));
+    logs.redact(await secrets.values());
+    const data = new DataService(db);
+    const files = new FileService(db, join(stateDir, 'files'));
+    const outbox = new Outbox(db);
+    await files.init();
+    await outbox.init();
+    const auth = await AuthService.create(
+      db,
+      outbox,
+      resolveAuthOptions(appDir, { print: writer, ...options.auth }),
     );
-  // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
-  const paused = () => auth.appPaused();
-  const jobs = await startBrokerJobs(db, invoker, { paused, ...options.jobs }, reportError);
-  // Search objects (expression indexes, vector columns) are created now; a declaration that does
-  // not fit the database yet is reported and prepared again on its first call.
-  const search = searches.length > 0 ? new SearchService(db, searches) : undefined;
-  for (const { name, problem } of (await search?.prepare()) ?? []) {
-    if (problem) writer(`WARN  search ${name}: ${problem}`);
-  }
-  const app = createBrokerApp({
-    jobs: jobs.service,
-    ...(search ? { search } : {}),
-    data,
-    files,
-    secrets,
-    outbox,
-    logs,
-    tokens,
-    invoker,
-    authenticate,
-    auth: { service: auth, admission: options.authenticate === undefined },
-    reportError: (error, requestId) =>
-      writer(
-        `broker error ${requestId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
-  });
-  options.mount?.(app, {
-    invoker,
-    authenticate,
-  });
-  let server: RunningServer;
-  try {
-    server = await serveBroker(app, { port: options.port ?? 0 });
-  } catch (error) {
-    await jobs.stop();
-    await db.close();
-    throw error;
-  }
-  brokerPort = server.port;
-
-  const addFunction = async (fn: FunctionDeclaration): Promise<BundleResult> => {
-    const outFile = join(stateDir, 'functions', `${fn.name}.js`);
-    const key = { entrypoint: fn.entrypoint, sdkDir: sdk.resolveDir, sdkVersion: sdk.version };
-    let bundle = await reusableBundle(key, outFile);
-    if (!bundle) {
-      bundle = await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
-      await rememberBundle(key, bundle);
-    }
-    const previous = invoker.get(fn.name);
-    const process = new FunctionProcess({
-      name: fn.name,
-      bundlePath: outFile,
-      brokerPort,
-      denoDir: join(stateDir, 'deno'),
-      onOutput: (line, stream) =>
-        writer(`${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${fn.name}] ${line}`),
-      onCrash: ({ code, signal }) =>
-        writer(`ERROR [${fn.name}] process exited (${signal ?? `code ${code}`}); restarting`),
+    const authenticate = options.authenticate ?? auth.authenticate;
+    const tokens = new InvocationTokens();
+    const searches = options.searches ?? [];
+    const invoker = new FunctionInvoker({
+      tokens,
+      brokerUrl: `http://127.0.0.1:${listener.port}`,
+      sdkVersion: options.sdkVersion,
+      environment: 'development',
+      declared: {
+        ...(options.declared ?? emptyDeclarations),
+        ...(searches.length > 0 ? { searches: sdkSearchDeclarations(searches) } : {}),
+      },
     });
-    await process.ready();
-    invoker.register({
-      name: fn.name,
-      access: fn.access,
-      process,
-      ...(fn.timeoutMs ? { timeoutMs: fn.timeoutMs } : {}),
+    const functions = new FunctionDeployments({
+      appDir,
+      stateDir,
+      sdk,
+      brokerPort: listener.port,
+      invoker,
+      print: writer,
     });
-    await previous?.process.stop();
-    return bundle;
-  };
-
-  return {
-    app,
-    server,
-    db,
-    data,
-    files,
-    logs,
-    outbox,
-    invoker,
-    search,
-    jobs,
-    auth,
-    migrations: opened.migrations,
-    dbMilliseconds: opened.milliseconds,
-    addFunction,
-    removeFunction: async (name) => {
-      const fn = invoker.get(name);
-      invoker.unregister(name);
-      await fn?.process.stop();
-    },
-    close: async () => {
-      await jobs.stop();
-      await Promise.all(invoker.list().map((fn) => fn.process.stop()));
-      await server.close();
-      await db.close();
-    },
-  };
+    teardown.add(() => functions.close());
+    const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);
+    // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
+    const paused = () => auth.appPaused();
+    const jobs = await startBrokerJobs(db, invoker, { paused, ...options.jobs }, reportError);
+    teardown.add(() => jobs.stop());
+    // Search objects (expression indexes, vector columns) are created now; a declaration that
+    // does not fit the database yet is reported and prepared again on its first call.
+    const search = searches.length > 0 ? new SearchService(db, searches) : undefined;
+    await prepareSearches(search, writer);
+    const app = createBrokerApp({
+      jobs: jobs.service,
+      ...(search ? { search } : {}),
+      data,
+      files,
+      secrets,
+      outbox,
+      logs,
+      tokens,
+      invoker,
+      authenticate,
+      auth: { service: auth, admission: options.authenticate === undefined },
+      reportError: (error, requestId) => writer(`broker error ${requestId}: ${stackOf(error)}`),
+    });
+    options.mount?.(app, { invoker, authenticate });
+    return {
+      app,
+      server: listener.serve(app),
+      db,
+      data,
+      files,
+      logs,
+      outbox,
+      invoker,
+      search,
+      jobs,
+      auth,
+      migrations: opened.migrations,
+      dbMilliseconds: opened.milliseconds,
+      functions,
+      addFunction: (fn) => functions.add(fn),
+      removeFunction: (name) => functions.remove(name),
+      close: () => teardown.close(),
+    };
+  });
 }
+
+/**
+ * Prepares every declared search (after a start, or after migrations ran again with
+ * {@link SearchService.invalidate} first) and prints a warning for each that does not fit.
+ */
+export async function prepareSearches(
+  search: SearchService | undefined,
+  print: LogWriter,
+): Promise<void> {
+  for (const { name, problem } of (await search?.prepare()) ?? []) {
+    if (problem) print(`WARN  search ${name}: ${problem}`);
+  }
+}
+
+const stackOf = (error: unknown): string =>
+  error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -40,7 +40,7 @@ export interface CallRequest {
 export interface InvokerOptions {
   readonly tokens: InvocationTokens;
   /** The broker's origin as the Function sees it (`http://127.0.0.1:<port>`). */
-  readonly brokerUrl: () => string;
+  readonly brokerUrl: string;
   /** `runtime.sdk.version` from platform.yaml. */
   readonly sdkVersion: string;
   readonly environment: 'development' | 'production';
@@ -143,7 +143,7 @@ export class FunctionInvoker {
       user: contextUser(caller),
       job: request.job ?? null,
       http: request.http ?? null,
-      broker: { url: this.#options.brokerUrl(), token },
+      broker: { url: this.#options.brokerUrl, token },
     };
     const perCallJson = JSON.stringify(perCall);
     const response = await fn.process.request({

@@ -13,33 +13,57 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A bound port whose app is not built yet: requests wait until {@link BrokerListener.serve}. */
+export interface BrokerListener extends RunningServer {
+  /** Starts answering with `app`, the requests that arrived before it included. Call it once. */
+  serve(app: Hono<BrokerEnv>): RunningServer;
+}
+
 /**
- * Serves the broker app on Node (`@hono/node-server`). Binds 127.0.0.1 by default, since the
- * local broker is for this machine only.
+ * Serves the broker app on Node (`@hono/node-server`) in two steps: binds the port first, then
+ * {@link BrokerListener.serve} hands it the app. Whatever is built in between (the Function
+ * runner, the broker URL of invocations) knows the port as a constant, and a taken port fails
+ * before any service starts. Binds 127.0.0.1 by default, since the local broker is for this
+ * machine only.
  *
  * @example
  * ```ts
- * const server = await serveBroker(app, { port: 0 });
- * console.log(server.url);
+ * const listener = await listenBroker({ port: 0 });
+ * const server = listener.serve(createBrokerApp(services(listener.port)));
  * await server.close();
  * ```
  */
-export function serveBroker(
-  app: Hono<BrokerEnv>,
+export function listenBroker(
   options: { port?: number; hostname?: string } = {},
-): Promise<RunningServer> {
+): Promise<BrokerListener> {
+  let attach: (app: Hono<BrokerEnv>) => void = () => undefined;
+  const attached = new Promise<Hono<BrokerEnv>>((resolve) => {
+    attach = resolve;
+  });
   return new Promise((resolve, reject) => {
     const server = serve(
-      { fetch: app.fetch, port: options.port ?? 0, hostname: options.hostname ?? '127.0.0.1' },
+      {
+        fetch: async (request, env) => (await attached).fetch(request, env),
+        port: options.port ?? 0,
+        hostname: options.hostname ?? '127.0.0.1',
+      },
       (info: AddressInfo) => {
-        resolve({
+        const running: RunningServer = {
           port: info.port,
           url: `http://localhost:${info.port}`,
           close: () =>
             new Promise<void>((done) => {
+              // Requests still waiting for an app that never came are dropped with their sockets.
               if ('closeAllConnections' in server) server.closeAllConnections();
               server.close(() => done());
             }),
+        };
+        resolve({
+          ...running,
+          serve: (app) => {
+            attach(app);
+            return running;
+          },
         });
       },
     );

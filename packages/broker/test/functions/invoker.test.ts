@@ -29,7 +29,7 @@ describe('FunctionInvoker', () => {
     const tokens = new InvocationTokens();
     const invoker = new FunctionInvoker({
       tokens,
-      brokerUrl: () => 'http://127.0.0.1:4310',
+      brokerUrl: 'http://127.0.0.1:4310',
       sdkVersion: '2.6.0',
       environment: 'development',
       declared,

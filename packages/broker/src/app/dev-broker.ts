@@ -1,0 +1,66 @@
+import type { Manifest } from '@platform/schema/manifest';
+import { mountAppRoutes } from '../api/app-routes.ts';
+import { mountBrokerApi } from '../api/dev-api.ts';
+import type { Frontend } from '../api/frontend.ts';
+import { RouteTable } from '../api/route-table.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import { declarationsOf, functionsOf } from './app-config.ts';
+import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts';
+
+/** What every broker of one `platform dev` shares, whichever platform.yaml it serves. */
+export interface DevBrokerContext {
+  /** The app folder (absolute). */
+  readonly appDir: string;
+  readonly print: LogWriter;
+  /** Opens the control plane; the same for every restart, so `.platform/dev.json` stays valid. */
+  readonly devToken: string;
+  /** The app's `public/` folder, served after every other route. */
+  readonly frontend: Frontend;
+  readonly authenticate?: BrokerOptions['authenticate'];
+  readonly databaseUrl?: string | undefined;
+  readonly snapshotPath?: string | undefined;
+  readonly inMemory?: boolean;
+  readonly clock?: Clock;
+}
+
+/**
+ * Starts the broker for one version of platform.yaml on `port` (`0`: a free one): its SDK pin,
+ * declarations, queues, cron and visibility, the broker API, the manifest's Function routes and
+ * the frontend; then bundles and starts every declared Function. When a Function fails, the
+ * broker is closed again (Functions still starting included) and the failure thrown.
+ */
+export async function launchDevBroker(
+  context: DevBrokerContext,
+  manifest: Manifest,
+  port: number,
+): Promise<Broker> {
+  const { appDir, print, devToken, frontend, clock } = context;
+  const routes = RouteTable.fromManifest(manifest);
+  const broker = await startBroker({
+    appDir,
+    port,
+    sdkVersion: manifest.runtime.sdk.version,
+    declared: declarationsOf(manifest),
+    searches: manifest.data.search,
+    jobs: { queues: manifest.queues, cron: manifest.cron, ...(clock ? { clock } : {}) },
+    auth: { visibility: manifest.visibility, print, devToken, ...(clock ? { clock } : {}) },
+    logWriter: print,
+    databaseUrl: context.databaseUrl,
+    snapshotPath: context.snapshotPath,
+    ...(context.inMemory ? { inMemory: true } : {}),
+    ...(context.authenticate ? { authenticate: context.authenticate } : {}),
+    mount: (app, services) => {
+      mountBrokerApi(app, { invoker: services.invoker, devToken });
+      mountAppRoutes(app, { routes: () => routes, ...services });
+      frontend.mount(app);
+    },
+  });
+  try {
+    await Promise.all(functionsOf(manifest).map((fn) => broker.functions.add(fn)));
+  } catch (error) {
+    await broker.close();
+    throw error;
+  }
+  return broker;
+}

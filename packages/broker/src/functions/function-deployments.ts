@@ -1,0 +1,194 @@
+import { join } from 'node:path';
+import { PlatformError } from '@platform/errors';
+import type { LogWriter } from '../logs/log-sink.ts';
+import { rememberBundle, reusableBundle } from './bundle-cache.ts';
+import { type BundleResult, bundleFunction } from './bundler.ts';
+import { FunctionProcess } from './function-process.ts';
+import type { FunctionAccess, FunctionInvoker } from './invoker.ts';
+import type { SdkSource } from './sdk.ts';
+
+/** One Function to serve (from platform.yaml `functions[]`). */
+export interface FunctionDeclaration {
+  readonly name: string;
+  /** Relative to the app folder. */
+  readonly entrypoint: string;
+  readonly access: FunctionAccess;
+  /** @default 60000 */
+  readonly timeoutMs?: number;
+}
+
+/** Where and how one broker's Functions are bundled and run. */
+export interface FunctionDeploymentsOptions {
+  /** The app folder; entrypoints are relative to it. */
+  readonly appDir: string;
+  /** The broker's own folder (`<appDir>/.platform`): bundles go to `functions/`, Deno's cache to `deno/`. */
+  readonly stateDir: string;
+  /** The `@platform/server` copy Functions are bundled with. */
+  readonly sdk: SdkSource;
+  /** The broker's port on 127.0.0.1, the only other address a Function may reach. */
+  readonly brokerPort: number;
+  /** Where a started Function is registered, so calls reach it. */
+  readonly invoker: FunctionInvoker;
+  /** Receives the processes' output and crash notices. */
+  readonly print: LogWriter;
+}
+
+/** A running version of a Function. */
+interface Deployment {
+  readonly declaration: FunctionDeclaration;
+  readonly process: FunctionProcess;
+  /** The files its bundle was built from. */
+  readonly inputs: ReadonlySet<string>;
+}
+
+/**
+ * The Functions one broker runs: each is bundled (reusing an unchanged earlier bundle), started
+ * in its own Deno process and registered with the invoker; a new version replaces the running
+ * one only once it is ready. Owns every process it starts: {@link FunctionDeployments.close}
+ * stops them all, those still starting included.
+ *
+ * @example
+ * ```ts
+ * const functions = new FunctionDeployments({ appDir, stateDir, sdk, brokerPort, invoker, print });
+ * await functions.add({ name: 'listTodos', entrypoint: 'functions/list-todos.ts', access: 'user' });
+ * await functions.close();
+ * ```
+ */
+export class FunctionDeployments {
+  readonly #options: FunctionDeploymentsOptions;
+  readonly #deployed = new Map<string, Deployment>();
+  /** Processes whose start is under way, not yet registered. */
+  readonly #starting = new Set<FunctionProcess>();
+  /** Deployments under way, settled either way. */
+  readonly #pending = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(options: FunctionDeploymentsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Bundles `fn`, starts its process and registers it; a version already running keeps serving
+   * until the new one is ready, then stops. A bundling or start failure throws (bundling errors
+   * name file and line) and leaves the running version in place. Resolves to the bundle.
+   */
+  add(fn: FunctionDeclaration): Promise<BundleResult> {
+    const deploying = this.#deploy(fn);
+    const settled = deploying.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#pending.add(settled);
+    void settled.then(() => this.#pending.delete(settled));
+    return deploying;
+  }
+
+  /** Deploys the running Function `name` again from its declaration (its sources changed). */
+  replace(name: string): Promise<BundleResult> {
+    const deployment = this.#deployed.get(name);
+    if (!deployment) {
+      return Promise.reject(
+        new PlatformError({
+          code: 'FUNCTION_NOT_FOUND',
+          message: `No Function named "${name}" is deployed.`,
+          details: { name },
+        }),
+      );
+    }
+    return this.add(deployment.declaration);
+  }
+
+  /** Names of the deployed Functions whose bundle was built from any of `paths` (absolute). */
+  changedBy(paths: Iterable<string>): string[] {
+    const changed = [...paths];
+    return [...this.#deployed.values()]
+      .filter(({ inputs }) => changed.some((path) => inputs.has(path)))
+      .map(({ declaration }) => declaration.name);
+  }
+
+  /** Unregisters `name` and stops its process; nothing happens when it is not deployed. */
+  async remove(name: string): Promise<void> {
+    const deployment = this.#deployed.get(name);
+    if (!deployment) return;
+    this.#deployed.delete(name);
+    if (this.#options.invoker.get(name)?.process === deployment.process) {
+      this.#options.invoker.unregister(name);
+    }
+    await deployment.process.stop();
+  }
+
+  /**
+   * Stops every process, those still starting included, and refuses later deployments.
+   * Resolves once no process of these Functions runs.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    // A start under way is cut short now instead of finishing first; its deployment then sees
+    // the registry closed and stops (the process already is).
+    await Promise.all([...this.#starting].map((process) => process.stop()));
+    await Promise.all(this.#pending);
+    await Promise.all([...this.#deployed.keys()].map((name) => this.remove(name)));
+  }
+
+  async #deploy(fn: FunctionDeclaration): Promise<BundleResult> {
+    this.#refuseWhenClosed(fn.name);
+    const bundle = await this.#bundle(fn);
+    this.#refuseWhenClosed(fn.name);
+    const process = this.#process(fn.name, bundle.outFile);
+    this.#starting.add(process);
+    try {
+      await process.ready();
+      this.#refuseWhenClosed(fn.name);
+    } catch (error) {
+      // A failed start may leave its process exiting: wait until it is gone.
+      await process.stop();
+      throw error;
+    } finally {
+      this.#starting.delete(process);
+    }
+    const previous = this.#deployed.get(fn.name);
+    this.#options.invoker.register({
+      name: fn.name,
+      access: fn.access,
+      process,
+      ...(fn.timeoutMs ? { timeoutMs: fn.timeoutMs } : {}),
+    });
+    this.#deployed.set(fn.name, { declaration: fn, process, inputs: new Set(bundle.inputs) });
+    await previous?.process.stop();
+    return bundle;
+  }
+
+  async #bundle(fn: FunctionDeclaration): Promise<BundleResult> {
+    const { appDir, stateDir, sdk } = this.#options;
+    const outFile = join(stateDir, 'functions', `${fn.name}.js`);
+    const key = { entrypoint: fn.entrypoint, sdkDir: sdk.resolveDir, sdkVersion: sdk.version };
+    const reused = await reusableBundle(key, outFile);
+    if (reused) return reused;
+    const bundle = await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
+    await rememberBundle(key, bundle);
+    return bundle;
+  }
+
+  #process(name: string, bundlePath: string): FunctionProcess {
+    const { print, brokerPort, stateDir } = this.#options;
+    return new FunctionProcess({
+      name,
+      bundlePath,
+      brokerPort,
+      denoDir: join(stateDir, 'deno'),
+      onOutput: (line, stream) =>
+        print(`${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${line}`),
+      onCrash: ({ code, signal }) =>
+        print(`ERROR [${name}] process exited (${signal ?? `code ${code}`}); restarting`),
+    });
+  }
+
+  #refuseWhenClosed(name: string): void {
+    if (!this.#closed) return;
+    throw new PlatformError({
+      code: 'FUNCTION_UNAVAILABLE',
+      message: `Function "${name}" could not be started: the broker is stopping.`,
+      details: { function: name },
+    });
+  }
+}

@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The text of a /proc file, or `undefined` when the process or thread is gone. */
+function procText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How many `worker_threads` this process runs right now (Linux: Node names their threads
+ * `WorkerThread`). The embedded database runs in one, so an open PGlite shows here.
+ */
+export function workerThreads(): number {
+  return readdirSync('/proc/self/task').filter(
+    (task) => procText(`/proc/self/task/${task}/comm`)?.trim() === 'WorkerThread',
+  ).length;
+}
+
+/**
+ * Ids of the live child processes of `parent` whose command name is `command` (Linux /proc);
+ * exited children not yet reaped (zombies) are left out.
+ */
+export function processesOf(parent: number, command: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procText(`/proc/${entry}/stat`);
+    if (stat === undefined) continue;
+    // `pid (comm) state ppid ...`: the name may hold spaces and parentheses, so split after it.
+    const open = stat.indexOf('(');
+    const close = stat.lastIndexOf(')');
+    const name = stat.slice(open + 1, close);
+    const [state, ppid] = stat
+      .slice(close + 2)
+      .split(' ')
+      .slice(0, 2);
+    if (name === command && Number(ppid) === parent && state !== 'Z') pids.push(Number(entry));
+  }
+  return pids;
+}
