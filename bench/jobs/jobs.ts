@@ -20,6 +20,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PgBoss from 'pg-boss';
+import { platformSchema } from '../../packages/broker/src/app/platform-schema.ts';
 import { startBroker } from '../../packages/broker/src/app/start-broker.ts';
 import type { Database } from '../../packages/broker/src/db/database.ts';
 import { defaultSnapshotPath, openDatabase } from '../../packages/broker/src/db/open-database.ts';
@@ -111,10 +112,14 @@ const succeeded = (db: Database) => async () =>
 /** The broker's engine with an in-process no-op consumer. */
 async function oursInProcess(databaseUrl: string): Promise<Result> {
   const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
-  const { db } = await openDatabase({ appDir, databaseUrl, snapshotPath: defaultSnapshotPath() });
+  const { db } = await openDatabase({
+    appDir,
+    databaseUrl,
+    snapshotPath: defaultSnapshotPath(),
+    platformSchema,
+  });
   try {
     const jobs = new JobService(db);
-    await jobs.init();
     await jobs.configure({ queues: [queueDeclaration], cron: [] });
     const startedAt = new Map<string, number>();
     const worker = new JobWorker({

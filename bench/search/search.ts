@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SearchDeclaration } from '@platform/schema/manifest';
+import { platformSchema } from '../../packages/broker/src/app/platform-schema.ts';
 import type { Database } from '../../packages/broker/src/db/database.ts';
 import { openDatabase } from '../../packages/broker/src/db/open-database.ts';
 import { runAs } from '../../packages/broker/src/db/run-as.ts';
@@ -133,6 +134,7 @@ async function suite(kind: 'pglite' | 'postgres', rows: number, url?: string): P
     databaseUrl: url ?? '',
     inMemory: true,
     snapshotPath: join(dir, 'snapshot.tar'),
+    platformSchema,
   });
   try {
     // A PostgreSQL cluster serves every size in turn: start from an empty table each time.

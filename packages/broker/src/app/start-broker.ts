@@ -27,6 +27,7 @@ import { sdkSearchDeclarations } from '../search/search-options.ts';
 import { SearchService } from '../search/search-service.ts';
 import { SecretStore } from '../secrets/secret-store.ts';
 import { createBrokerApp } from './broker-app.ts';
+import { platformSchema } from './platform-schema.ts';
 import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './start-jobs.ts';
 import { Teardown } from './teardown.ts';
 
@@ -133,6 +134,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       databaseUrl: options.databaseUrl,
       inMemory: options.inMemory ?? false,
       snapshotPath: options.snapshotPath,
+      platformSchema,
     });
     const { db } = opened;
     teardown.add(() => db.close());
@@ -147,8 +149,6 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     const data = new DataService(db);
     const files = new FileService(db, join(stateDir, 'files'));
     const outbox = new Outbox(db);
-    await files.init();
-    await outbox.init();
     const auth = await AuthService.create(
       db,
       outbox,

@@ -39,8 +39,8 @@ export interface BrokerJobs {
 }
 
 /**
- * Creates the job tables, applies the declarations (dead-lettering jobs of removed queues) and
- * starts one worker and the cron scheduler for a broker.
+ * Applies the declarations (dead-lettering jobs of removed queues) and starts one worker and the
+ * cron scheduler for a broker. The job tables are part of the platform schema.
  */
 export async function startBrokerJobs(
   db: Database,
@@ -52,7 +52,6 @@ export async function startBrokerJobs(
     ...(options.scope ? { scope: options.scope } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  await service.init();
   await service.configure({ queues: options.queues ?? [], cron: options.cron ?? [] });
   const worker = new JobWorker({
     jobs: service,

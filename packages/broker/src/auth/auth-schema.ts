@@ -1,7 +1,10 @@
+import type { SchemaChange } from '../db/platform-schema.ts';
+
 /**
  * The broker's own sign-in tables in the `platform` schema, which no app role can reach: the
  * app's tables never hold a password, a verifier, a refresh token or an access token.
- * Every statement is idempotent; `AuthService.init()` runs them on every start.
+ * Every statement is idempotent, so this first step adopts the tables of a data directory made
+ * before the platform schema had versions.
  */
 export const authSchemaSql = `
 CREATE TABLE IF NOT EXISTS platform.auth_keys (
@@ -62,3 +65,6 @@ CREATE TABLE IF NOT EXISTS platform.app_tokens (
   revoked_at timestamptz
 );
 `;
+
+/** The sign-in tables as a step of the platform schema (`app/platform-schema.ts` numbers it). */
+export const authTablesStep: SchemaChange = { name: 'auth', sql: authSchemaSql };

@@ -13,7 +13,6 @@ import { type Account, Accounts } from './accounts.ts';
 import { AppGrants } from './app-grants.ts';
 import { APP_TOKEN_PREFIX, AppTokens } from './app-tokens.ts';
 import type { ResolvedAuthOptions } from './auth-options.ts';
-import { authSchemaSql } from './auth-schema.ts';
 import { ConfirmationCookies } from './confirmation-cookie.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
 import { CsrfTokens } from './csrf.ts';
@@ -101,11 +100,6 @@ export class AuthService {
     outbox: Outbox,
     options: ResolvedAuthOptions,
   ): Promise<AuthService> {
-    // Several brokers may share one PostgreSQL: concurrent CREATE TABLE IF NOT EXISTS can collide.
-    await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(7007)');
-      await tx.exec(authSchemaSql);
-    });
     const key = async (name: string): Promise<string> => {
       await db.query(
         'INSERT INTO platform.auth_keys (name, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING',

@@ -1,4 +1,4 @@
-import type { Database } from './database.ts';
+import type { SchemaChange } from './platform-schema.ts';
 
 /** The database roles a data call runs as (`SET LOCAL ROLE`), one per kind of caller. */
 export const dbRoles = {
@@ -14,17 +14,20 @@ const roles = Object.values(dbRoles);
 const roleList = roles.join(', ');
 
 /**
- * The SQL every app database gets before its own migrations, run on every start (each
- * statement is idempotent). It creates:
+ * The SQL every app database gets before its own migrations: version 1 of the platform schema
+ * (see `platform-schema.ts`), run once. Every statement is idempotent, so on a data directory
+ * made before the schema had versions it adopts what is there. It creates:
  *
  * - the roles `anon`, `authenticated` and `platform_system` (NOLOGIN; the broker switches to
- *   them with `SET LOCAL ROLE` for each data call, so row-level security applies);
+ *   them with `SET LOCAL ROLE` for each data call, so row-level security applies); roles belong
+ *   to the whole PostgreSQL cluster, so a role another database created meanwhile is fine;
  * - schema `auth` with `auth.jwt()`, `auth.uid()` (uuid, null for anonymous and system
  *   callers), `auth.role()`, `auth.is_system()` and `auth.connection_id()`, all reading
  *   `current_setting('request.jwt.claims', true)`;
  * - default privileges so tables the app's migrations create in `public` are readable by every
  *   role and writable by `authenticated` and `platform_system` (RLS policies then decide rows);
- * - schema `platform` for the broker's own tables (migrations, files), not granted to any app role.
+ * - schema `platform` for the broker's own tables, not granted to any app role, and in it
+ *   `platform.migrations`, the record of the app's own migrations.
  */
 export const bootstrapSql = `
 DO $roles$
@@ -32,7 +35,10 @@ DECLARE r text;
 BEGIN
   FOREACH r IN ARRAY ARRAY[${roles.map((r) => `'${r}'`).join(', ')}] LOOP
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
-      EXECUTE format('CREATE ROLE %I NOLOGIN NOINHERIT', r);
+      BEGIN
+        EXECUTE format('CREATE ROLE %I NOLOGIN NOINHERIT', r);
+      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+      END;
     END IF;
   END LOOP;
 END
@@ -89,7 +95,5 @@ CREATE TABLE IF NOT EXISTS platform.migrations (
 );
 `;
 
-/** Runs {@link bootstrapSql}; safe on every start. */
-export async function bootstrap(db: Database): Promise<void> {
-  await db.exec(bootstrapSql);
-}
+/** The bootstrap as the first step of the platform schema. */
+export const bootstrapStep: SchemaChange = { name: 'bootstrap', sql: bootstrapSql };

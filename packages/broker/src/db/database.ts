@@ -33,6 +33,17 @@ export interface Transaction extends Queryable {
   exec(sql: string): Promise<void>;
 }
 
+/**
+ * One connection held for the length of a {@link Database.session} callback: session-level
+ * state such as `pg_advisory_lock` stays with it across its statements and transactions.
+ */
+export interface Session extends Queryable {
+  /** Runs several statements separated by `;` without parameters. */
+  exec(sql: string): Promise<void>;
+  /** Runs `fn` inside `BEGIN` ... `COMMIT` on this connection, rolling back when it throws. */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+}
+
 /** The broker's connection to its database. */
 export interface Database extends Queryable {
   /** `pglite` for the embedded database, `postgres` for a server reached by URL. */
@@ -46,6 +57,14 @@ export interface Database extends Queryable {
    * wait forever).
    */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one connection held until it settles, for work that needs session-level state
+   * across several transactions (the platform schema's advisory lock). On PostgreSQL the
+   * connection leaves the pool meanwhile and is closed, not reused, when `fn` throws (so no lock
+   * or setting leaks); on PGlite it is the one session, and calls on the outer `Database` wait
+   * until `fn` settles (use the `session` argument inside it).
+   */
+  session<T>(fn: (session: Session) => Promise<T>): Promise<T>;
   /** Closes the connection (stops the worker thread or ends the pool). */
   close(): Promise<void>;
 }

@@ -1,9 +1,13 @@
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from './bootstrap.ts';
 import type { Database } from './database.ts';
 import { applyMigrations, type MigrationReport } from './migrations.ts';
 import { PgliteDatabase } from './pglite-database.ts';
+import {
+  applyPlatformSchema,
+  type PlatformSchemaReport,
+  type SchemaStep,
+} from './platform-schema.ts';
 import { PostgresDatabase } from './postgres-database.ts';
 
 /** How to reach an app's database. */
@@ -18,11 +22,18 @@ export interface OpenDatabaseOptions {
   readonly snapshotPath?: string | undefined;
   /** Folder of the app's SQL migrations. @default `<appDir>/migrations` */
   readonly migrationsDir?: string;
+  /**
+   * The broker's own schema, every feature's steps in order (`app/platform-schema.ts`), brought
+   * up to date before the app's migrations.
+   */
+  readonly platformSchema: readonly SchemaStep[];
 }
 
 /** An open, bootstrapped and migrated database. */
 export interface OpenedDatabase {
   readonly db: Database;
+  /** The platform schema's version before and after, and the steps applied now. */
+  readonly platformSchema: PlatformSchemaReport;
   readonly migrations: MigrationReport;
   /** Milliseconds from the call to a database ready for queries. */
   readonly milliseconds: number;
@@ -43,11 +54,14 @@ export function defaultSnapshotPath(env: NodeJS.ProcessEnv = process.env): strin
 
 /**
  * Opens the app's database (a real PostgreSQL when `databaseUrl` is set, otherwise PGlite in
- * `<appDir>/.platform/db`), runs the bootstrap SQL and applies the app's migrations.
+ * `<appDir>/.platform/db`), brings the platform schema up to date and applies the app's
+ * migrations. A failing platform step or a database written by a newer broker throws
+ * `PlatformSchemaError`; a failing app migration throws `MigrationError`. The database is closed
+ * again when anything fails.
  *
  * @example
  * ```ts
- * const { db } = await openDatabase({ appDir: 'examples/todos' });
+ * const { db } = await openDatabase({ appDir: 'examples/todos', platformSchema });
  * ```
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
@@ -60,12 +74,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
         snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
       });
   try {
-    await bootstrap(db);
+    const platformSchema = await applyPlatformSchema(db, options.platformSchema);
     const migrations = await applyMigrations(
       db,
       options.migrationsDir ?? join(options.appDir, 'migrations'),
     );
-    return { db, migrations, milliseconds: Math.round(performance.now() - started) };
+    return {
+      db,
+      platformSchema,
+      migrations,
+      milliseconds: Math.round(performance.now() - started),
+    };
   } catch (error) {
     await db.close();
     throw error;

@@ -1,5 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import { type Database, DatabaseError, type QueryResult, type Transaction } from './database.ts';
+import {
+  type Database,
+  DatabaseError,
+  type QueryResult,
+  type Session,
+  type Transaction,
+} from './database.ts';
 import type {
   PgliteErrorData,
   PgliteOpenInfo,
@@ -114,30 +120,21 @@ export class PgliteDatabase implements Database {
   }
 
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.#queue.run(async () => {
-      let open = true;
-      // A statement after the transaction ended would run outside it: refuse.
-      const ended = () => Promise.reject(new Error('The transaction has already ended.'));
-      const tx: Transaction = {
+    return this.#queue.run(() => this.#transactionNow(fn));
+  }
+
+  session<T>(fn: (session: Session) => Promise<T>): Promise<T> {
+    // PGlite is one session already: hold the queue so nothing else interleaves.
+    return this.#queue.run(() =>
+      fn({
         query: <Row>(sql: string, params: readonly unknown[] = []) =>
-          open ? this.#send<Row>({ id: 0, op: 'query', sql, params }) : ended(),
+          this.#send<Row>({ id: 0, op: 'query', sql, params }),
         exec: async (sql: string) => {
-          if (!open) return ended();
           await this.#send({ id: 0, op: 'exec', sql });
         },
-      };
-      await this.#send({ id: 0, op: 'exec', sql: 'BEGIN' });
-      try {
-        const result = await fn(tx);
-        open = false;
-        await this.#send({ id: 0, op: 'exec', sql: 'COMMIT' });
-        return result;
-      } catch (error) {
-        open = false;
-        await this.#send({ id: 0, op: 'exec', sql: 'ROLLBACK' }).catch(() => undefined);
-        throw error;
-      }
-    });
+        transaction: (inner) => this.#transactionNow(inner),
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -145,6 +142,32 @@ export class PgliteDatabase implements Database {
     await this.#queue.run(() => this.#send({ id: 0, op: 'close' })).catch(() => undefined);
     this.#fail(new Error('The database is closed.'));
     await this.#worker.terminate();
+  }
+
+  /** A transaction, for a caller that already holds the queue. */
+  async #transactionNow<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    let open = true;
+    // A statement after the transaction ended would run outside it: refuse.
+    const ended = () => Promise.reject(new Error('The transaction has already ended.'));
+    const tx: Transaction = {
+      query: <Row>(sql: string, params: readonly unknown[] = []) =>
+        open ? this.#send<Row>({ id: 0, op: 'query', sql, params }) : ended(),
+      exec: async (sql: string) => {
+        if (!open) return ended();
+        await this.#send({ id: 0, op: 'exec', sql });
+      },
+    };
+    await this.#send({ id: 0, op: 'exec', sql: 'BEGIN' });
+    try {
+      const result = await fn(tx);
+      open = false;
+      await this.#send({ id: 0, op: 'exec', sql: 'COMMIT' });
+      return result;
+    } catch (error) {
+      open = false;
+      await this.#send({ id: 0, op: 'exec', sql: 'ROLLBACK' }).catch(() => undefined);
+      throw error;
+    }
   }
 
   #send<Row>(request: PgliteRequest): Promise<QueryResult<Row>> {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, QueryResult, Transaction } from './database.ts';
+import type { Database, QueryResult, Session, Transaction } from './database.ts';
 
 // Same JSON-friendly shapes as the PGlite worker: int8 as a number when it is safe.
 const INT8_OID = 20;
@@ -20,6 +20,49 @@ function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
     rows: result.rows as Row[],
     rowCount: Math.max(result.rowCount ?? 0, result.rows.length),
   };
+}
+
+/** A transaction whose `ROLLBACK` failed too: its connection must be dropped, not reused. */
+class BrokenConnection extends Error {
+  constructor(readonly original: unknown) {
+    super('The connection could not roll back.', { cause: original });
+  }
+}
+
+/**
+ * Runs `fn` between `BEGIN` and `COMMIT` on `client`, rolling back when it throws. When the
+ * rollback fails as well, throws {@link BrokenConnection} around the original error.
+ */
+async function transactionOn<T>(
+  client: pg.PoolClient,
+  fn: (tx: Transaction) => Promise<T>,
+): Promise<T> {
+  let open = true;
+  const tx: Transaction = {
+    query: async <Row>(sql: string, params: readonly unknown[] = []) => {
+      if (!open) throw new Error('The transaction has already ended.');
+      return toResult<Row>(await client.query(sql, [...params]));
+    },
+    exec: async (sql: string) => {
+      if (!open) throw new Error('The transaction has already ended.');
+      await client.query(sql);
+    },
+  };
+  try {
+    await client.query('BEGIN');
+    const result = await fn(tx);
+    open = false;
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    open = false;
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      throw new BrokenConnection(error);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -69,35 +112,43 @@ export class PostgresDatabase implements Database {
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
-    let open = true;
-    const tx: Transaction = {
-      query: async <Row>(sql: string, params: readonly unknown[] = []) => {
-        if (!open) throw new Error('The transaction has already ended.');
-        return toResult<Row>(await client.query(sql, [...params]));
-      },
+    let result: T;
+    try {
+      result = await transactionOn(client, fn);
+    } catch (error) {
+      client.release(error instanceof BrokenConnection);
+      throw error instanceof BrokenConnection ? error.original : error;
+    }
+    client.release();
+    return result;
+  }
+
+  async session<T>(fn: (session: Session) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    const session: Session = {
+      query: async <Row>(sql: string, params: readonly unknown[] = []) =>
+        toResult<Row>(await client.query(sql, [...params])),
       exec: async (sql: string) => {
-        if (!open) throw new Error('The transaction has already ended.');
         await client.query(sql);
       },
+      transaction: async (inner) => {
+        try {
+          return await transactionOn(client, inner);
+        } catch (error) {
+          throw error instanceof BrokenConnection ? error.original : error;
+        }
+      },
     };
+    let result: T;
     try {
-      await client.query('BEGIN');
-      const result = await fn(tx);
-      open = false;
-      await client.query('COMMIT');
-      client.release();
-      return result;
+      result = await fn(session);
     } catch (error) {
-      open = false;
-      try {
-        await client.query('ROLLBACK');
-        client.release();
-      } catch {
-        // A connection that cannot roll back is broken: drop it from the pool.
-        client.release(true);
-      }
+      // Whatever the failure left on the connection (a lock, a setting) must not reach the pool.
+      client.release(true);
       throw error;
     }
+    client.release();
+    return result;
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,11 @@
-import type { Database } from '../db/database.ts';
+import type { SchemaChange } from '../db/platform-schema.ts';
 
 /**
  * The broker's file tables, in the internal `platform` schema that no app role can reach:
  * `files` holds the current metadata and generation of each file, `file_generations` one row per
  * content generation (every upload and replace, even with identical bytes, adds one; delegated
- * job grants pin a generation).
+ * job grants pin a generation). Idempotent: it adopts the tables of a data directory made
+ * before the platform schema had versions.
  */
 export const fileSchemaSql = `
 CREATE TABLE IF NOT EXISTS platform.files (
@@ -28,7 +29,5 @@ CREATE TABLE IF NOT EXISTS platform.file_generations (
 );
 `;
 
-/** Creates the file tables when missing. */
-export async function ensureFileSchema(db: Database): Promise<void> {
-  await db.exec(fileSchemaSql);
-}
+/** The file tables as a step of the platform schema (`app/platform-schema.ts` numbers it). */
+export const fileTablesStep: SchemaChange = { name: 'files', sql: fileSchemaSql };

@@ -4,7 +4,6 @@ import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import type { Caller } from '../kernel/caller.ts';
 import { FileBlobs } from './file-blobs.ts';
-import { ensureFileSchema } from './file-schema.ts';
 
 type Contract = typeof runtimeContract;
 
@@ -64,11 +63,6 @@ export class FileService {
   constructor(db: Database, root: string) {
     this.#db = db;
     this.blobs = new FileBlobs(root);
-  }
-
-  /** Creates the tables; call once at start. */
-  init(): Promise<void> {
-    return ensureFileSchema(this.#db);
   }
 
   /** Stores a new file (generation 1). */

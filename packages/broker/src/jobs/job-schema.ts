@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { SchemaChange } from '../db/platform-schema.ts';
 
 /**
  * The job engine's tables, in the broker's internal `platform` schema (no app role reaches it).
@@ -12,8 +12,8 @@ import type { Database } from '../db/database.ts';
  * attempt. Workers claim rows with `FOR UPDATE SKIP LOCKED` under a per-queue advisory lock,
  * so the concurrency count they read cannot race with another broker's claim.
  *
- * `platform.cron_state` holds, per schedule, the instant up to which its occurrences have been
- * handled, shared by every broker on the database so each occurrence runs once.
+ * Idempotent: it adopts the table of a data directory made before the platform schema had
+ * versions. Cron's own table is in `cron/cron-schema.ts`.
  */
 export const jobSchemaSql = `
 CREATE TABLE IF NOT EXISTS platform.jobs (
@@ -50,28 +50,7 @@ CREATE INDEX IF NOT EXISTS jobs_pending_idx ON platform.jobs (app_id, environmen
 CREATE INDEX IF NOT EXISTS jobs_running_idx ON platform.jobs (lease_until) WHERE state = 'running';
 CREATE INDEX IF NOT EXISTS jobs_history_idx ON platform.jobs (app_id, environment, namespace, kind, created_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS jobs_finished_idx ON platform.jobs (finished_at) WHERE finished_at IS NOT NULL;
-CREATE TABLE IF NOT EXISTS platform.cron_state (
-  app_id text NOT NULL,
-  environment text NOT NULL,
-  namespace text NOT NULL,
-  name text NOT NULL,
-  schedule text NOT NULL,
-  timezone text NOT NULL,
-  enabled boolean NOT NULL,
-  checked_until timestamptz NOT NULL,
-  last_scheduled_at timestamptz,
-  last_job_id text,
-  PRIMARY KEY (app_id, environment, namespace, name)
-);
 `;
 
-/**
- * Creates the job tables when missing. An advisory lock makes two brokers starting together on
- * one PostgreSQL take turns (concurrent `CREATE TABLE IF NOT EXISTS` can otherwise collide).
- */
-export async function ensureJobSchema(db: Database): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('platform.jobs schema'))`);
-    await tx.exec(jobSchemaSql);
-  });
-}
+/** The job table as a step of the platform schema (`app/platform-schema.ts` numbers it). */
+export const jobTablesStep: SchemaChange = { name: 'jobs', sql: jobSchemaSql };

@@ -7,7 +7,6 @@ import { checkGrantedRead, type FileGrant, pinFileGrant } from './file-grants.ts
 import { type JobListQuery, type JobPage, listJobs } from './job-history.ts';
 import { type JobScope, policyOf } from './job-policy.ts';
 import { type Job, toJob } from './job-rows.ts';
-import { ensureJobSchema } from './job-schema.ts';
 import { deadLetterInactive, findJob, insertJob } from './job-store.ts';
 
 /** The body of a `jobsEnqueue` request, as the runtime contract parses it. */
@@ -48,7 +47,6 @@ export const localScope: JobScope = {
  * @example
  * ```ts
  * const jobs = new JobService(db);
- * await jobs.init();
  * await jobs.configure({ queues: manifest.queues, cron: manifest.cron });
  * const { job } = await jobs.enqueue('emails', { payload: { to: 'a@b.c' }, idempotencyKey: 'welcome-42' });
  * ```
@@ -77,11 +75,6 @@ export class JobService {
         details: { appId },
       });
     }
-  }
-
-  /** Creates the tables; call once at start. */
-  init(): Promise<void> {
-    return ensureJobSchema(this.db);
   }
 
   /**

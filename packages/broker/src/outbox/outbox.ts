@@ -27,20 +27,6 @@ export interface CapturedEmail {
   readonly createdAt: string;
 }
 
-const schemaSql = `
-CREATE TABLE IF NOT EXISTS platform.outbox (
-  id text PRIMARY KEY,
-  from_alias text NOT NULL,
-  recipients jsonb NOT NULL,
-  subject text NOT NULL,
-  text_body text,
-  html_body text,
-  reply_to text,
-  request_id text,
-  function_name text,
-  created_at timestamptz NOT NULL DEFAULT now()
-);`;
-
 interface OutboxRow {
   id: string;
   from_alias: string;
@@ -70,11 +56,6 @@ export class Outbox {
 
   constructor(db: Database) {
     this.#db = db;
-  }
-
-  /** Creates the table; call once at start. */
-  async init(): Promise<void> {
-    await this.#db.exec(schemaSql);
   }
 
   /** Captures a message; `EMAIL_ALIAS_NOT_DECLARED` for a sender the manifest does not declare. */

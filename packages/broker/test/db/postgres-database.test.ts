@@ -2,8 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataService } from '../../src/data/data-service.ts';
-import { openDatabase } from '../../src/db/open-database.ts';
 import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
+import { openPostgres } from '../helpers/db.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -32,7 +32,7 @@ describe('a real PostgreSQL through DATABASE_URL', () => {
   });
 
   it('serves the same interface, RLS and migrations as PGlite', async () => {
-    const first = await openDatabase({ appDir: app.path, databaseUrl: server.url });
+    const first = await openPostgres(server.url, app.path);
     try {
       expect(first.db.kind).toBe('postgres');
       expect(first.migrations.applied).toEqual(['001.sql']);
@@ -55,7 +55,7 @@ describe('a real PostgreSQL through DATABASE_URL', () => {
     } finally {
       await first.db.close();
     }
-    const second = await openDatabase({ appDir: app.path, databaseUrl: server.url });
+    const second = await openPostgres(server.url, app.path);
     try {
       expect(second.migrations.applied).toEqual([]);
     } finally {

@@ -17,7 +17,6 @@ beforeAll(async () => {
   app = await appWithDatabase();
   root = join(app.appDir, '.platform', 'files');
   files = new FileService(app.db, root);
-  await files.init();
 });
 afterAll(() => app.cleanup());
 

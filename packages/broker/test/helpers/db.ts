@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { platformSchema } from '../../src/app/platform-schema.ts';
 import type { Database } from '../../src/db/database.ts';
 import { type OpenedDatabase, openDatabase } from '../../src/db/open-database.ts';
 import { tempDir } from './temp-dir.ts';
@@ -13,7 +14,10 @@ export const testSnapshotPath = fileURLToPath(
   new URL('../../../../node_modules/.cache/platform-broker/pglite-cluster.tar', import.meta.url),
 );
 
-/** An app folder with the given migrations, its database opened, and a cleanup. */
+/**
+ * An app folder with the given migrations, its database opened with the whole platform schema
+ * (every feature's tables), and a cleanup.
+ */
 export async function appWithDatabase(
   migrations: Record<string, string> = {},
   options: { inMemory?: boolean } = {},
@@ -28,6 +32,7 @@ export async function appWithDatabase(
     databaseUrl: '',
     snapshotPath: testSnapshotPath,
     inMemory: options.inMemory ?? false,
+    platformSchema,
   });
   return {
     ...opened,
@@ -41,7 +46,15 @@ export async function appWithDatabase(
 
 /** Reopens the database of an existing app folder (restart). */
 export function reopen(appDir: string): Promise<OpenedDatabase> {
-  return openDatabase({ appDir, databaseUrl: '', snapshotPath: testSnapshotPath });
+  return openDatabase({ appDir, databaseUrl: '', snapshotPath: testSnapshotPath, platformSchema });
+}
+
+/**
+ * Opens a real PostgreSQL (`url`, see `postgres-server.ts`) for the app folder `appDir` with the
+ * whole platform schema and the app's migrations, as a broker would.
+ */
+export function openPostgres(url: string, appDir: string): Promise<OpenedDatabase> {
+  return openDatabase({ appDir, databaseUrl: url, platformSchema });
 }
 
 export type { Database };

@@ -12,6 +12,11 @@ export interface PostgresServer {
   readonly url: string;
   /** True when the server has pgvector (`CREATE EXTENSION vector` works). */
   readonly hasVector: boolean;
+  /**
+   * Creates an empty database `name` on the server and resolves to its URL, for a test that
+   * needs a database no other test has touched.
+   */
+  createDatabase(name: string): Promise<string>;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
@@ -65,18 +70,22 @@ export async function startPostgres(): Promise<PostgresServer> {
     ]);
     const options = `-k ${dir} -c listen_addresses= -c fsync=off`;
     await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
-    const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(dir)}`;
-    const { stdout } = await run(join(bin, 'psql'), [
-      '-h',
-      dir,
-      '-U',
-      'postgres',
-      '-Atc',
+    const urlOf = (database: string) =>
+      `postgres://postgres@localhost/${database}?host=${encodeURIComponent(dir)}`;
+    const psql = (sql: string) =>
+      run(join(bin, 'psql'), ['-h', dir, '-U', 'postgres', '-Atc', sql]);
+    const { stdout } = await psql(
       `select count(*) from pg_available_extensions where name = 'vector'`,
-    ]);
+    );
     return {
-      url,
+      url: urlOf('postgres'),
       hasVector: stdout.trim() === '1',
+      createDatabase: async (name) => {
+        if (!/^[a-z_][a-z0-9_]*$/.test(name))
+          throw new TypeError(`Not a plain database name: ${name}`);
+        await psql(`create database ${name}`);
+        return urlOf(name);
+      },
       stop: async () => {
         await stopServer();
         await rm(dir, { recursive: true, force: true });

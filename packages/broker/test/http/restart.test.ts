@@ -23,7 +23,6 @@ describe('a broker restart', () => {
       name: 'a.txt',
       contentType: 'text/plain',
     });
-    await env.broker.outbox.init();
     await env.broker.close();
 
     let again: Broker | undefined;

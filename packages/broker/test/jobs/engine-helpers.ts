@@ -47,14 +47,12 @@ export const queue = (
   ...extra,
 });
 
-/** A PGlite database with the file and job tables, a manual clock, a fake invoker. */
+/** A PGlite database with the platform schema, a manual clock, a fake invoker. */
 export async function engine(start = '2025-01-15T12:00:00.000Z') {
   const opened = await appWithDatabase({}, { inMemory: true });
   const clock = new ManualClock(start);
   const files = new FileService(opened.db, `${opened.appDir}/.platform/files`);
-  await files.init();
   const jobs = new JobService(opened.db, { clock });
-  await jobs.init();
   const invoker = new FakeInvoker();
   const workers: JobWorker[] = [];
   const worker = (options: Partial<JobWorkerOptions> = {}) => {

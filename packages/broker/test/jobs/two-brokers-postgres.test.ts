@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src/db/bootstrap.ts';
-import { PostgresDatabase } from '../../src/db/postgres-database.ts';
-import { FileService } from '../../src/files/file-service.ts';
 import { JobService } from '../../src/jobs/job-service.ts';
 import { writeFiles } from '../helpers/broker.ts';
+import { openPostgres } from '../helpers/db.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { type ChildBroker, type ChildEvent, startChild } from './child-broker.ts';
@@ -83,12 +81,11 @@ describe('two brokers on one PostgreSQL', () => {
     timeout: 180_000,
   }, async () => {
     const url = (pg as NonNullable<typeof pg>).url;
-    const db = await PostgresDatabase.connect(url);
+    const setupDir = await tempDir('broker-jobs-setup-');
+    cleanups.push(setupDir.remove);
+    const { db } = await openPostgres(url, setupDir.path);
     cleanups.push(() => db.close());
-    await bootstrap(db);
-    await new FileService(db, '/nonexistent').init();
     const jobs = new JobService(db);
-    await jobs.init();
     await jobs.configure({ queues, cron: [] });
 
     const dirs = await Promise.all([tempDir('broker-jobs-a-'), tempDir('broker-jobs-b-')]);

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { openDatabase } from '../../src/db/open-database.ts';
 import { userCaller } from '../../src/kernel/caller.ts';
 import { SearchService } from '../../src/search/search-service.ts';
+import { openPostgres } from '../helpers/db.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
@@ -27,7 +27,7 @@ beforeAll(async () => {
   cluster = await startPostgres();
   const dir = await tempDir('search-pg-app-');
   removeDir = dir.remove;
-  ({ db } = await openDatabase({ appDir: dir.path, databaseUrl: cluster.url }));
+  ({ db } = await openPostgres(cluster.url, dir.path));
   await db.exec(corpusMigration);
   corpus = generateCorpus(11, 400);
   const withoutVector = cluster.hasVector ? docsSearch : { ...docsSearch, vector: undefined };

@@ -1,0 +1,29 @@
+import { authTablesStep } from '../auth/auth-schema.ts';
+import { bootstrapStep } from '../db/bootstrap.ts';
+import type { SchemaStep } from '../db/platform-schema.ts';
+import { fileTablesStep } from '../files/file-schema.ts';
+import { cronStateStep } from '../jobs/cron/cron-schema.ts';
+import { jobTablesStep } from '../jobs/job-schema.ts';
+import { outboxTableStep } from '../outbox/outbox-schema.ts';
+
+/**
+ * The broker's own schema, in the order its steps run, each with its version for good. Each
+ * feature writes its changes in its own folder; this list is the one place that orders and
+ * numbers them (the database layer cannot import features). To change a platform table, add a
+ * new change in the feature's folder and append it here with the next version; never edit or
+ * renumber a released step (databases already recorded it). Steps 1 to 6 are the tables that
+ * existed before the schema had versions: idempotent, so they adopt an older data directory.
+ *
+ * @example
+ * ```ts
+ * const { db } = await openDatabase({ appDir, platformSchema });
+ * ```
+ */
+export const platformSchema: readonly SchemaStep[] = [
+  { version: 1, ...bootstrapStep },
+  { version: 2, ...fileTablesStep },
+  { version: 3, ...outboxTableStep },
+  { version: 4, ...authTablesStep },
+  { version: 5, ...jobTablesStep },
+  { version: 6, ...cronStateStep },
+];
