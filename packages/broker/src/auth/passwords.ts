@@ -1,6 +1,7 @@
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
+import { safeEqual } from '../kernel/crypto.ts';
 
 const KEY_BYTES = 32;
 const BLOCK_SIZE = 8;
@@ -73,7 +74,7 @@ export async function verifyPassword(password: string, verifier: string): Promis
     p: Number(p),
     maxmem: 256 * 2 ** Number(logN) * Number(r),
   });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return safeEqual(actual, expected);
 }
 
 let dummy: Promise<string> | undefined;
