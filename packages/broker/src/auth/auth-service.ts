@@ -18,6 +18,7 @@ import { ConfirmationCookies } from './confirmation-cookie.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
 import { CsrfTokens } from './csrf.ts';
 import { EmailLinks, type LinkPurpose } from './email-links.ts';
+import { linkLifetime } from './pages.ts';
 import { FailureLimiter } from './rate-limit.ts';
 import { Sessions } from './sessions.ts';
 
@@ -287,11 +288,11 @@ export class AuthService {
         from: 'auth',
         to: email,
         subject,
-        text: `${subject}: open ${url} and confirm. The link is valid for 15 minutes and works once.\nIf you did not ask for this, ignore this email.`,
+        text: `${subject}: open ${url} and confirm. The link is valid for ${linkLifetime} and works once.\nIf you did not ask for this, ignore this email.`,
       },
       ['auth'],
     );
-    this.options.print(`[auth] ${subject} (${email}, valid 15 minutes): ${url}`);
+    this.options.print(`[auth] ${subject} (${email}, valid ${linkLifetime}): ${url}`);
     return claim;
   }
 

@@ -5,6 +5,7 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { parseEmail } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
+import { CONFIRMATION_COOKIE_SECONDS } from './confirmation-cookie.ts';
 import { authCookies, clearCookie, readCookie, setCookie } from './cookies.ts';
 import { isSameOrigin } from './csrf.ts';
 import type { ClaimState } from './email-links.ts';
@@ -13,6 +14,8 @@ import { pageResponse } from './page-layout.ts';
 import {
   approvedPage,
   checkEmailPage,
+  inMinutes,
+  linkLifetime,
   linkProblemPage,
   messagePage,
   reviewPage,
@@ -32,7 +35,7 @@ const claimProblems: Record<
   expired: {
     status: 410,
     title: 'This sign-in request has expired',
-    text: 'Links are valid for 15 minutes. Ask for a new one.',
+    text: `Links are valid for ${linkLifetime}. Ask for a new one.`,
   },
   claimed: {
     status: 409,
@@ -128,7 +131,7 @@ export function mountEmailLinkRoutes(app: Hono<BrokerEnv>, auth: AuthService): v
       return pageResponse(
         messagePage(
           'Open the link again to confirm',
-          'Confirmation needs the page the email link opens, in the same browser, within 10 minutes. Open the link from the email again and press Confirm.',
+          `Confirmation needs the page the email link opens, in the same browser, within ${inMinutes(CONFIRMATION_COOKIE_SECONDS)}. Open the link from the email again and press Confirm.`,
         ),
         { status: 403 },
       );

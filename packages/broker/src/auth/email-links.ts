@@ -50,8 +50,8 @@ const CLAIM_GRACE_MS = 2 * 60_000;
 /**
  * One-time email links (spec 5.1.2) in `platform.email_links`: the link token and the
  * requesting browser's claim secret are random 256-bit values stored only as SHA-256. A link is
- * valid 15 minutes and approves once; only the browser holding the claim can turn the approval
- * into a session, once.
+ * valid `limits.emailLinkSeconds` and approves once; only the browser holding the claim can
+ * turn the approval into a session, once.
  */
 export class EmailLinks {
   readonly #db: Database;
