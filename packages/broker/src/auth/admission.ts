@@ -3,10 +3,11 @@ import { browserRoutes, RUNTIME_PREFIX } from '@platform/schema/routes';
 import type { MiddlewareHandler } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE, isControlPlane, isUnder } from '../http/paths.ts';
-import { type AuthService, INVALID } from './auth-service.ts';
+import type { AuthService } from './auth-service.ts';
 import { admitControlPlane } from './control-plane.ts';
+import { formPage } from './form-pages.ts';
 import { signInPath, wantsHtml } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
+import { INVALID } from './identity.ts';
 import { accessDeniedPage, verificationPage } from './pages.ts';
 
 /**
@@ -30,11 +31,8 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
     const html = wantsHtml(c.req.raw);
     if (await auth.appPaused()) {
       if (html) {
-        const csrf = auth.formToken(c.req.raw);
-        return pageResponse(verificationPage({ app: auth.options.appId, csrf: csrf.token }), {
-          status: 503,
-          setCookies: csrf.setCookie ? [csrf.setCookie] : [],
-        });
+        const page = (csrf: string) => verificationPage({ app: auth.appId, csrf });
+        return formPage(auth, c.req.raw, page, { status: 503 });
       }
       throw new PlatformError({
         code: 'ACCOUNT_VERIFICATION_REQUIRED',
@@ -42,7 +40,7 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
         message: 'This app is paused until its owner confirms their email address.',
       });
     }
-    if (auth.options.visibility === 'public') return next();
+    if (auth.visibility === 'public') return next();
     const bearer = await auth.bearer(c.req.raw);
     if (bearer === INVALID) {
       throw new PlatformError({
@@ -61,18 +59,9 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
     }
     if (!(await auth.mayOpen(identity.account))) {
       if (html) {
-        const csrf = auth.formToken(c.req.raw);
-        return pageResponse(
-          accessDeniedPage({
-            app: auth.options.appId,
-            email: identity.account.email,
-            csrf: csrf.token,
-          }),
-          {
-            status: 403,
-            setCookies: csrf.setCookie ? [csrf.setCookie] : [],
-          },
-        );
+        const { email } = identity.account;
+        const page = (csrf: string) => accessDeniedPage({ app: auth.appId, email, csrf });
+        return formPage(auth, c.req.raw, page, { status: 403 });
       }
       throw new PlatformError({
         code: 'ACCESS_DENIED',

@@ -68,7 +68,9 @@ export async function admitControlPlane(
     return void (await next());
   }
   const identity = await auth.cookie(c.req.raw);
-  if (identity?.account.email === auth.options.ownerEmail) return void (await next());
+  if (identity !== undefined && identity.account.id === (await auth.owner()).id) {
+    return void (await next());
+  }
   if (identity === undefined && wantsHtml(c.req.raw)) {
     return c.redirect(signInPath(c.req.url), 302);
   }

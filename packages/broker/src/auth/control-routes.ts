@@ -24,23 +24,23 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
     app.use(`${path}/*`, keyed);
   }
 
-  app.get(brokerApiPaths.access, async (c) => c.json({ grants: await auth.grants.list() }));
+  app.get(brokerApiPaths.access, async (c) => c.json({ grants: await auth.listGrants() }));
   app.post(brokerApiPaths.access, async (c) => {
     const email = parseEmail(
       field(await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json }), 'email'),
     );
     if (email === undefined)
       throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
-    return c.json({ email, granted: await auth.grants.grant(email) });
+    return c.json({ email, granted: await auth.grantAccess(email) });
   });
   app.delete(`${brokerApiPaths.access}/:email`, async (c) => {
     const email = parseEmail(c.req.param('email'));
     if (email === undefined)
       throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
-    return c.json({ email, revoked: await auth.grants.revoke(email) });
+    return c.json({ email, revoked: await auth.revokeAccess(email) });
   });
 
-  app.get(brokerApiPaths.tokens, async (c) => c.json({ tokens: await auth.tokens.list() }));
+  app.get(brokerApiPaths.tokens, async (c) => c.json({ tokens: await auth.listAppTokens() }));
   app.post(brokerApiPaths.tokens, async (c) => {
     const name = field(
       await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true }),
@@ -55,10 +55,10 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
         message: 'A token name has 1 to 100 characters.',
       });
     }
-    return c.json(await auth.tokens.create(name ?? 'token'), 201, { 'cache-control': 'no-store' });
+    return c.json(await auth.createAppToken(name ?? 'token'), 201, { 'cache-control': 'no-store' });
   });
   app.delete(`${brokerApiPaths.tokens}/:id`, async (c) => {
-    const revoked = await auth.tokens.revoke(c.req.param('id'));
+    const revoked = await auth.revokeAppToken(c.req.param('id'));
     if (!revoked)
       throw new PlatformError({
         code: 'INVALID_INPUT',
