@@ -7,7 +7,7 @@ import type { AuthService } from './auth-service.ts';
 import { admitControlPlane } from './control-plane.ts';
 import { formPage } from './form-pages.ts';
 import { signInPath, wantsHtml } from './forms.ts';
-import { INVALID } from './identity.ts';
+import { type Identity, INVALID } from './identity.ts';
 import { accessDeniedPage, verificationPage } from './pages.ts';
 
 /**
@@ -29,17 +29,7 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
     if (isUnder(path, AUTH_BASE) || isUnder(path, RUNTIME_PREFIX)) return next();
     if (isControlPlane(path)) return admitControlPlane(auth, c, next);
     const html = wantsHtml(c.req.raw);
-    if (await auth.appPaused()) {
-      if (html) {
-        const page = (csrf: string) => verificationPage({ app: auth.appId, csrf });
-        return formPage(auth, c.req.raw, page, { status: 503 });
-      }
-      throw new PlatformError({
-        code: 'ACCOUNT_VERIFICATION_REQUIRED',
-        status: 503,
-        message: 'This app is paused until its owner confirms their email address.',
-      });
-    }
+    if (await auth.appPaused()) return pausedApp(auth, c.req.raw, html);
     if (auth.visibility === 'public') return next();
     const bearer = await auth.bearer(c.req.raw);
     if (bearer === INVALID) {
@@ -57,17 +47,38 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
         message: 'This app is private. Sign in first.',
       });
     }
-    if (!(await auth.mayOpen(identity.account))) {
-      if (html) {
-        const { email } = identity.account;
-        const page = (csrf: string) => accessDeniedPage({ app: auth.appId, email, csrf });
-        return formPage(auth, c.req.raw, page, { status: 403 });
-      }
-      throw new PlatformError({
-        code: 'ACCESS_DENIED',
-        message: `${identity.account.email} has no access to this private app.`,
-      });
-    }
+    if (!(await auth.mayOpen(identity.account))) return noAccess(auth, c.req.raw, identity, html);
     return next();
   };
+}
+
+// The verification-required page (503) for a page navigation, the error for anything else.
+function pausedApp(auth: AuthService, request: Request, html: boolean): Response {
+  if (!html) {
+    throw new PlatformError({
+      code: 'ACCOUNT_VERIFICATION_REQUIRED',
+      status: 503,
+      message: 'This app is paused until its owner confirms their email address.',
+    });
+  }
+  const page = (csrf: string) => verificationPage({ app: auth.appId, csrf });
+  return formPage(auth, request, page, { status: 503 });
+}
+
+// HTTP 403 for a signed-in account without a grant: a page (with sign-out) or the error.
+function noAccess(
+  auth: AuthService,
+  request: Request,
+  identity: Identity,
+  html: boolean,
+): Response {
+  const { email } = identity.account;
+  if (!html) {
+    throw new PlatformError({
+      code: 'ACCESS_DENIED',
+      message: `${email} has no access to this private app.`,
+    });
+  }
+  const page = (csrf: string) => accessDeniedPage({ app: auth.appId, email, csrf });
+  return formPage(auth, request, page, { status: 403 });
 }

@@ -10,6 +10,10 @@ import { messagePage, preferencesPage, signInPage } from './pages.ts';
 import { passwordProblem } from './passwords.ts';
 
 const PREFERENCES = `${AUTH_BASE}/preferences`;
+const WRONG_PASSWORD =
+  'Wrong email or password. Accounts without a password sign in with an email link.';
+const PAST_DEADLINE =
+  'The 24-hour confirmation deadline has passed. We sent a new confirmation link; confirm it, then sign in.';
 
 /**
  * Passwords (spec 5.1.3-4): sign-in with a configured password, registration of an unknown
@@ -27,21 +31,10 @@ async function passwordSignIn(auth: AuthService, c: Context<BrokerEnv>): Promise
   const form = await readForm(c);
   if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
   const returnTo = safeReturnTo(form.returnTo, c.req.raw);
-  const again = (error: string, status: number) =>
-    formPage(
-      auth,
-      c.req.raw,
-      (csrf) =>
-        signInPage({
-          app: auth.appId,
-          csrf,
-          returnTo,
-          email: form.email,
-          error,
-          showPassword: true,
-        }),
-      { status },
-    );
+  const again = (error: string, status: number) => {
+    const page = { app: auth.appId, returnTo, email: form.email, error, showPassword: true };
+    return formPage(auth, c.req.raw, (csrf) => signInPage({ ...page, csrf }), { status });
+  };
   const email = parseEmail(form.email);
   if (email === undefined) return again('Enter an email address.', 400);
   const attempt = { email, password: form.password ?? '', returnTo, client: clientAddress(c) };
@@ -52,20 +45,11 @@ async function passwordSignIn(auth: AuthService, c: Context<BrokerEnv>): Promise
     case 'invalid':
       return again(result.message, 400);
     case 'wrong':
-      return again(
-        'Wrong email or password. Accounts without a password sign in with an email link.',
-        401,
-      );
+      return again(WRONG_PASSWORD, 401);
     case 'rate-limited':
       return tooManyAttempts(result.retryAfterSeconds, returnTo);
     case 'paused':
-      return pageResponse(
-        messagePage(
-          'Confirm your email first',
-          'The 24-hour confirmation deadline has passed. We sent a new confirmation link; confirm it, then sign in.',
-        ),
-        { status: 403 },
-      );
+      return pageResponse(messagePage('Confirm your email first', PAST_DEADLINE), { status: 403 });
   }
 }
 
