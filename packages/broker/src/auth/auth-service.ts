@@ -104,7 +104,7 @@ export class AuthService {
     return service;
   }
 
-  /** A key of the owner API (grants, tokens), new at every start, besides `platform dev`'s dev token. */
+  /** A key of the owner API (grants, tokens), new at every start, besides the dev token. */
   get brokerKey(): string {
     return this.#developer.brokerKey;
   }
@@ -136,7 +136,7 @@ export class AuthService {
     return this.#identities.owner();
   }
 
-  /** True while the owner's account is paused for verification (spec 3.3): the app serves a verification page. */
+  /** True while the owner's account is paused for verification (spec 3.3): the app pauses. */
   appPaused(): Promise<boolean> {
     return this.#identities.appPaused();
   }
@@ -154,7 +154,7 @@ export class AuthService {
     return this.#developer.isDeveloperKey(presented);
   }
 
-  /** The value of the developer cookie the dashboard's dev-token link sets (an HMAC of the dev token). */
+  /** The developer cookie's value that the dashboard's dev-token link sets (HMAC of the token). */
   developerCookieValue(): Promise<string | undefined> {
     return this.#developer.cookieValue();
   }
@@ -187,12 +187,12 @@ export class AuthService {
     return this.#links.requestSignIn(email, returnTo, request);
   }
 
-  /** The link behind `token` for its review page, with the confirmation cookie; approves nothing. */
+  /** The link behind `token` for its review page, with its cookie; approves nothing. */
   previewLink(token: string, request: Request): Promise<LinkPreview> {
     return this.#links.preview(token, request);
   }
 
-  /** Approves the link from its review page (the confirmation cookie and the page's nonce), once. */
+  /** Approves the link, once, from its review page (confirmation cookie and the page's nonce). */
   confirmLink(request: Request, token: string, preview: string): Promise<LinkConfirmation> {
     return this.#links.confirm(request, token, preview);
   }
@@ -210,7 +210,7 @@ export class AuthService {
     return true;
   }
 
-  /** Signs in, or registers an unknown address, with a password (rate-limited per address and client). */
+  /** Signs in, or registers an unknown address, with a password (rate-limited). */
   signInWithPassword(attempt: PasswordAttempt, request: Request): Promise<PasswordSignInResult> {
     return this.#passwords.signIn(attempt, request);
   }
@@ -235,7 +235,7 @@ export class AuthService {
     return this.#grants.list();
   }
 
-  /** Grants an address access (before or after its account exists); `false` when it already had it. */
+  /** Grants an address access, with or without an account yet; `false` when it already had it. */
   grantAccess(email: string): Promise<boolean> {
     return this.#grants.grant(email);
   }

@@ -18,7 +18,7 @@ export type SessionRefresh =
   | { readonly state: 'none' }
   /** Revoked, expired, reused, or its account paused: `setCookie` deletes the cookie. */
   | { readonly state: 'ended'; readonly setCookie: string }
-  /** A fresh access JWT; `setCookie` carries the rotated cookie (absent inside the reuse interval). */
+  /** A fresh access JWT; `setCookie` is the rotated cookie (absent inside the reuse interval). */
   | {
       readonly state: 'active';
       readonly user: SessionUser;

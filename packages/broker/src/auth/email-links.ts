@@ -44,7 +44,7 @@ const toLink = (row: LinkRow): EmailLink => ({
   expiresAt: new Date(row.expires_at),
 });
 
-/** After approval, how long past the link's own end the waiting window may still claim it (ours). */
+/** After approval, how long past the link's end the waiting window may still claim it (ours). */
 export const CLAIM_GRACE_SECONDS = 2 * 60;
 
 /**

@@ -12,7 +12,10 @@ import type { Sessions } from './sessions.ts';
 /** Who a request acts for, and how it proved it. */
 export interface Identity {
   readonly account: Account;
-  /** `session`: the HttpOnly cookie; `access-token`: a session JWT; `app-token`: an app access token (acts as the owner). */
+  /**
+   * `session`: the HttpOnly cookie; `access-token`: a session JWT; `app-token`: an app access
+   * token (acts as the owner).
+   */
   readonly via: 'session' | 'access-token' | 'app-token';
 }
 
@@ -99,7 +102,7 @@ export class Identities {
     return account.state === 'confirmed' && (await this.#stores.grants.has(account.email));
   }
 
-  /** The identity of the request's `Authorization: Bearer` credential (see `AuthService.bearer`). */
+  /** The identity of the request's bearer credential (see `AuthService.bearer`). */
   bearer(request: Request): Promise<Identity | typeof INVALID | undefined> {
     let found = this.#bearer.get(request);
     if (found === undefined) {
