@@ -3,10 +3,11 @@ import { browserRoutes, RUNTIME_PREFIX } from '@platform/schema/routes';
 import type { MiddlewareHandler } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE, isControlPlane, isUnder } from '../http/paths.ts';
-import { type AuthService, INVALID } from './auth-service.ts';
+import type { AuthService } from './auth-service.ts';
 import { admitControlPlane } from './control-plane.ts';
+import { formPage } from './form-pages.ts';
 import { signInPath, wantsHtml } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
+import { type Identity, INVALID } from './identity.ts';
 import { accessDeniedPage, verificationPage } from './pages.ts';
 
 /**
@@ -28,21 +29,8 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
     if (isUnder(path, AUTH_BASE) || isUnder(path, RUNTIME_PREFIX)) return next();
     if (isControlPlane(path)) return admitControlPlane(auth, c, next);
     const html = wantsHtml(c.req.raw);
-    if (await auth.appPaused()) {
-      if (html) {
-        const csrf = auth.formToken(c.req.raw);
-        return pageResponse(verificationPage({ app: auth.options.appId, csrf: csrf.token }), {
-          status: 503,
-          setCookies: csrf.setCookie ? [csrf.setCookie] : [],
-        });
-      }
-      throw new PlatformError({
-        code: 'ACCOUNT_VERIFICATION_REQUIRED',
-        status: 503,
-        message: 'This app is paused until its owner confirms their email address.',
-      });
-    }
-    if (auth.options.visibility === 'public') return next();
+    if (await auth.appPaused()) return pausedApp(auth, c.req.raw, html);
+    if (auth.visibility === 'public') return next();
     const bearer = await auth.bearer(c.req.raw);
     if (bearer === INVALID) {
       throw new PlatformError({
@@ -59,26 +47,38 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
         message: 'This app is private. Sign in first.',
       });
     }
-    if (!(await auth.mayOpen(identity.account))) {
-      if (html) {
-        const csrf = auth.formToken(c.req.raw);
-        return pageResponse(
-          accessDeniedPage({
-            app: auth.options.appId,
-            email: identity.account.email,
-            csrf: csrf.token,
-          }),
-          {
-            status: 403,
-            setCookies: csrf.setCookie ? [csrf.setCookie] : [],
-          },
-        );
-      }
-      throw new PlatformError({
-        code: 'ACCESS_DENIED',
-        message: `${identity.account.email} has no access to this private app.`,
-      });
-    }
+    if (!(await auth.mayOpen(identity.account))) return noAccess(auth, c.req.raw, identity, html);
     return next();
   };
+}
+
+// The verification-required page (503) for a page navigation, the error for anything else.
+function pausedApp(auth: AuthService, request: Request, html: boolean): Response {
+  if (!html) {
+    throw new PlatformError({
+      code: 'ACCOUNT_VERIFICATION_REQUIRED',
+      status: 503,
+      message: 'This app is paused until its owner confirms their email address.',
+    });
+  }
+  const page = (csrf: string) => verificationPage({ app: auth.appId, csrf });
+  return formPage(auth, request, page, { status: 503 });
+}
+
+// HTTP 403 for a signed-in account without a grant: a page (with sign-out) or the error.
+function noAccess(
+  auth: AuthService,
+  request: Request,
+  identity: Identity,
+  html: boolean,
+): Response {
+  const { email } = identity.account;
+  if (!html) {
+    throw new PlatformError({
+      code: 'ACCESS_DENIED',
+      message: `${email} has no access to this private app.`,
+    });
+  }
+  const page = (csrf: string) => accessDeniedPage({ app: auth.appId, email, csrf });
+  return formPage(auth, request, page, { status: 403 });
 }

@@ -1,194 +1,106 @@
-import { createHmac } from 'node:crypto';
-import { PlatformError } from '@platform/errors';
-import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
-import { readBearer } from '../http/bearer.ts';
-import { AUTH_BASE } from '../http/paths.ts';
-import { anonymousCaller, type Caller, userCaller } from '../kernel/caller.ts';
-import { randomSecret, safeEqual } from '../kernel/crypto.ts';
+import type { Caller } from '../kernel/caller.ts';
 import type { Outbox } from '../outbox/outbox.ts';
-import { readDevState } from '../project/dev-state.ts';
 import { AccessJwt } from './access-jwt.ts';
 import { type Account, Accounts } from './accounts.ts';
 import { AppGrants } from './app-grants.ts';
-import { APP_TOKEN_PREFIX, AppTokens } from './app-tokens.ts';
-import type { ResolvedAuthOptions } from './auth-options.ts';
+import { type AppTokenInfo, AppTokens } from './app-tokens.ts';
+import { type AuthKeys, loadAuthKeys } from './auth-keys.ts';
+import type { AppVisibility, ResolvedAuthOptions } from './auth-options.ts';
+import { BrowserSessions, type SessionRefresh } from './browser-sessions.ts';
 import { ConfirmationCookies } from './confirmation-cookie.ts';
-import { authCookies, readCookie, setCookie } from './cookies.ts';
+import { isSecure } from './cookies.ts';
 import { CsrfTokens } from './csrf.ts';
-import { EmailLinks, type LinkPurpose } from './email-links.ts';
-import { FailureLimiter } from './rate-limit.ts';
-import { Sessions } from './sessions.ts';
-
-/** Who a request acts for, and how it proved it. */
-export interface Identity {
-  readonly account: Account;
-  /** `session`: the HttpOnly cookie; `access-token`: a session JWT; `app-token`: an app access token (acts as the owner). */
-  readonly via: 'session' | 'access-token' | 'app-token';
-}
-
-/** How long {@link AuthService.owner} may answer from its cache without a change (ms). */
-export const OWNER_CACHE_MS = 1000;
-
-/** A bearer credential that is present but not (or no longer) valid. */
-export const INVALID = Symbol('invalid credential');
+import { DeveloperKeys } from './developer-keys.ts';
+import {
+  EmailLinkSignIn,
+  type LinkClaim,
+  type LinkConfirmation,
+  type LinkPreview,
+} from './email-link-sign-in.ts';
+import { EmailLinks } from './email-links.ts';
+import { Identities, type Identity, type INVALID } from './identity.ts';
+import {
+  type PasswordAttempt,
+  PasswordSignIn,
+  type PasswordSignInResult,
+} from './password-sign-in.ts';
+import { type Session, Sessions } from './sessions.ts';
 
 /**
- * Sign-in for one app on the local broker: accounts, sessions, access JWTs, email links,
- * grants and app access tokens, plus the broker's `authenticate` hook. Routes live in
- * `auth-routes.ts`, `password-routes.ts`, `session-routes.ts`, `admission.ts` and
- * `control-routes.ts`; this class holds the state they share.
+ * Sign-in for one app on the local broker, as operations: who a request is (`authenticate`,
+ * `bearer`, `cookie`, `mayOpen`, `appPaused`), the email-link and password flows, the session
+ * cookie's life, grants and app access tokens. The stores behind them stay inside. The routes
+ * that call these live in `*-routes.ts`, `admission.ts` and `control-plane.ts`, mounted by
+ * `mountAuth`.
  *
  * @example
  * ```ts
  * const auth = await AuthService.create(db, outbox, resolveAuthOptions(appDir, { visibility: 'private' }));
  * const caller = await auth.authenticate(request);
+ * await auth.grantAccess('ada@example.com');
  * ```
  */
 export class AuthService {
-  readonly options: ResolvedAuthOptions;
-  readonly accounts: Accounts;
-  readonly sessions: Sessions;
-  readonly links: EmailLinks;
-  readonly grants: AppGrants;
-  readonly tokens: AppTokens;
-  readonly jwt: AccessJwt;
-  readonly csrf: CsrfTokens;
-  readonly confirmations: ConfirmationCookies;
-  /** A key of the owner API (grants, tokens), new at every start, besides `platform dev`'s dev token. */
-  readonly brokerKey = randomSecret();
-  /** Password failures per address and per client (see docs/auth.md). */
-  readonly emailFailures: FailureLimiter;
-  readonly clientFailures: FailureLimiter;
-  readonly #outbox: Outbox;
-  readonly #developerCookieKey: string;
-  #owner: { readonly account: Account; readonly readAt: number } | undefined;
-  #ownerGeneration = 0;
-  readonly #bearer = new WeakMap<Request, Promise<Identity | typeof INVALID | undefined>>();
-  readonly #cookie = new WeakMap<Request, Promise<Identity | undefined>>();
+  /** The app's id: sign-in pages name it, access JWTs and app access tokens are bound to it. */
+  readonly appId: string;
+  /** Whether anonymous visitors may open the app. */
+  readonly visibility: AppVisibility;
 
-  private constructor(
-    db: Database,
-    outbox: Outbox,
-    options: ResolvedAuthOptions,
-    keys: { jwt: string; csrf: string },
-  ) {
+  readonly #options: ResolvedAuthOptions;
+  readonly #accounts: Accounts;
+  readonly #grants: AppGrants;
+  readonly #tokens: AppTokens;
+  readonly #csrf: CsrfTokens;
+  readonly #identities: Identities;
+  readonly #developer: DeveloperKeys;
+  readonly #sessions: BrowserSessions;
+  readonly #links: EmailLinkSignIn;
+  readonly #passwords: PasswordSignIn;
+
+  private constructor(db: Database, outbox: Outbox, options: ResolvedAuthOptions, keys: AuthKeys) {
     const { clock, appId } = options;
-    this.options = options;
-    this.#outbox = outbox;
-    this.#developerCookieKey = keys.csrf;
-    this.accounts = new Accounts(db, clock);
-    this.accounts.onChange(() => {
-      this.#owner = undefined;
-      this.#ownerGeneration += 1;
-    });
-    this.sessions = new Sessions(db, clock, appId);
-    this.links = new EmailLinks(db, clock, appId);
-    this.grants = new AppGrants(db, clock, appId);
-    this.tokens = new AppTokens(db, clock, appId);
-    this.jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
-    this.csrf = new CsrfTokens(keys.csrf);
-    this.confirmations = new ConfirmationCookies(keys.csrf, clock);
-    const limit = options.passwordRateLimit;
-    this.emailFailures = new FailureLimiter(clock, limit.perEmail, limit.windowSeconds);
-    this.clientFailures = new FailureLimiter(clock, limit.perClient, limit.windowSeconds);
+    this.#options = options;
+    this.appId = appId;
+    this.visibility = options.visibility;
+    const accounts = new Accounts(db, clock);
+    const sessions = new Sessions(db, clock, appId);
+    const jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
+    this.#accounts = accounts;
+    this.#grants = new AppGrants(db, clock, appId);
+    this.#tokens = new AppTokens(db, clock, appId);
+    this.#csrf = new CsrfTokens(keys.csrf);
+    this.#identities = new Identities(
+      { accounts, sessions, jwt, grants: this.#grants, tokens: this.#tokens },
+      options,
+    );
+    this.#developer = new DeveloperKeys(options, keys.csrf);
+    this.#sessions = new BrowserSessions({ sessions, accounts, jwt }, options);
+    const links = new EmailLinks(db, clock, appId);
+    const confirmations = new ConfirmationCookies(keys.csrf, clock);
+    this.#links = new EmailLinkSignIn(
+      { links, accounts, confirmations },
+      this.#sessions,
+      outbox,
+      options,
+    );
+    this.#passwords = new PasswordSignIn(accounts, this.#links, this.#sessions, options);
   }
 
-  /** Creates the tables and keys (idempotent), makes sure the owner account exists. */
+  /** Loads (or creates) the signing keys and makes sure the owner account exists; the tables come from the platform schema. */
   static async create(
     db: Database,
     outbox: Outbox,
     options: ResolvedAuthOptions,
   ): Promise<AuthService> {
-    const key = async (name: string): Promise<string> => {
-      await db.query(
-        'INSERT INTO platform.auth_keys (name, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-        [name, randomSecret()],
-      );
-      const { rows } = await db.query<{ secret: string }>(
-        'SELECT secret FROM platform.auth_keys WHERE name = $1',
-        [name],
-      );
-      return (rows[0] as { secret: string }).secret;
-    };
-    const service = new AuthService(db, outbox, options, {
-      jwt: await key('jwt'),
-      csrf: await key('csrf'),
-    });
-    if ((await service.accounts.byEmail(options.ownerEmail)) === undefined) {
-      await service.accounts.create(
-        options.ownerEmail,
-        options.ownerUnconfirmed ? 'unconfirmed' : 'confirmed',
-      );
-    }
+    const service = new AuthService(db, outbox, options, await loadAuthKeys(db));
+    await service.#identities.ensureOwner();
     return service;
   }
 
-  /**
-   * The app owner's account (app access tokens act as it). Cached, because admission asks on
-   * every request (`appPaused`): dropped at once when this process changes any account's state
-   * (confirmation, pause, creation), re-read when the injected clock reaches an unconfirmed
-   * owner's deadline (which pauses it), and at most {@link OWNER_CACHE_MS} old otherwise (another
-   * broker sharing the PostgreSQL may have confirmed it).
-   */
-  async owner(): Promise<Account> {
-    const cached = this.#owner;
-    if (
-      cached !== undefined &&
-      performance.now() - cached.readAt < OWNER_CACHE_MS &&
-      !(
-        cached.account.state === 'unconfirmed' &&
-        cached.account.confirmDeadline !== null &&
-        this.options.clock.now() >= cached.account.confirmDeadline
-      )
-    ) {
-      return cached.account;
-    }
-    const generation = this.#ownerGeneration;
-    const owner = await this.accounts.byEmail(this.options.ownerEmail);
-    if (owner === undefined) throw new Error('The owner account is missing');
-    // A change while reading may have made this answer stale: do not keep it.
-    if (generation === this.#ownerGeneration)
-      this.#owner = { account: owner, readAt: performance.now() };
-    return owner;
-  }
-
-  /** True while the owner's account is paused for verification (spec 3.3): the app serves a verification page. */
-  async appPaused(): Promise<boolean> {
-    return (await this.owner()).state === 'paused';
-  }
-
-  /**
-   * Whether `account` may open this private app: the owner, or a confirmed account holding a
-   * grant (an unconfirmed account cannot use private apps of another owner, spec 3.3).
-   */
-  async mayOpen(account: Account): Promise<boolean> {
-    if (account.email === this.options.ownerEmail) return account.state !== 'paused';
-    return account.state === 'confirmed' && (await this.grants.has(account.email));
-  }
-
-  /**
-   * The identity of an `Authorization: Bearer` credential: an app access token (this app's,
-   * live) or a session's access JWT (valid, for this app, its session still active). Resolves
-   * to {@link INVALID} for a credential that fails, `undefined` without one.
-   */
-  bearer(request: Request): Promise<Identity | typeof INVALID | undefined> {
-    let found = this.#bearer.get(request);
-    if (found === undefined) {
-      found = this.#resolveBearer(request);
-      this.#bearer.set(request, found);
-    }
-    return found;
-  }
-
-  /** The identity of the HttpOnly session cookie (checked, not rotated), if valid. */
-  cookie(request: Request): Promise<Identity | undefined> {
-    let found = this.#cookie.get(request);
-    if (found === undefined) {
-      found = this.#resolveCookie(request);
-      this.#cookie.set(request, found);
-    }
-    return found;
+  /** A key of the owner API (grants, tokens), new at every start, besides the dev token. */
+  get brokerKey(): string {
+    return this.#developer.brokerKey;
   }
 
   /**
@@ -196,130 +108,159 @@ export class AuthService {
    * the session cookie only for GET and HEAD (a cookie alone never authorises a state change,
    * so a cross-site form cannot act for the user). An invalid bearer is `AUTH_REQUIRED`.
    */
-  readonly authenticate = async (request: Request): Promise<Caller> => {
-    const bearer = await this.bearer(request);
-    if (bearer === INVALID) {
-      throw new PlatformError({
-        code: 'AUTH_REQUIRED',
-        message: 'The credential is expired, revoked or not valid for this app. Sign in again.',
-      });
-    }
-    const identity =
-      bearer ??
-      (request.method === 'GET' || request.method === 'HEAD'
-        ? await this.cookie(request)
-        : undefined);
-    return identity === undefined ? anonymousCaller : userCaller(identity.account.id);
-  };
+  readonly authenticate = (request: Request): Promise<Caller> =>
+    this.#identities.authenticate(request);
 
-  /** The dev token of the running `platform dev`: the option, else `.platform/dev.json`'s. */
-  async devToken(): Promise<string | undefined> {
-    return this.options.devToken ?? (await readDevState(this.options.appDir))?.token;
+  /**
+   * The identity of an `Authorization: Bearer` credential: an app access token (this app's,
+   * live; acts as the owner) or a session's access JWT (valid, for this app, its session still
+   * active). Resolves to {@link INVALID} for a credential that fails, `undefined` without one.
+   */
+  bearer(request: Request): Promise<Identity | typeof INVALID | undefined> {
+    return this.#identities.bearer(request);
+  }
+
+  /** The identity of the HttpOnly session cookie (checked, not rotated), if valid. */
+  cookie(request: Request): Promise<Identity | undefined> {
+    return this.#identities.cookie(request);
+  }
+
+  /** The app owner's account (cached briefly: admission asks on every request). */
+  owner(): Promise<Account> {
+    return this.#identities.owner();
+  }
+
+  /** True while the owner's account is paused for verification (spec 3.3): the app pauses. */
+  appPaused(): Promise<boolean> {
+    return this.#identities.appPaused();
+  }
+
+  /**
+   * Whether `account` may open this private app: the owner, or a confirmed account holding a
+   * grant (an unconfirmed account cannot use private apps of another owner, spec 3.3).
+   */
+  mayOpen(account: Account): Promise<boolean> {
+    return this.#identities.mayOpen(account);
   }
 
   /** Whether `presented` is the dev token or {@link brokerKey} (compared in constant time). */
-  async isDeveloperKey(presented: string): Promise<boolean> {
-    const devToken = await this.devToken();
-    return (
-      safeEqual(presented, this.brokerKey) ||
-      (devToken !== undefined && safeEqual(presented, devToken))
-    );
+  isDeveloperKey(presented: string): Promise<boolean> {
+    return this.#developer.isDeveloperKey(presented);
   }
 
-  /**
-   * The value of the developer cookie the dashboard's dev-token link sets: an HMAC of the
-   * current dev token, so the token itself never sits in a cookie and a new `platform dev`
-   * start (a new token) invalidates it.
-   */
-  async developerCookieValue(): Promise<string | undefined> {
-    const devToken = await this.devToken();
-    if (devToken === undefined) return undefined;
-    return createHmac('sha256', this.#developerCookieKey)
-      .update(`platform_dev:${devToken}`)
-      .digest('base64url');
+  /** The developer cookie's value that the dashboard's dev-token link sets (HMAC of the token). */
+  developerCookieValue(): Promise<string | undefined> {
+    return this.#developer.cookieValue();
   }
 
-  /** Whether cookies of this request get `Secure`. */
+  /** Whether cookies set in answer to this request get `Secure`. */
   secure(request: Request): boolean {
-    return this.options.secureCookies ?? new URL(request.url).protocol === 'https:';
-  }
-
-  /** Starts a session for `account` (30 days, or until the confirmation deadline when provisional); resolves to its `Set-Cookie`. */
-  async startSession(account: Account, request: Request): Promise<string> {
-    const now = this.options.clock.now().getTime();
-    const provisional = account.state !== 'confirmed';
-    const expiresAt =
-      provisional && account.confirmDeadline !== null
-        ? account.confirmDeadline
-        : new Date(now + limits.sessionSeconds * 1000);
-    const { cookie } = await this.sessions.create(account.id, { provisional, expiresAt });
-    return this.sessionCookie(cookie, expiresAt, request);
-  }
-
-  /** The `Set-Cookie` of a session cookie value that lives until `expiresAt`. */
-  sessionCookie(value: string, expiresAt: Date, request: Request): string {
-    const maxAgeSeconds = (expiresAt.getTime() - this.options.clock.now().getTime()) / 1000;
-    return setCookie(authCookies.session, value, { secure: this.secure(request), maxAgeSeconds });
-  }
-
-  /**
-   * Sends an email link: captured in the outbox (development never sends mail) and printed in
-   * the terminal. Resolves to the requesting browser's claim cookie value.
-   */
-  async sendLink(
-    email: string,
-    purpose: LinkPurpose,
-    returnTo: string,
-    origin: string,
-  ): Promise<string> {
-    const { token, claim } = await this.links.request(email, purpose, returnTo);
-    const url = `${origin}${AUTH_BASE}/confirm?token=${token}`;
-    const app = this.options.appId;
-    const subject = purpose === 'sign-in' ? `Sign in to ${app}` : `Confirm your email for ${app}`;
-    await this.#outbox.capture(
-      {
-        from: 'auth',
-        to: email,
-        subject,
-        text: `${subject}: open ${url} and confirm. The link is valid for 15 minutes and works once.\nIf you did not ask for this, ignore this email.`,
-      },
-      ['auth'],
-    );
-    this.options.print(`[auth] ${subject} (${email}, valid 15 minutes): ${url}`);
-    return claim;
+    return isSecure(request, this.#options.secureCookies);
   }
 
   /** The form token for this browser and, when it has none yet, the CSRF cookie to set. */
   formToken(request: Request): { token: string; setCookie?: string } {
-    return this.csrf.issue(request, this.secure(request));
+    return this.#csrf.issue(request, this.secure(request));
   }
 
-  async #resolveBearer(request: Request): Promise<Identity | typeof INVALID | undefined> {
-    const value = readBearer(request.headers.get('authorization'));
-    if (value === undefined) return undefined;
-    if (value === null) return INVALID;
-    if (value.startsWith(APP_TOKEN_PREFIX)) {
-      if (!(await this.tokens.verify(value))) return INVALID;
-      const owner = await this.owner();
-      return owner.state === 'paused' ? INVALID : { account: owner, via: 'app-token' };
-    }
-    const claims = await this.jwt.verify(value);
-    if (claims === undefined) return INVALID;
-    // Revalidated on every request, in one query: the session still active, its account.
-    const account = await this.accounts.bySession(claims.sessionId, this.options.appId);
-    return account === undefined || account.id !== claims.accountId || account.state === 'paused'
-      ? INVALID
-      : { account, via: 'access-token' };
+  /** Whether a posted form is same-origin and carries this browser's form token (`csrf`). */
+  checkForm(request: Request, form: Readonly<Record<string, string>>): boolean {
+    return this.#csrf.verify(request, form.csrf);
   }
 
-  async #resolveCookie(request: Request): Promise<Identity | undefined> {
-    const value = readCookie(request, authCookies.session);
-    if (value === undefined) return undefined;
-    const check = await this.sessions.check(value, { rotate: false });
-    if (!check.ok) return undefined;
-    const account = await this.accounts.byId(check.session.accountId);
-    return account === undefined || account.state === 'paused'
-      ? undefined
-      : { account, via: 'session' };
+  /**
+   * Mails a sign-in link to `email` (outbox and terminal) unless registration is off and the
+   * address has no account. Resolves to the requesting browser's claim cookie (`Set-Cookie`),
+   * `undefined` when nothing was sent.
+   */
+  requestSignInLink(
+    email: string,
+    returnTo: string,
+    request: Request,
+  ): Promise<string | undefined> {
+    return this.#links.requestSignIn(email, returnTo, request);
+  }
+
+  /** The link behind `token` for its review page, with its cookie; approves nothing. */
+  previewLink(token: string, request: Request): Promise<LinkPreview> {
+    return this.#links.preview(token, request);
+  }
+
+  /** Approves the link, once, from its review page (confirmation cookie and the page's nonce). */
+  confirmLink(request: Request, token: string, preview: string): Promise<LinkConfirmation> {
+    return this.#links.confirm(request, token, preview);
+  }
+
+  /** Turns the approval of this browser's link request into its session, once. */
+  claimLink(request: Request): Promise<LinkClaim> {
+    return this.#links.claim(request);
+  }
+
+  /** Mails the owner a new confirmation link; `false` when the owner is already confirmed. */
+  async resendVerification(request: Request): Promise<boolean> {
+    const owner = await this.owner();
+    if (owner.state === 'confirmed') return false;
+    await this.#links.send(owner.email, 'confirm', '/', request);
+    return true;
+  }
+
+  /** Signs in, or registers an unknown address, with a password (rate-limited). */
+  signInWithPassword(attempt: PasswordAttempt, request: Request): Promise<PasswordSignInResult> {
+    return this.#passwords.signIn(attempt, request);
+  }
+
+  /** Sets or replaces an account's password (8 to 72 characters, checked by the caller). */
+  setPassword(accountId: string, password: string): Promise<void> {
+    return this.#passwords.setPassword(accountId, password);
+  }
+
+  /** Rotates this browser's session cookie and signs a fresh access JWT (the session route). */
+  refreshSession(request: Request): Promise<SessionRefresh> {
+    return this.#sessions.refresh(request);
+  }
+
+  /** Ends this browser's session only; resolves to the `Set-Cookie` that deletes its cookie. */
+  endSession(request: Request): Promise<string> {
+    return this.#sessions.end(request);
+  }
+
+  /** Addresses granted access to this private app, alphabetically. */
+  listGrants(): Promise<Array<{ email: string; grantedAt: string }>> {
+    return this.#grants.list();
+  }
+
+  /** Grants an address access, with or without an account yet; `false` when it already had it. */
+  grantAccess(email: string): Promise<boolean> {
+    return this.#grants.grant(email);
+  }
+
+  /** Revokes an address's access from its next request on; `false` when it had none. */
+  revokeAccess(email: string): Promise<boolean> {
+    return this.#grants.revoke(email);
+  }
+
+  /** The app's live access tokens, oldest first, never their values. */
+  listAppTokens(): Promise<AppTokenInfo[]> {
+    return this.#tokens.list();
+  }
+
+  /** Mints an app access token named `name`; the answer is the only time its value is shown. */
+  createAppToken(name: string): Promise<AppTokenInfo & { token: string }> {
+    return this.#tokens.create(name);
+  }
+
+  /** Revokes an app access token by id; `false` when this app has no such live token. */
+  revokeAppToken(id: string): Promise<boolean> {
+    return this.#tokens.revoke(id);
+  }
+
+  /** The account with this address (its confirmation deadline applied), if any. */
+  account(email: string): Promise<Account | undefined> {
+    return this.#accounts.byEmail(email);
+  }
+
+  /** The session with this id if it is neither revoked nor expired. */
+  activeSession(id: string): Promise<Session | undefined> {
+    return this.#sessions.active(id);
   }
 }

@@ -8,9 +8,10 @@ export const CONFIRMATION_COOKIE_SECONDS = 600;
 /**
  * The preview-bound confirmation cookie (spec 2.1, 5.2.4). Rendering the review page of an
  * email link sets `platform_confirm` = `<issued ms>.<nonce>.<HMAC(link token digest, nonce,
- * issued)>` (HttpOnly, SameSite=Strict, Path=/_platform/auth/confirm, 10 minutes) and puts the
- * nonce in the form. The approving POST must carry both, for that same link: a prefetcher that
- * only GETs approves nothing, and a cookie from one preview cannot approve another link.
+ * issued)>` (HttpOnly, SameSite=Strict, Path=/_platform/auth/confirm, for
+ * {@link CONFIRMATION_COOKIE_SECONDS}) and puts the nonce in the form. The approving POST must
+ * carry both, for that same link: a prefetcher that only GETs approves nothing, and a cookie
+ * from one preview cannot approve another link.
  */
 export class ConfirmationCookies {
   readonly #key: string;

@@ -11,6 +11,8 @@ import { signInPath, wantsHtml } from './forms.ts';
 
 const denied = (message: string) => new PlatformError({ code: 'PERMISSION_DENIED', message });
 
+const NEEDS_DEV_TOKEN = 'The control plane needs the dev token of .platform/dev.json.';
+
 /**
  * Admission to the control plane (docs/auth.md, "The control plane"), in front of the routes'
  * own checks. It admits:
@@ -32,43 +34,22 @@ export async function admitControlPlane(
 ): Promise<Response | undefined> {
   const header = c.req.header('authorization');
   if (header !== undefined) {
-    const presented = readBearer(header) ?? '';
-    if (presented.startsWith(APP_TOKEN_PREFIX)) {
-      throw denied(
-        'App access tokens reach the app runtime only, not the broker API (control plane).',
-      );
-    }
-    if (await auth.isDeveloperKey(presented)) return void (await next());
-    throw denied('The control plane needs the dev token of .platform/dev.json.');
+    await checkBearer(auth, header);
+    return void (await next());
   }
   const { method } = c.req;
-  if (method !== 'GET' && method !== 'HEAD') {
-    throw denied('The control plane needs the dev token of .platform/dev.json.');
-  }
+  if (method !== 'GET' && method !== 'HEAD') throw denied(NEEDS_DEV_TOKEN);
   const expected = await auth.developerCookieValue();
   const key = c.req.path === dashboardPaths.page ? c.req.query('key') : undefined;
-  if (key !== undefined) {
-    // The dev-token link: trade the token for the developer cookie, then drop it from the URL.
-    if (expected === undefined || !(await auth.isDeveloperKey(key))) {
-      throw denied('This dashboard link is not valid (platform dev prints a new one each start).');
-    }
-    const cookie = setCookie(authCookies.developer, expected, { secure: auth.secure(c.req.raw) });
-    return new Response(null, {
-      status: 303,
-      headers: {
-        location: dashboardPaths.page,
-        'set-cookie': cookie,
-        'cache-control': 'no-store',
-        'referrer-policy': 'no-referrer',
-      },
-    });
-  }
+  if (key !== undefined) return tradeDevTokenLink(auth, c.req.raw, key, expected);
   const presented = readCookie(c.req.raw, authCookies.developer);
   if (expected !== undefined && presented !== undefined && safeEqual(presented, expected)) {
     return void (await next());
   }
   const identity = await auth.cookie(c.req.raw);
-  if (identity?.account.email === auth.options.ownerEmail) return void (await next());
+  if (identity !== undefined && identity.account.id === (await auth.owner()).id) {
+    return void (await next());
+  }
   if (identity === undefined && wantsHtml(c.req.raw)) {
     return c.redirect(signInPath(c.req.url), 302);
   }
@@ -77,4 +58,37 @@ export async function admitControlPlane(
       ? 'The control plane needs the dev token of .platform/dev.json, or the owner signed in.'
       : `${identity.account.email} is not this app's owner; the control plane is the owner's.`,
   );
+}
+
+// With an `Authorization` header, only the dev token or the broker key passes.
+async function checkBearer(auth: AuthService, header: string): Promise<void> {
+  const presented = readBearer(header) ?? '';
+  if (presented.startsWith(APP_TOKEN_PREFIX)) {
+    throw denied(
+      'App access tokens reach the app runtime only, not the broker API (control plane).',
+    );
+  }
+  if (!(await auth.isDeveloperKey(presented))) throw denied(NEEDS_DEV_TOKEN);
+}
+
+// The dev-token link: trade the token for the developer cookie, then drop it from the URL.
+async function tradeDevTokenLink(
+  auth: AuthService,
+  request: Request,
+  key: string,
+  cookieValue: string | undefined,
+): Promise<Response> {
+  if (cookieValue === undefined || !(await auth.isDeveloperKey(key))) {
+    throw denied('This dashboard link is not valid (platform dev prints a new one each start).');
+  }
+  const cookie = setCookie(authCookies.developer, cookieValue, { secure: auth.secure(request) });
+  return new Response(null, {
+    status: 303,
+    headers: {
+      location: dashboardPaths.page,
+      'set-cookie': cookie,
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { PlatformError } from '@platform/errors';
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
@@ -9,6 +9,9 @@ import type { AuthService } from './auth-service.ts';
 
 const field = (body: unknown, name: string): unknown =>
   typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+
+const noEmail = () =>
+  new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
 
 /**
  * The owner API for grants and app access tokens, used by `platform access` and `platform
@@ -23,49 +26,44 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
     app.use(path, keyed);
     app.use(`${path}/*`, keyed);
   }
+  app.get(brokerApiPaths.access, async (c) => c.json({ grants: await auth.listGrants() }));
+  app.post(brokerApiPaths.access, (c) => grant(auth, c));
+  app.delete(`${brokerApiPaths.access}/:email`, (c) => revoke(auth, c));
+  app.get(brokerApiPaths.tokens, async (c) => c.json({ tokens: await auth.listAppTokens() }));
+  app.post(brokerApiPaths.tokens, (c) => createToken(auth, c));
+  app.delete(`${brokerApiPaths.tokens}/:id`, (c) => revokeToken(auth, c));
+}
 
-  app.get(brokerApiPaths.access, async (c) => c.json({ grants: await auth.grants.list() }));
-  app.post(brokerApiPaths.access, async (c) => {
-    const email = parseEmail(
-      field(await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json }), 'email'),
-    );
-    if (email === undefined)
-      throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
-    return c.json({ email, granted: await auth.grants.grant(email) });
-  });
-  app.delete(`${brokerApiPaths.access}/:email`, async (c) => {
-    const email = parseEmail(c.req.param('email'));
-    if (email === undefined)
-      throw new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
-    return c.json({ email, revoked: await auth.grants.revoke(email) });
-  });
+async function grant(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json });
+  const email = parseEmail(field(body, 'email'));
+  if (email === undefined) throw noEmail();
+  return c.json({ email, granted: await auth.grantAccess(email) });
+}
 
-  app.get(brokerApiPaths.tokens, async (c) => c.json({ tokens: await auth.tokens.list() }));
-  app.post(brokerApiPaths.tokens, async (c) => {
-    const name = field(
-      await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true }),
-      'name',
-    );
-    if (
-      name !== undefined &&
-      (typeof name !== 'string' || name.length === 0 || name.length > 100)
-    ) {
-      throw new PlatformError({
-        code: 'INVALID_INPUT',
-        message: 'A token name has 1 to 100 characters.',
-      });
-    }
-    return c.json(await auth.tokens.create(name ?? 'token'), 201, { 'cache-control': 'no-store' });
-  });
-  app.delete(`${brokerApiPaths.tokens}/:id`, async (c) => {
-    const revoked = await auth.tokens.revoke(c.req.param('id'));
-    if (!revoked)
-      throw new PlatformError({
-        code: 'INVALID_INPUT',
-        message: `No live token ${c.req.param('id')}.`,
-      });
-    return c.json({ id: c.req.param('id'), revoked });
-  });
+async function revoke(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const email = parseEmail(c.req.param('email'));
+  if (email === undefined) throw noEmail();
+  return c.json({ email, revoked: await auth.revokeAccess(email) });
+}
+
+async function createToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true });
+  const name = field(body, 'name');
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 100)) {
+    throw new PlatformError({
+      code: 'INVALID_INPUT',
+      message: 'A token name has 1 to 100 characters.',
+    });
+  }
+  return c.json(await auth.createAppToken(name ?? 'token'), 201, { 'cache-control': 'no-store' });
+}
+
+async function revokeToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const id = c.req.param('id') ?? '';
+  const revoked = await auth.revokeAppToken(id);
+  if (!revoked) throw new PlatformError({ code: 'INVALID_INPUT', message: `No live token ${id}.` });
+  return c.json({ id, revoked });
 }
 
 function guard(auth: AuthService): MiddlewareHandler<BrokerEnv> {

@@ -20,6 +20,14 @@ export const authCookies = {
 /** One of {@link authCookies}. */
 export type AuthCookie = (typeof authCookies)[keyof typeof authCookies];
 
+/**
+ * Whether the cookies set in answer to `request` get `Secure`: `forced` when the broker's
+ * options set it, else whether the request came over https.
+ */
+export function isSecure(request: Request, forced: boolean | undefined): boolean {
+  return forced ?? new URL(request.url).protocol === 'https:';
+}
+
 /** A `Set-Cookie` value for `cookie`; `maxAgeSeconds` absent means until the browser closes. */
 export function setCookie(
   cookie: AuthCookie,

@@ -1,4 +1,3 @@
-import { PlatformError } from '@platform/errors';
 import { hmac, randomSecret, safeEqual } from '../kernel/crypto.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
 
@@ -45,24 +44,15 @@ export class CsrfTokens {
     };
   }
 
-  /**
-   * Throws `PERMISSION_DENIED` (403) unless the request is same-origin and `formToken` matches
-   * the browser's CSRF cookie.
-   */
-  verify(request: Request, formToken: unknown): void {
+  /** Whether the request is same-origin and `formToken` matches the browser's CSRF cookie. */
+  verify(request: Request, formToken: unknown): boolean {
     const cookie = readCookie(request, authCookies.csrf);
-    const ok =
+    return (
       isSameOrigin(request) &&
       cookie !== undefined &&
       typeof formToken === 'string' &&
-      safeEqual(formToken, this.#tokenFor(cookie));
-    if (!ok) {
-      throw new PlatformError({
-        code: 'PERMISSION_DENIED',
-        message:
-          'This form was not submitted from this sign-in page. Reload the page and try again.',
-      });
-    }
+      safeEqual(formToken, this.#tokenFor(cookie))
+    );
   }
 
   #tokenFor(cookie: string): string {

@@ -44,14 +44,14 @@ const toLink = (row: LinkRow): EmailLink => ({
   expiresAt: new Date(row.expires_at),
 });
 
-// After approval, the waiting window has this long past the link's own end to claim it.
-const CLAIM_GRACE_MS = 2 * 60_000;
+/** After approval, how long past the link's end the waiting window may still claim it (ours). */
+export const CLAIM_GRACE_SECONDS = 2 * 60;
 
 /**
  * One-time email links (spec 5.1.2) in `platform.email_links`: the link token and the
  * requesting browser's claim secret are random 256-bit values stored only as SHA-256. A link is
- * valid 15 minutes and approves once; only the browser holding the claim can turn the approval
- * into a session, once.
+ * valid `limits.emailLinkSeconds` and approves once; only the browser holding the claim can
+ * turn the approval into a session, once.
  */
 export class EmailLinks {
   readonly #db: Database;
@@ -153,7 +153,7 @@ export class EmailLinks {
     if (row.approved_at === null || row.approved_account === null) {
       return now.getTime() >= end ? { state: 'expired' } : { state: 'pending', link: toLink(row) };
     }
-    if (now.getTime() >= end + CLAIM_GRACE_MS) return { state: 'expired' };
+    if (now.getTime() >= end + CLAIM_GRACE_SECONDS * 1000) return { state: 'expired' };
     if (consume) {
       const { rowCount } = await this.#db.query(
         'UPDATE platform.email_links SET claimed_at = $2 WHERE id = $1 AND claimed_at IS NULL',

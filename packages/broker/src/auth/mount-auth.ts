@@ -8,10 +8,10 @@ import { mountPasswordRoutes } from './password-routes.ts';
 import { mountSessionRoutes } from './session-routes.ts';
 
 /**
- * Mounts sign-in on the broker's app: the admission middleware first (unless a test identity
- * replaces sign-in's) (so it runs before every
- * route registered after it, the frontend included), then the sign-in pages under
- * `/_platform/auth`, the session route, and the owner API for grants and tokens.
+ * Mounts sign-in on the broker's app: the admission middleware first, unless a test identity
+ * replaces sign-in's (so it runs before every route registered after it, the frontend
+ * included), then the sign-in pages under `/_platform/auth`, the session route, and the owner
+ * API for grants and tokens. Every route calls the operations of `auth`.
  *
  * @example
  * ```ts

@@ -1,6 +1,16 @@
+import { limits } from '@platform/schema';
 import { AUTH_BASE } from '../http/paths.ts';
 import type { LinkProblem } from './email-links.ts';
 import { type AuthPage, escapeHtml as e, hidden } from './page-layout.ts';
+
+/** A duration of whole minutes as the pages, emails and terminal say it: `15 minutes`. */
+export function inMinutes(seconds: number): string {
+  const minutes = seconds / 60;
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/** How long an email link is valid, in words (`limits.emailLinkSeconds`). */
+export const linkLifetime = inMinutes(limits.emailLinkSeconds);
 
 /** The sign-in page: email link by default, a password on request (spec 5.1.2-3). */
 export function signInPage(input: {
@@ -31,7 +41,7 @@ export function checkEmailPage(input: { email: string; returnTo: string }): Auth
   return {
     title: 'Check your email',
     body: `<h1>Check your email</h1><p>We sent a sign-in link to <b>${e(input.email)}</b>. Keep this window open,
-open the link (valid 15 minutes) and confirm. This window then continues by itself.</p>
+open the link (valid ${linkLifetime}) and confirm. This window then continues by itself.</p>
 <form method="post" action="${AUTH_BASE}/claim"><button id="continue" type="submit">I have confirmed, continue</button></form>
 <p id="status" class="muted" role="status"></p>`,
     // Polls every 1.5 s; the claim cookie is path-scoped to the claim route and HttpOnly.
@@ -83,7 +93,7 @@ const linkProblems: Record<LinkProblem, { title: string; text: string }> = {
   },
   expired: {
     title: 'This link has expired',
-    text: 'Sign-in links are valid for 15 minutes. Ask for a new one.',
+    text: `Sign-in links are valid for ${linkLifetime}. Ask for a new one.`,
   },
   used: {
     title: 'This link was already used',

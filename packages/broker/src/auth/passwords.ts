@@ -1,6 +1,7 @@
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
+import { safeEqual } from '../kernel/crypto.ts';
 
 const KEY_BYTES = 32;
 const BLOCK_SIZE = 8;
@@ -23,24 +24,22 @@ const scryptOptions = (logN: number): ScryptOptions => ({
 });
 
 /**
- * `PlatformError` `INVALID_INPUT` unless the password has 8 to 72 characters (spec 2.1, counted
- * in Unicode code points).
+ * Why `password` cannot be used: it must have 8 to 72 characters (spec 2.1, counted in Unicode
+ * code points). `undefined` when it can.
  */
-export function checkPasswordLength(password: string): void {
+export function passwordProblem(password: string): string | undefined {
   const length = [...password].length;
   const { minLength, maxLength } = limits.password;
-  if (length < minLength || length > maxLength) {
-    throw new PlatformError({
-      code: 'INVALID_INPUT',
-      message: `A password has ${minLength} to ${maxLength} characters.`,
-    });
-  }
+  return length < minLength || length > maxLength
+    ? `A password has ${minLength} to ${maxLength} characters.`
+    : undefined;
 }
 
 /**
  * A slow verifier of `password` (scrypt, N = 2^logN, r = 8, p = 1, 16-byte salt), written as
  * `scrypt$<logN>$<r>$<p>$<salt>$<key>` so the cost can be raised later without breaking old
- * verifiers. Only this string is stored, in `platform.accounts`.
+ * verifiers. Only this string is stored, in `platform.accounts`. A password of the wrong
+ * length ({@link passwordProblem}) is a `PlatformError` `INVALID_INPUT`.
  *
  * @example
  * ```ts
@@ -49,7 +48,8 @@ export function checkPasswordLength(password: string): void {
  * ```
  */
 export async function hashPassword(password: string, logN: number): Promise<string> {
-  checkPasswordLength(password);
+  const problem = passwordProblem(password);
+  if (problem !== undefined) throw new PlatformError({ code: 'INVALID_INPUT', message: problem });
   const salt = randomBytes(16);
   const key = await derive(password, salt, scryptOptions(logN));
   return [
@@ -73,7 +73,7 @@ export async function verifyPassword(password: string, verifier: string): Promis
     p: Number(p),
     maxmem: 256 * 2 ** Number(logN) * Number(r),
   });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return safeEqual(actual, expected);
 }
 
 let dummy: Promise<string> | undefined;

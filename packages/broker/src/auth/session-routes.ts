@@ -1,15 +1,14 @@
 import { PlatformError } from '@platform/errors';
 import { browserRoutes } from '@platform/schema/routes';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import type { AuthService } from './auth-service.ts';
-import { authCookies, clearCookie, readCookie } from './cookies.ts';
-import { checkForm, staleFormPage } from './email-link-routes.ts';
+import { formPage, staleFormPage } from './form-pages.ts';
 import { readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
 import { signOutPage } from './pages.ts';
-import { Sessions } from './sessions.ts';
+
+const noStore = { 'cache-control': 'no-store' };
 
 /**
  * The session broker `POST {app_url}/_platform/api/session` (`browserRoutes.session`) and
@@ -19,81 +18,46 @@ import { Sessions } from './sessions.ts';
  * `AUTH_REQUIRED` and the cookie is deleted (spec 3.4).
  */
 export function mountSessionRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
-  app.post(browserRoutes.session.path, async (c) => {
-    const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== new URL(c.req.url).origin) {
-      throw new PlatformError({
-        code: 'PERMISSION_DENIED',
-        message: 'The session route answers pages of its own origin only.',
-      });
-    }
-    const noStore = { 'cache-control': 'no-store' };
-    const value = readCookie(c.req.raw, authCookies.session);
-    if (value === undefined)
-      return c.json({ user: null, token: null, expiresAt: null }, 200, noStore);
-    const check = await auth.sessions.check(value, { rotate: true });
-    const account = check.ok ? await auth.accounts.byId(check.session.accountId) : undefined;
-    if (!check.ok || account === undefined || account.state === 'paused') {
-      if (check.ok) await auth.sessions.revoke(check.session.id, 'account paused');
-      const response = c.json(
-        {
-          error: {
-            code: 'AUTH_REQUIRED',
-            message: 'The session has ended. Sign in again.',
-            retryable: false,
-            requestId: c.get('requestId'),
-          },
-        },
-        401,
-        noStore,
-      );
-      response.headers.append(
-        'set-cookie',
-        clearCookie(authCookies.session, auth.secure(c.req.raw)),
-      );
-      return response;
-    }
-    const { token, expiresAt } = await auth.jwt.sign(
-      { accountId: account.id, sessionId: check.session.id },
-      check.session.expiresAt,
-      account.email,
-    );
-    const user = {
-      id: account.id,
-      email: account.email,
-      ...(account.displayName ? { displayName: account.displayName } : {}),
-    };
-    const response = c.json({ user, token, expiresAt: expiresAt.toISOString() }, 200, noStore);
-    if (check.cookie !== undefined) {
-      response.headers.append(
-        'set-cookie',
-        auth.sessionCookie(check.cookie, check.session.expiresAt, c.req.raw),
-      );
-    }
-    return response;
-  });
-
+  app.post(browserRoutes.session.path, (c) => session(auth, c));
   // A GET never signs out (link prefetchers); it asks.
   app.get(`${AUTH_BASE}/sign-out`, (c) => {
-    const csrf = auth.formToken(c.req.raw);
     const returnTo = safeReturnTo(c.req.query('returnTo'), c.req.raw);
-    return pageResponse(signOutPage({ csrf: csrf.token, returnTo }), {
-      setCookies: csrf.setCookie ? [csrf.setCookie] : [],
-    });
+    return formPage(auth, c.req.raw, (csrf) => signOutPage({ csrf, returnTo }));
   });
-
   // Ends only this browser's session (spec 3.4); other sessions of the account stay.
   app.post(`${AUTH_BASE}/sign-out`, async (c) => {
     const form = await readForm(c);
-    if (!checkForm(auth, c, form)) return staleFormPage();
-    const value = readCookie(c.req.raw, authCookies.session);
-    const id = value === undefined ? undefined : Sessions.idOf(value);
-    if (value !== undefined && id !== undefined) {
-      const check = await auth.sessions.check(value, { rotate: false });
-      if (check.ok) await auth.sessions.revoke(id, 'signed out');
-    }
-    return seeOther(signInPath(safeReturnTo(form.returnTo, c.req.raw)), [
-      clearCookie(authCookies.session, auth.secure(c.req.raw)),
-    ]);
+    if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
+    const cleared = await auth.endSession(c.req.raw);
+    return seeOther(signInPath(safeReturnTo(form.returnTo, c.req.raw)), [cleared]);
   });
+}
+
+async function session(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const origin = c.req.header('origin');
+  if (origin !== undefined && origin !== new URL(c.req.url).origin) {
+    throw new PlatformError({
+      code: 'PERMISSION_DENIED',
+      message: 'The session route answers pages of its own origin only.',
+    });
+  }
+  const refreshed = await auth.refreshSession(c.req.raw);
+  if (refreshed.state === 'none') {
+    return c.json({ user: null, token: null, expiresAt: null }, 200, noStore);
+  }
+  if (refreshed.state === 'ended') {
+    const error = {
+      code: 'AUTH_REQUIRED',
+      message: 'The session has ended. Sign in again.',
+      retryable: false,
+      requestId: c.get('requestId'),
+    };
+    const response = c.json({ error }, 401, noStore);
+    response.headers.append('set-cookie', refreshed.setCookie);
+    return response;
+  }
+  const { user, token, expiresAt, setCookie } = refreshed;
+  const response = c.json({ user, token, expiresAt: expiresAt.toISOString() }, 200, noStore);
+  if (setCookie !== undefined) response.headers.append('set-cookie', setCookie);
+  return response;
 }

@@ -157,10 +157,4 @@ export class Sessions {
       [id, this.#clock.now(), reason],
     );
   }
-
-  /** The session id of a cookie value, without checking it. */
-  static idOf(value: string): string | undefined {
-    const dot = value.indexOf('.');
-    return dot > 0 ? value.slice(0, dot) : undefined;
-  }
 }

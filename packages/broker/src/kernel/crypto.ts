@@ -27,11 +27,21 @@ export function hmac(key: string, value: string): string {
 }
 
 /**
- * Compares two strings in time that does not depend on where they differ (both are hashed
- * first, so their lengths do not leak either).
+ * Compares two secrets, both strings or both bytes, in time that does not depend on where they
+ * differ: both are hashed first, so their lengths do not leak either. The broker's one
+ * constant-time compare (tokens, cookies, derived password keys).
+ *
+ * @example
+ * ```ts
+ * safeEqual(presented, devToken); // strings
+ * safeEqual(derivedKey, storedKey); // bytes
+ * ```
  */
-export function safeEqual(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a, 'utf8').digest();
-  const right = createHash('sha256').update(b, 'utf8').digest();
+export function safeEqual(a: string, b: string): boolean;
+export function safeEqual(a: Uint8Array, b: Uint8Array): boolean;
+export function safeEqual(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  // `update` reads a string as UTF-8 and bytes as they are.
+  const left = createHash('sha256').update(a).digest();
+  const right = createHash('sha256').update(b).digest();
   return timingSafeEqual(left, right) && a.length === b.length;
 }

@@ -68,12 +68,12 @@ describe('private-app admission (spec 1.2, 5.3)', () => {
   it('admits a granted account, and refuses it again from the next request after revoke', async () => {
     const browser = new FakeBrowser(env.broker);
     await browser.signInByEmail(ADA);
-    expect(await env.broker.auth.grants.grant(ADA)).toBe(true);
+    expect(await env.broker.auth.grantAccess(ADA)).toBe(true);
     expect((await browser.navigate('/app/notes')).status).toBe(200);
     const { token } = (await browser.session()).body;
     const headers = { authorization: `Bearer ${token}` };
     expect((await env.broker.app.request('/rest/v1/notes', { headers })).status).toBe(200);
-    await env.broker.auth.grants.revoke(ADA);
+    await env.broker.auth.revokeAccess(ADA);
     expect((await browser.navigate('/app/notes')).status).toBe(403);
     expect((await env.broker.app.request('/rest/v1/notes', { headers })).status).toBe(403);
   });
@@ -82,7 +82,7 @@ describe('private-app admission (spec 1.2, 5.3)', () => {
     const browser = new FakeBrowser(env.broker);
     const registered = await browser.signInByPassword('fresh@example.com', 'correct horse 1');
     expect(registered.status).toBe(303);
-    await env.broker.auth.grants.grant('fresh@example.com');
+    await env.broker.auth.grantAccess('fresh@example.com');
     expect((await browser.navigate('/app/notes')).status).toBe(403);
   });
 

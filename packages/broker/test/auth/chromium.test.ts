@@ -5,9 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/auth/passwords.ts';
 import { launchChromium, openPage as openIn, signInWithPassword } from '../helpers/chromium.ts';
-import { authBroker, HOUR, latestLinkToken, MINUTE, TestClock } from './helpers.ts';
+import { addAccount, authBroker, HOUR, latestLinkToken, MINUTE, TestClock } from './helpers.ts';
 
 type Sdk = typeof import('../../../browser/src/index.ts');
 declare global {
@@ -53,7 +52,7 @@ beforeAll(async () => {
     entrypoint: 'functions/whoami/whoami.ts',
     access: 'user',
   });
-  await env.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
+  await addAccount(env.broker, PAT, PASSWORD);
   origin = env.broker.server.url;
   browser = await launchChromium();
 }, 120_000);
@@ -143,7 +142,7 @@ describe('sign-in in a real Chromium', { timeout: 60_000 }, () => {
     expect(denied.status()).toBe(403);
     expect(await page.textContent('#denied')).toContain('No access');
     expect(await page.content()).not.toContain('private page');
-    await env.broker.auth.grants.grant(PAT);
+    await env.broker.auth.grantAccess(PAT);
     const response = await page.reload();
     expect(response?.status()).toBe(200);
     expect(await callWhoami(page, 'pat note')).toMatchObject({ notes: ['pat note'] });

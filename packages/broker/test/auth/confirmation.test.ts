@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/auth/passwords.ts';
 import { authBroker, DAY, FakeBrowser, field, HOUR, latestLinkToken } from './helpers.ts';
 
 let env: Awaited<ReturnType<typeof authBroker>>;
@@ -19,7 +18,7 @@ describe('account confirmation (spec 3.3)', () => {
 
   it('lets an unconfirmed owner work on their app before the deadline', async () => {
     const owner = await env.broker.auth.owner();
-    await env.broker.auth.accounts.setVerifier(owner.id, await hashPassword('correct horse 1', 10));
+    await env.broker.auth.setPassword(owner.id, 'correct horse 1');
     browser = new FakeBrowser(env.broker);
     expect((await browser.signInByPassword(OWNER, 'correct horse 1')).status).toBe(303);
     // A provisional session: it ends at the confirmation deadline.
@@ -42,7 +41,7 @@ describe('account confirmation (spec 3.3)', () => {
     });
     expect(api.status).toBe(503);
     expect(await api.json()).toMatchObject({ error: { code: 'ACCOUNT_VERIFICATION_REQUIRED' } });
-    expect(await env.broker.auth.sessions.active(sessionId)).toBeUndefined();
+    expect(await env.broker.auth.activeSession(sessionId)).toBeUndefined();
     expect(await env.broker.auth.appPaused()).toBe(true);
     // Data is kept: the account and its app still exist; sign-in pages still render.
     expect((await browser.navigate('/_platform/auth/sign-in')).status).toBe(200);

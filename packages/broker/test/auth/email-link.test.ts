@@ -185,7 +185,7 @@ describe('email-link sign-in', () => {
     const browser = new FakeBrowser(env.broker);
     const claim = await browser.signInByEmail('new@example.com');
     expect(claim.status).toBe(200);
-    expect(await env.broker.auth.accounts.byEmail('new@example.com')).toMatchObject({
+    expect(await env.broker.auth.account('new@example.com')).toMatchObject({
       state: 'confirmed',
     });
   });

@@ -1,5 +1,8 @@
 import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
+import { Accounts } from '../../src/auth/accounts.ts';
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
+import { hashPassword } from '../../src/auth/passwords.ts';
+import { systemClock } from '../../src/kernel/clock.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -196,4 +199,20 @@ export async function latestLinkToken(broker: Broker, email: string): Promise<st
   const match = /confirm\?token=([\w-]+)/.exec(message?.text ?? '');
   if (!match?.[1]) throw new Error(`No link for ${email} in the outbox`);
   return match[1];
+}
+
+/**
+ * Adds a confirmed account with a password straight to the broker's database, as if it had
+ * registered and confirmed long ago: no email is sent, nothing is printed.
+ */
+export async function addAccount(broker: Broker, email: string, password: string): Promise<void> {
+  const verifier = await hashPassword(password, 10);
+  await new Accounts(broker.db, systemClock).create(email, 'confirmed', verifier);
+}
+
+/** Confirms an account's address the way its owner does: an email link, opened and confirmed. */
+export async function confirmByEmail(broker: Broker, email: string): Promise<void> {
+  const browser = new FakeBrowser(broker);
+  const confirmed = await browser.confirmLink(await browser.requestLink(email));
+  if (confirmed.status !== 200) throw new Error(`confirming ${email} answered ${confirmed.status}`);
 }

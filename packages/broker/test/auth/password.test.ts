@@ -43,7 +43,7 @@ describe('passwords', () => {
     const response = await browser.signInByPassword('new@example.com', PASSWORD, '/after');
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/after');
-    expect(await env.broker.auth.accounts.byEmail('new@example.com')).toMatchObject({
+    expect(await env.broker.auth.account('new@example.com')).toMatchObject({
       state: 'unconfirmed',
     });
     const line = browser.received.find((l) => l.startsWith('platform_session='));
@@ -56,7 +56,7 @@ describe('passwords', () => {
     expect((await browser.session()).status).toBe(200);
     env.clock.advance(DAY);
     expect((await browser.session()).status).toBe(401);
-    expect(await env.broker.auth.accounts.byEmail('new@example.com')).toMatchObject({
+    expect(await env.broker.auth.account('new@example.com')).toMatchObject({
       state: 'paused',
     });
   });
@@ -67,7 +67,7 @@ describe('passwords', () => {
     const token = await latestLinkToken(env.broker, 'conf@example.com');
     env.clock.advance(10 * MINUTE);
     expect((await new FakeBrowser(env.broker).confirmLink(token)).status).toBe(200);
-    expect(await env.broker.auth.accounts.byEmail('conf@example.com')).toMatchObject({
+    expect(await env.broker.auth.account('conf@example.com')).toMatchObject({
       state: 'confirmed',
     });
     env.clock.advance(DAY);

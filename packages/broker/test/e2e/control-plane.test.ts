@@ -5,10 +5,9 @@
 import { errorFromResponse } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
-import { hashPassword } from '../../src/auth/passwords.ts';
 import { main } from '../../src/cli/main.ts';
 import { readDevState } from '../../src/project/dev-state.ts';
-import { FakeBrowser, TestClock } from '../auth/helpers.ts';
+import { addAccount, FakeBrowser, TestClock } from '../auth/helpers.ts';
 import { ada, copyExample, devFor } from './helpers.ts';
 
 const PAT = 'pat@example.com';
@@ -46,8 +45,8 @@ beforeAll(async () => {
     'sign-in',
   ));
   devToken = (await readDevState(app.path))?.token ?? '';
-  await dev.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
-  await dev.broker.auth.grants.grant(PAT);
+  await addAccount(dev.broker, PAT, PASSWORD);
+  await dev.broker.auth.grantAccess(PAT);
 }, 120_000);
 
 afterAll(async () => {

@@ -6,8 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
-import { hashPassword } from '../../src/auth/passwords.ts';
-import { HOUR, latestLinkToken, MINUTE, TestClock } from '../auth/helpers.ts';
+import { addAccount, HOUR, latestLinkToken, MINUTE, TestClock } from '../auth/helpers.ts';
 import {
   launchChromium,
   openPage,
@@ -46,7 +45,7 @@ beforeAll(async () => {
     { watch: false, inMemory: true, clock, logWriter: (line) => printed.push(line) },
     'sign-in',
   ));
-  await dev.broker.auth.accounts.create(PAT, 'confirmed', await hashPassword(PASSWORD, 10));
+  await addAccount(dev.broker, PAT, PASSWORD);
   browser = await launchChromium();
 }, 120_000);
 
@@ -115,7 +114,7 @@ describe('platform dev of a private app in a real Chromium', { timeout: 60_000 }
     expect(await page.content()).not.toContain('Private notes');
     // Neither the page's script nor the runtime API is served without a grant.
     expect((await page.request.get(`${dev.url}/app.js`)).status()).toBe(403);
-    await dev.broker.auth.grants.grant(PAT);
+    await dev.broker.auth.grantAccess(PAT);
     expect((await page.reload())?.status()).toBe(200);
     await page.waitForSelector(`text=Signed in as ${PAT}`);
     expect(await addNote(page, 'pat note')).toMatchObject({ notes: ['pat note'] });

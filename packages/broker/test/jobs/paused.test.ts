@@ -2,7 +2,7 @@
 // worker claims nothing (no attempt consumed, spec 3.1) and cron creates no runs; confirming
 // resumes both. Time moves by the injected clock (sign-in, jobs and cron share it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authBroker, DAY, HOUR, MINUTE, TestClock } from '../auth/helpers.ts';
+import { authBroker, confirmByEmail, DAY, HOUR, MINUTE, TestClock } from '../auth/helpers.ts';
 import { queue, waitFor } from './engine-helpers.ts';
 
 const clock = new TestClock(Date.parse('2025-03-03T10:00:00Z'));
@@ -81,7 +81,7 @@ describe('a paused app runs no jobs and no cron (spec 3.3)', { timeout: 60_000 }
 
   it('resumes on verification: the held job runs once, cron fires the latest missed run', async () => {
     const owner = await env.broker.auth.owner();
-    await env.broker.auth.accounts.confirm(owner.id);
+    await confirmByEmail(env.broker, owner.email);
     expect(await env.broker.auth.appPaused()).toBe(false);
     const held = (await env.broker.jobs.service.list({ limit: 10 })).jobs.find(
       (j) => j.queue === 'work' && j.state !== 'succeeded',

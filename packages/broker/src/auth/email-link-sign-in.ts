@@ -1,0 +1,180 @@
+import { limits } from '@platform/schema';
+import { AUTH_BASE } from '../http/paths.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import type { Accounts } from './accounts.ts';
+import type { ResolvedAuthOptions } from './auth-options.ts';
+import type { BrowserSessions } from './browser-sessions.ts';
+import type { ConfirmationCookies } from './confirmation-cookie.ts';
+import { authCookies, clearCookie, isSecure, readCookie, setCookie } from './cookies.ts';
+import { isSameOrigin } from './csrf.ts';
+import {
+  CLAIM_GRACE_SECONDS,
+  type ClaimState,
+  type EmailLink,
+  type EmailLinks,
+  type LinkProblem,
+  type LinkPurpose,
+} from './email-links.ts';
+import { linkLifetime } from './pages.ts';
+
+/** The review page of a usable link: its form nonce and the confirmation cookie to set. */
+export type LinkPreview =
+  | {
+      readonly ok: true;
+      readonly link: EmailLink;
+      readonly preview: string;
+      readonly setCookie: string;
+    }
+  | { readonly ok: false; readonly problem: LinkProblem };
+
+/**
+ * The explicit confirmation of a link. `not-previewed`: the POST lacks the review page's
+ * confirmation cookie or nonce (another browser, too late, or a cross-site form).
+ */
+export type LinkConfirmation =
+  /** `setCookie` deletes the confirmation cookie. */
+  | { readonly ok: true; readonly link: EmailLink; readonly setCookie: string }
+  | { readonly ok: false; readonly problem: LinkProblem | 'not-previewed' };
+
+/**
+ * What the requesting browser's claim found. `approved` carries the new session's cookie (and
+ * the deletion of the claim cookie); `refused`: approved, but the account is paused or gone.
+ */
+export type LinkClaim =
+  | Exclude<ClaimState, { readonly state: 'approved' }>
+  | { readonly state: 'refused' }
+  | {
+      readonly state: 'approved';
+      readonly link: EmailLink;
+      readonly setCookies: readonly string[];
+    };
+
+/** The stores {@link EmailLinkSignIn} works on. */
+export interface EmailLinkStores {
+  readonly links: EmailLinks;
+  readonly accounts: Accounts;
+  readonly confirmations: ConfirmationCookies;
+}
+
+/**
+ * The email-link flow (spec 5.1.2): a request mails a one-time link and gives the requesting
+ * browser its claim; the link's review page approves nothing until its Confirm button; the
+ * requesting browser then claims the approval as its own session.
+ */
+export class EmailLinkSignIn {
+  readonly #stores: EmailLinkStores;
+  readonly #sessions: BrowserSessions;
+  readonly #outbox: Outbox;
+  readonly #options: ResolvedAuthOptions;
+
+  constructor(
+    stores: EmailLinkStores,
+    sessions: BrowserSessions,
+    outbox: Outbox,
+    options: ResolvedAuthOptions,
+  ) {
+    this.#stores = stores;
+    this.#sessions = sessions;
+    this.#outbox = outbox;
+    this.#options = options;
+  }
+
+  /**
+   * Sends an email link to an address: captured in the outbox (development never sends mail)
+   * and printed in the terminal. Resolves to the claim value of the requesting browser.
+   */
+  async send(
+    email: string,
+    purpose: LinkPurpose,
+    returnTo: string,
+    request: Request,
+  ): Promise<string> {
+    const { token, claim } = await this.#stores.links.request(email, purpose, returnTo);
+    const url = `${new URL(request.url).origin}${AUTH_BASE}/confirm?token=${token}`;
+    const app = this.#options.appId;
+    const subject = purpose === 'sign-in' ? `Sign in to ${app}` : `Confirm your email for ${app}`;
+    await this.#outbox.capture(
+      {
+        from: 'auth',
+        to: email,
+        subject,
+        text: `${subject}: open ${url} and confirm. The link is valid for ${linkLifetime} and works once.\nIf you did not ask for this, ignore this email.`,
+      },
+      ['auth'],
+    );
+    this.#options.print(`[auth] ${subject} (${email}, valid ${linkLifetime}): ${url}`);
+    return claim;
+  }
+
+  /**
+   * Sends a sign-in link, unless registration is off and the address has no account. Resolves
+   * to the claim cookie's `Set-Cookie`, or `undefined` when no link was sent.
+   */
+  async requestSignIn(
+    email: string,
+    returnTo: string,
+    request: Request,
+  ): Promise<string | undefined> {
+    if (!this.#options.registration && (await this.#stores.accounts.byEmail(email)) === undefined) {
+      this.#options.print(`[auth] No account for ${email} and registration is off; no link sent.`);
+      return undefined;
+    }
+    const claim = await this.send(email, 'sign-in', returnTo, request);
+    return setCookie(authCookies.claim, claim, {
+      secure: this.#secure(request),
+      maxAgeSeconds: limits.emailLinkSeconds + CLAIM_GRACE_SECONDS,
+    });
+  }
+
+  /** The link behind `token` for its review page; a GET approves nothing. */
+  async preview(token: string, request: Request): Promise<LinkPreview> {
+    const found = await this.#stores.links.preview(token);
+    if (!found.ok) return found;
+    const issued = this.#stores.confirmations.issue(token, this.#secure(request));
+    return { ok: true, link: found.link, preview: issued.preview, setCookie: issued.setCookie };
+  }
+
+  /**
+   * Approves the link, once, from its review page (the confirmation cookie and the page's
+   * `preview` nonce). The explicit confirmation proves the address (spec 3.3): an unknown
+   * address is registered confirmed, an unconfirmed or paused account becomes confirmed.
+   */
+  async confirm(request: Request, token: string, preview: string): Promise<LinkConfirmation> {
+    const { links, accounts, confirmations } = this.#stores;
+    const cookie = readCookie(request, authCookies.confirm);
+    if (!isSameOrigin(request) || !confirmations.verify(cookie, token, preview)) {
+      return { ok: false, problem: 'not-previewed' };
+    }
+    const approved = await links.approve(token, async (link) => {
+      const account =
+        (await accounts.byEmail(link.email)) ?? (await accounts.create(link.email, 'confirmed'));
+      if (account.state !== 'confirmed') await accounts.confirm(account.id);
+      return account.id;
+    });
+    if (!approved.ok) return approved;
+    const setCookie = clearCookie(authCookies.confirm, this.#secure(request));
+    return { ok: true, link: approved.link, setCookie };
+  }
+
+  /**
+   * The claim of the requesting browser (its claim cookie, same origin only): an approval
+   * becomes this browser's session, exactly once.
+   */
+  async claim(request: Request): Promise<LinkClaim> {
+    const value = readCookie(request, authCookies.claim);
+    const claim: ClaimState =
+      !isSameOrigin(request) || value === undefined
+        ? { state: 'invalid' }
+        : await this.#stores.links.claim(value, true);
+    if (claim.state !== 'approved') return claim;
+    const account = await this.#stores.accounts.byId(claim.accountId);
+    if (account === undefined || account.state === 'paused') return { state: 'refused' };
+    const session = await this.#sessions.start(account, request);
+    const setCookies = [session, clearCookie(authCookies.claim, this.#secure(request))];
+    return { state: 'approved', link: claim.link, setCookies };
+  }
+
+  #secure(request: Request): boolean {
+    return isSecure(request, this.#options.secureCookies);
+  }
+}
