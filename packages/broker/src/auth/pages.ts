@@ -12,6 +12,9 @@ export function inMinutes(seconds: number): string {
 /** How long an email link is valid, in words (`limits.emailLinkSeconds`). */
 export const linkLifetime = inMinutes(limits.emailLinkSeconds);
 
+/** How long a new address has to be confirmed, in hours (`limits.confirmationDeadlineSeconds`). */
+export const confirmationHours = limits.confirmationDeadlineSeconds / 3600;
+
 /** The sign-in page: email link by default, a password on request (spec 5.1.2-3). */
 export function signInPage(input: {
   app: string;
@@ -31,7 +34,7 @@ export function signInPage(input: {
 <details${input.showPassword ? ' open' : ''}><summary>Use a password</summary>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" minlength="8" maxlength="72">
 <button id="password-sign-in" type="submit" formaction="${AUTH_BASE}/password">Sign in with password</button>
-<p class="muted">A new address is registered; confirm it by email within 24 hours.</p></details>
+<p class="muted">A new address is registered; confirm it by email within ${confirmationHours} hours.</p></details>
 <button id="email-link" type="submit">Email me a sign-in link</button></form>`,
   };
 }

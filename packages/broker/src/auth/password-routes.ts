@@ -6,14 +6,13 @@ import type { AuthService } from './auth-service.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
 import { clientAddress, readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
 import { pageResponse } from './page-layout.ts';
-import { messagePage, preferencesPage, signInPage } from './pages.ts';
+import { confirmationHours, messagePage, preferencesPage, signInPage } from './pages.ts';
 import { passwordProblem } from './passwords.ts';
 
 const PREFERENCES = `${AUTH_BASE}/preferences`;
 const WRONG_PASSWORD =
   'Wrong email or password. Accounts without a password sign in with an email link.';
-const PAST_DEADLINE =
-  'The 24-hour confirmation deadline has passed. We sent a new confirmation link; confirm it, then sign in.';
+const PAST_DEADLINE = `The ${confirmationHours}-hour confirmation deadline has passed. We sent a new confirmation link; confirm it, then sign in.`;
 
 /**
  * Passwords (spec 5.1.3-4): sign-in with a configured password, registration of an unknown
