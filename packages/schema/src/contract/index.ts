@@ -85,6 +85,13 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** Header the host sets on a streamed (non-JSON) invocation answer. */
 export const STREAM_HEADER = 'x-platform-stream';
 
+export {
+  compareVersions,
+  type Feature,
+  featureSince,
+  isSdkVersion,
+  supports,
+} from '../sdk-versions.ts';
 export { attachmentSchema, imageContentTypes } from './ai.ts';
 export { browserUserSchema } from './browser.ts';
 export { base64, fileRef, jsonObject, jsonValue, timestamp } from './common.ts';
@@ -119,4 +126,3 @@ export {
   type SearchMode,
   type SearchSummary,
 } from './search-options.ts';
-export { compareVersions, type Feature, featureSince, isSdkVersion, supports } from './version.ts';

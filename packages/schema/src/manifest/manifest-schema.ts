@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.ts';
+import { featureSince } from '../sdk-versions.ts';
 import { integrationContractSchema, slotSchema } from './integration-schema.ts';
 import { namingRules } from './patterns.ts';
 
@@ -205,7 +206,7 @@ export const manifestSchema = z
     integrations: z
       .record(z.string().regex(namingRules.slotName.pattern), slotSchema)
       .default({})
-      .describe('Integration slots by slot name (schema 3, SDK 2.2.0).'),
+      .describe(`Integration slots by slot name (schema 3, SDK ${featureSince.integrations}).`),
   })
   .describe('platform.yaml: the manifest of an app on the platform.');
 
