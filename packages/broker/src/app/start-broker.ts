@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Declarations } from '@platform/schema/contract';
+import type { Declarations, FunctionAccess } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
 import type { Authenticate } from '../api/rest-routes.ts';
@@ -15,7 +15,7 @@ import { rememberBundle, reusableBundle } from '../functions/bundle-cache.ts';
 import { type BundleResult, bundleFunction } from '../functions/bundler.ts';
 import { FunctionProcess } from '../functions/function-process.ts';
 import { InvocationTokens } from '../functions/invocation-tokens.ts';
-import { type FunctionAccess, FunctionInvoker } from '../functions/invoker.ts';
+import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { type RunningServer, serveBroker } from '../http/serve.ts';

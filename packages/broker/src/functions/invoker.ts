@@ -1,12 +1,9 @@
 import { errorFromResponse, PlatformError } from '@platform/errors';
-import type { Declarations, Invocation } from '@platform/schema/contract';
+import type { Declarations, FunctionAccess, Invocation } from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
 import type { FunctionProcess } from './function-process.ts';
 import type { InvocationTokens } from './invocation-tokens.ts';
-
-/** Who may call a Function (manifest `functions[].access`, spec 2.3). */
-export type FunctionAccess = 'user' | 'public' | 'system';
 
 /** How a call reached the broker; decides which `access` values admit it. */
 export type CallOrigin = 'browser' | 'route' | 'direct' | 'platform';

@@ -1,8 +1,8 @@
-import { invocationSchema } from '@platform/schema/contract';
+import { type FunctionAccess, invocationSchema } from '@platform/schema/contract';
 import { describe, expect, it } from 'vitest';
 import type { FunctionProcess, HostRequest } from '../../src/functions/function-process.ts';
 import { InvocationTokens } from '../../src/functions/invocation-tokens.ts';
-import { type FunctionAccess, FunctionInvoker } from '../../src/functions/invoker.ts';
+import { FunctionInvoker } from '../../src/functions/invoker.ts';
 import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
 
 const ALICE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';

@@ -92,6 +92,7 @@ export {
   isSdkVersion,
   supports,
 } from '../sdk-versions.ts';
+export { type FunctionAccess, functionAccessLevels } from './access.ts';
 export { attachmentSchema, imageContentTypes } from './ai.ts';
 export { browserUserSchema } from './browser.ts';
 export { base64, fileRef, jsonObject, jsonValue, timestamp } from './common.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { functionAccessLevels } from '../contract/access.ts';
 import { limits } from '../limits.ts';
 import { featureSince } from '../sdk-versions.ts';
 import { integrationContractSchema, slotSchema } from './integration-schema.ts';
@@ -76,7 +77,7 @@ export const functionSchema = z.strictObject({
     .min(1)
     .describe('Path of the .ts entry file, relative to the app; helpers stay in its directory.'),
   access: z
-    .enum(['user', 'public', 'system'])
+    .enum(functionAccessLevels)
     .describe('`user`: signed-in caller; `public`: optional identity; `system`: platform only.'),
   route: routeSchema.optional().describe('Schema 3: invoke the Function from an app URL path.'),
 });
