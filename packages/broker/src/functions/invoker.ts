@@ -1,5 +1,10 @@
 import { errorFromResponse, PlatformError } from '@platform/errors';
-import type { Declarations, FunctionAccess, Invocation } from '@platform/schema/contract';
+import {
+  type Declarations,
+  type FunctionAccess,
+  type Invocation,
+  REQUEST_ID_HEADER,
+} from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
 import type { FunctionProcess } from './function-process.ts';
@@ -146,7 +151,7 @@ export class FunctionInvoker {
     const response = await fn.process.request({
       method: 'POST',
       path: hostRoutes.invoke.path,
-      headers: { 'content-type': 'application/json', 'x-request-id': request.requestId },
+      headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: request.requestId },
       body: `${perCallJson.slice(0, -1)},${this.#fixedMembers(fn.name)}}`,
       timeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),

@@ -106,6 +106,12 @@ export {
   type RouteResponse,
 } from './define.ts';
 export { fileInfoSchema } from './files.ts';
+export {
+  HOST_ADDRESS,
+  HOST_PORT_ENV,
+  HOST_READY_PREFIX,
+  HOST_TOKEN_ENV,
+} from './host-process.ts';
 export { logEntrySchema, logLevels } from './integrations.ts';
 export {
   type Declarations,
