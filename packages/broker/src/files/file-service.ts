@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import type { Caller } from '../kernel/caller.ts';
@@ -10,9 +11,6 @@ type Contract = typeof runtimeContract;
 
 /** Metadata of a managed file: the runtime contract's `fileInfoSchema`. */
 export type FileInfo = Readonly<RouteResponse<Contract['filesInfo']>['file']>;
-
-/** Largest file the local broker stores (the spec fixes none; ours, in docs/broker.md). */
-export const FILE_MAX_BYTES = 50 * 1024 * 1024;
 
 interface FileRow {
   id: string;
@@ -202,11 +200,12 @@ function sha256(data: Uint8Array): string {
 }
 
 function checkSize(data: Uint8Array): void {
-  if (data.byteLength > FILE_MAX_BYTES) {
+  const max = limits.files.maxBytes;
+  if (data.byteLength > max) {
     throw new PlatformError({
       code: 'FILE_TOO_LARGE',
-      message: `Files are limited to ${FILE_MAX_BYTES} bytes; this one has ${data.byteLength}.`,
-      details: { size: data.byteLength, max: FILE_MAX_BYTES },
+      message: `Files are limited to ${max} bytes; this one has ${data.byteLength}.`,
+      details: { size: data.byteLength, max },
     });
   }
 }
