@@ -142,7 +142,8 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   const secrets = new SecretStore(join(stateDir, 'secrets.json'));
   logs.redact(await secrets.values());
   const data = new DataService(db);
-  const files = new FileService(db, join(stateDir, 'files'));
+  // Delegated file grants expire by the clock the job service stamps them with.
+  const files = new FileService(db, join(stateDir, 'files'), { clock: options.jobs?.clock });
   const outbox = new Outbox(db);
   await files.init();
   await outbox.init();
@@ -172,7 +173,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     );
   // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
   const paused = () => auth.appPaused();
-  const jobs = await startBrokerJobs(db, invoker, { paused, ...options.jobs }, reportError);
+  const jobs = await startBrokerJobs(db, files, invoker, { paused, ...options.jobs }, reportError);
   // Search objects (expression indexes, vector columns) are created now; a declaration that does
   // not fit the database yet is reported and prepared again on its first call.
   const search = searches.length > 0 ? new SearchService(db, searches) : undefined;

@@ -3,8 +3,11 @@ import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
+import type { FileGrant, GrantedFile } from '../functions/invocation-tokens.ts';
 import type { Caller } from '../kernel/caller.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
 import { FileBlobs } from './file-blobs.ts';
+import { checkGrantedRead, pinFileGrant } from './file-grants.ts';
 import { ensureFileSchema } from './file-schema.ts';
 
 type Contract = typeof runtimeContract;
@@ -41,13 +44,24 @@ const notFound = (ref: string) =>
     details: { ref },
   });
 
+/** How to build a {@link FileService}. */
+export interface FileServiceOptions {
+  /**
+   * The clock delegated grants expire by: the one the job service stamps them with.
+   * @default the system clock
+   */
+  readonly clock?: Clock | undefined;
+}
+
 /**
  * The `files` member of the handler context. Contents live on disk under `.platform/files`,
  * metadata and generations in the database. Access rules (the spec leaves them open; ours):
  * a file id is an unguessable capability, so whoever holds a ref may read the file; uploading
  * needs a user or the system (never anonymous, spec 5.1.5); replacing and removing need the
  * uploader or the system. Every write is atomic: bytes reach their final path before the row
- * commits, and a failed commit removes them again.
+ * commits, and a failed commit removes them again. It also answers for delegated read grants
+ * (`files: { read }` of an enqueue): which generations a grant pins, and whether a read under
+ * a grant may proceed.
  *
  * @example
  * ```ts
@@ -57,10 +71,12 @@ const notFound = (ref: string) =>
  */
 export class FileService {
   readonly #db: Database;
+  readonly #clock: Clock;
   readonly blobs: FileBlobs;
 
-  constructor(db: Database, root: string) {
+  constructor(db: Database, root: string, options: FileServiceOptions = {}) {
     this.#db = db;
+    this.#clock = options.clock ?? systemClock;
     this.blobs = new FileBlobs(root);
   }
 
@@ -183,6 +199,25 @@ export class FileService {
       await tx.query('DELETE FROM platform.file_generations WHERE file_id = $1', [current.id]);
     });
     await this.blobs.removeFile(current.id);
+  }
+
+  /**
+   * Checks the files of a delegated read grant (`files.read` of an enqueue) and pins each to
+   * its current content generation: 1 to 16 distinct existing files, together at most
+   * `limits.fileGrant.totalMaxBytes` (`LIMIT_EXCEEDED`, `FILE_NOT_FOUND`).
+   */
+  pinGrant(read: readonly string[]): Promise<GrantedFile[]> {
+    return pinFileGrant(this.#db, read);
+  }
+
+  /**
+   * Checks a read of `ref` by an invocation that carries `grant` (a no-op without one, and for
+   * files outside it). A granted file must still exist (`FILE_NOT_FOUND`), at its pinned
+   * generation (`FILE_INPUT_CHANGED`), and the grant must not have expired
+   * (`PERMISSION_DENIED`).
+   */
+  async checkGrantedRead(grant: FileGrant | undefined, ref: string): Promise<void> {
+    if (grant) await checkGrantedRead(this.#db, grant, ref, this.#clock.now());
   }
 
   async #find(ref: string): Promise<FileRow> {

@@ -8,7 +8,7 @@ import {
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
 import type { FunctionProcess } from './function-process.ts';
-import type { InvocationTokens } from './invocation-tokens.ts';
+import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 
 /** How a call reached the broker; decides which `access` values admit it. */
 export type CallOrigin = 'browser' | 'route' | 'direct' | 'platform';
@@ -36,6 +36,12 @@ export interface CallRequest {
   readonly job?: Invocation['job'];
   /** Overrides the Function's time limit for this call (a queue's `timeoutSeconds`). */
   readonly timeoutMs?: number;
+  /**
+   * The job's delegated file read grant, when a queue consumer runs for a job enqueued with
+   * `files: { read }`. It travels in the invocation token, so the runtime routes check the
+   * Function's file reads against it. @default none
+   */
+  readonly fileGrant?: FileGrant | undefined;
 }
 
 /** What every invocation needs besides the call itself. */
@@ -136,6 +142,7 @@ export class FunctionInvoker {
         sdkVersion,
         secrets: declared.secrets,
         emailAliases: declared.emailAliases,
+        fileGrant: request.fileGrant,
       },
       timeoutMs + TOKEN_GRACE_MS,
     );

@@ -51,9 +51,9 @@ export const queue = (
 export async function engine(start = '2025-01-15T12:00:00.000Z') {
   const opened = await appWithDatabase({}, { inMemory: true });
   const clock = new ManualClock(start);
-  const files = new FileService(opened.db, `${opened.appDir}/.platform/files`);
+  const files = new FileService(opened.db, `${opened.appDir}/.platform/files`, { clock });
   await files.init();
-  const jobs = new JobService(opened.db, { clock });
+  const jobs = new JobService(opened.db, files, { clock });
   await jobs.init();
   const invoker = new FakeInvoker();
   const workers: JobWorker[] = [];

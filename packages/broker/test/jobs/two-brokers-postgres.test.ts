@@ -86,8 +86,9 @@ describe('two brokers on one PostgreSQL', () => {
     const db = await PostgresDatabase.connect(url);
     cleanups.push(() => db.close());
     await bootstrap(db);
-    await new FileService(db, '/nonexistent').init();
-    const jobs = new JobService(db);
+    const files = new FileService(db, '/nonexistent');
+    await files.init();
+    const jobs = new JobService(db, files);
     await jobs.init();
     await jobs.configure({ queues, cron: [] });
 
