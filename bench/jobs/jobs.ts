@@ -24,6 +24,7 @@ import { platformSchema } from '../../packages/broker/src/app/platform-schema.ts
 import { startBroker } from '../../packages/broker/src/app/start-broker.ts';
 import type { Database } from '../../packages/broker/src/db/database.ts';
 import { defaultSnapshotPath, openDatabase } from '../../packages/broker/src/db/open-database.ts';
+import { FileService } from '../../packages/broker/src/files/file-service.ts';
 import type { DeployedFunction } from '../../packages/broker/src/functions/invoker.ts';
 import { JobService } from '../../packages/broker/src/jobs/job-service.ts';
 import { JobWorker } from '../../packages/broker/src/jobs/job-worker.ts';
@@ -119,7 +120,8 @@ async function oursInProcess(databaseUrl: string): Promise<Result> {
     platformSchema,
   });
   try {
-    const jobs = new JobService(db);
+    // No job here grants files: the file service is never asked.
+    const jobs = new JobService(db, new FileService(db, join(appDir, 'files')));
     await jobs.configure({ queues: [queueDeclaration], cron: [] });
     const startedAt = new Map<string, number>();
     const worker = new JobWorker({

@@ -1,3 +1,5 @@
+import type { FunctionAccess } from '@platform/schema/contract';
+
 /**
  * The interface apps augment to type their Functions once. `platform types` (the broker CLI)
  * writes this augmentation from `platform.yaml` and each Function's input schema and handler
@@ -28,7 +30,7 @@ export interface FunctionSpec {
   /** The Function's result after JSON serialisation. */
   readonly result: unknown;
   /** The manifest's `access` of the Function. */
-  readonly access?: 'user' | 'public' | 'system';
+  readonly access?: FunctionAccess;
 }
 
 /** Every Function known to the types: the registered ones, or any name when none are. */

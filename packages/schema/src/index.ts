@@ -15,7 +15,7 @@ export {
   type StringOptions,
   s,
 } from './schema/helpers.ts';
-export { formatPath, type InputIssue } from './schema/issues.ts';
+export { formatInputPath, formatPath, type InputIssue } from './schema/issues.ts';
 export { type JSONSchema, toJSONSchema } from './schema/json-schema.ts';
 export {
   type Infer,

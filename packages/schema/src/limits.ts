@@ -41,6 +41,8 @@ export const limits = {
     terminalRetentionSeconds: 14 * DAY,
     errorMaxLength: 2048,
   },
+  /** `ctx.files`: the largest file (the spec fixes none; ours, in docs/broker.md). */
+  files: { maxBytes: 50 * MiB },
   fileGrant: { minFiles: 1, maxFiles: 16, totalMaxBytes: 128 * MiB, expiresSeconds: 14 * DAY },
   integration: {
     maxCredentials: 20,

@@ -4,6 +4,8 @@
  * response schemas; nothing else restates a path.
  */
 
+import { featureSince } from './sdk-versions.ts';
+
 /** An HTTP method used by the contract. */
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
@@ -54,15 +56,15 @@ const rt = /* @__NO_SIDE_EFFECTS__ */ (path: string, since?: string): RouteSpec 
 /**
  * Routes the handler context of a Function calls on the broker (the runtime contract). Every
  * route is `POST` with a JSON body and `Authorization: Bearer <invocation token>`; see
- * docs/runtime-contract.md. `since` is the runtime SDK version that introduced the route: the
- * SDK refuses to call it for a Function pinned to an older version, and so does the broker.
+ * docs/runtime-contract.md. `since` is the runtime SDK version that introduced the route (from
+ * `featureSince`; 2.0.0 when unlisted): the SDK refuses to call it for a Function pinned to an older version, and so does the broker.
  */
 export const contextRoutes = {
   dataList: rt('/data/:table/list'),
   dataGetById: rt('/data/:table/get'),
   dataCreate: rt('/data/:table/create'),
   dataUpdateById: rt('/data/:table/update'),
-  dataSearch: rt('/search/:name', '2.4.0'),
+  dataSearch: rt('/search/:name', featureSince.search),
   filesUpload: rt('/files/upload'),
   filesDownload: rt('/files/download'),
   filesReplace: rt('/files/replace'),
@@ -77,8 +79,8 @@ export const contextRoutes = {
   notificationsSend: rt('/notifications/send'),
   jobsEnqueue: rt('/jobs/:queue/enqueue'),
   jobsGet: rt('/jobs/get'),
-  integrationsCall: rt('/integrations/:slot/call', '2.2.0'),
-  integrationEmit: rt('/integration/emit', '2.6.0'),
+  integrationsCall: rt('/integrations/:slot/call', featureSince.integrations),
+  integrationEmit: rt('/integration/emit', featureSince.integration),
   secretsGet: rt('/secrets/get'),
   log: rt('/log'),
 } as const;

@@ -1,8 +1,6 @@
 import type { Infer, Schema } from '@platform/schema';
+import type { FunctionAccess } from '@platform/schema/contract';
 import type { PlatformFunction } from './define-function.ts';
-
-/** Who may call a Function, as `access` in platform.yaml. */
-export type FunctionAccess = 'user' | 'public' | 'system';
 
 type JsonPrimitive = string | number | boolean | null;
 // Values JSON.stringify drops from objects (and turns into null in arrays).

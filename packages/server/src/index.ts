@@ -24,6 +24,7 @@ export {
   PlatformError,
 } from '@platform/errors';
 export { type Infer, type Schema, s } from '@platform/schema';
+export type { FunctionAccess } from '@platform/schema/contract';
 export type {
   AiClient,
   Attachment,
@@ -58,7 +59,7 @@ export {
   isPlatformFunction,
   type PlatformFunction,
 } from './define-function.ts';
-export type { FunctionAccess, FunctionTypes, Jsonify } from './function-types.ts';
+export type { FunctionTypes, Jsonify } from './function-types.ts';
 export {
   createFunctionHost,
   type FetchHandler,

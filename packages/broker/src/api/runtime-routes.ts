@@ -28,7 +28,7 @@ export interface RuntimeServices {
   readonly logs: LogSink;
   /** `data.search`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
   readonly search?: SearchService;
-  /** `ctx.jobs`, and the delegated file grants of job attempts. */
+  /** `ctx.jobs`. */
   readonly jobs?: JobService | undefined;
 }
 
@@ -88,7 +88,7 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       }),
     }),
     filesDownload: async (body, { grant }) => {
-      await jobs?.checkFileRead(grant.requestId, body.ref);
+      await files.checkGrantedRead(grant.fileGrant, body.ref);
       const { file, data: content } = await files.download(grant.caller, body.ref);
       return { file, data: base64(content) };
     },
@@ -104,7 +104,7 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       return { ok: true };
     },
     filesInfo: async (body, { grant }) => {
-      await jobs?.checkFileRead(grant.requestId, body.ref);
+      await files.checkGrantedRead(grant.fileGrant, body.ref);
       return { file: await files.info(grant.caller, body.ref) };
     },
     aiGenerateText: notServedYet('ctx.ai'),

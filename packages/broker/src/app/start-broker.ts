@@ -147,7 +147,8 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     const secrets = new SecretStore(join(stateDir, 'secrets.json'));
     logs.redact(await secrets.values());
     const data = new DataService(db);
-    const files = new FileService(db, join(stateDir, 'files'));
+    // Delegated file grants expire by the clock the job service stamps them with.
+    const files = new FileService(db, join(stateDir, 'files'), { clock: options.jobs?.clock });
     const outbox = new Outbox(db);
     const auth = await AuthService.create(
       db,
@@ -179,7 +180,13 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);
     // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
     const paused = () => auth.appPaused();
-    const jobs = await startBrokerJobs(db, invoker, { paused, ...options.jobs }, reportError);
+    const jobs = await startBrokerJobs(
+      db,
+      files,
+      invoker,
+      { paused, ...options.jobs },
+      reportError,
+    );
     teardown.add(() => jobs.stop());
     // Search objects (expression indexes, vector columns) are created now; a declaration that
     // does not fit the database yet is reported and prepared again on its first call.

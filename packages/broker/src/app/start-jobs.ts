@@ -1,5 +1,6 @@
 import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
+import type { FileService } from '../files/file-service.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { CronScheduler } from '../jobs/cron/cron-scheduler.ts';
 import type { JobScope } from '../jobs/job-policy.ts';
@@ -40,15 +41,17 @@ export interface BrokerJobs {
 
 /**
  * Applies the declarations (dead-lettering jobs of removed queues) and starts one worker and the
- * cron scheduler for a broker. The job tables are part of the platform schema.
+ * cron scheduler for a broker. The job tables are part of the platform schema. `files` pins the
+ * delegated read grants of enqueues.
  */
 export async function startBrokerJobs(
   db: Database,
+  files: FileService,
   invoker: FunctionInvoker,
   options: BrokerJobsOptions,
   onError: (error: unknown) => void,
 ): Promise<BrokerJobs> {
-  const service = new JobService(db, {
+  const service = new JobService(db, files, {
     ...(options.scope ? { scope: options.scope } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });

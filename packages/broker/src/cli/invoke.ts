@@ -1,3 +1,4 @@
+import { STREAM_HEADER } from '@platform/schema/contract';
 import { fillPath } from '@platform/schema/routes';
 import { brokerApiPaths } from '../http/paths.ts';
 import { brokerFetch } from './broker-call.ts';
@@ -43,7 +44,7 @@ export const invokeCommand = defineCommand({
       },
     );
     if (typeof response === 'number') return response;
-    if (response.headers.get('x-platform-stream') === '1') {
+    if (response.headers.get(STREAM_HEADER) === '1') {
       io.stdout(await response.text());
       return exitCodes.ok;
     }

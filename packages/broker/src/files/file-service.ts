@@ -1,17 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
+import type { FileGrant, GrantedFile } from '../functions/invocation-tokens.ts';
 import type { Caller } from '../kernel/caller.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
 import { FileBlobs } from './file-blobs.ts';
+import { checkGrantedRead, pinFileGrant } from './file-grants.ts';
 
 type Contract = typeof runtimeContract;
 
 /** Metadata of a managed file: the runtime contract's `fileInfoSchema`. */
 export type FileInfo = Readonly<RouteResponse<Contract['filesInfo']>['file']>;
-
-/** Largest file the local broker stores (the spec fixes none; ours, in docs/broker.md). */
-export const FILE_MAX_BYTES = 50 * 1024 * 1024;
 
 interface FileRow {
   id: string;
@@ -42,13 +43,24 @@ const notFound = (ref: string) =>
     details: { ref },
   });
 
+/** How to build a {@link FileService}. */
+export interface FileServiceOptions {
+  /**
+   * The clock delegated grants expire by: the one the job service stamps them with.
+   * @default the system clock
+   */
+  readonly clock?: Clock | undefined;
+}
+
 /**
  * The `files` member of the handler context. Contents live on disk under `.platform/files`,
  * metadata and generations in the database. Access rules (the spec leaves them open; ours):
  * a file id is an unguessable capability, so whoever holds a ref may read the file; uploading
  * needs a user or the system (never anonymous, spec 5.1.5); replacing and removing need the
  * uploader or the system. Every write is atomic: bytes reach their final path before the row
- * commits, and a failed commit removes them again.
+ * commits, and a failed commit removes them again. It also answers for delegated read grants
+ * (`files: { read }` of an enqueue): which generations a grant pins, and whether a read under
+ * a grant may proceed.
  *
  * @example
  * ```ts
@@ -58,10 +70,12 @@ const notFound = (ref: string) =>
  */
 export class FileService {
   readonly #db: Database;
+  readonly #clock: Clock;
   readonly blobs: FileBlobs;
 
-  constructor(db: Database, root: string) {
+  constructor(db: Database, root: string, options: FileServiceOptions = {}) {
     this.#db = db;
+    this.#clock = options.clock ?? systemClock;
     this.blobs = new FileBlobs(root);
   }
 
@@ -181,6 +195,25 @@ export class FileService {
     await this.blobs.removeFile(current.id);
   }
 
+  /**
+   * Checks the files of a delegated read grant (`files.read` of an enqueue) and pins each to
+   * its current content generation: 1 to 16 distinct existing files, together at most
+   * `limits.fileGrant.totalMaxBytes` (`LIMIT_EXCEEDED`, `FILE_NOT_FOUND`).
+   */
+  pinGrant(read: readonly string[]): Promise<GrantedFile[]> {
+    return pinFileGrant(this.#db, read);
+  }
+
+  /**
+   * Checks a read of `ref` by an invocation that carries `grant` (a no-op without one, and for
+   * files outside it). A granted file must still exist (`FILE_NOT_FOUND`), at its pinned
+   * generation (`FILE_INPUT_CHANGED`), and the grant must not have expired
+   * (`PERMISSION_DENIED`).
+   */
+  async checkGrantedRead(grant: FileGrant | undefined, ref: string): Promise<void> {
+    if (grant) await checkGrantedRead(this.#db, grant, ref, this.#clock.now());
+  }
+
   async #find(ref: string): Promise<FileRow> {
     if (typeof ref !== 'string' || !/^file_[0-9a-f]{32}$/.test(ref)) throw notFound(String(ref));
     const { rows } = await this.#db.query<FileRow>('SELECT * FROM platform.files WHERE id = $1', [
@@ -196,11 +229,12 @@ function sha256(data: Uint8Array): string {
 }
 
 function checkSize(data: Uint8Array): void {
-  if (data.byteLength > FILE_MAX_BYTES) {
+  const max = limits.files.maxBytes;
+  if (data.byteLength > max) {
     throw new PlatformError({
       code: 'FILE_TOO_LARGE',
-      message: `Files are limited to ${FILE_MAX_BYTES} bytes; this one has ${data.byteLength}.`,
-      details: { size: data.byteLength, max: FILE_MAX_BYTES },
+      message: `Files are limited to ${max} bytes; this one has ${data.byteLength}.`,
+      details: { size: data.byteLength, max },
     });
   }
 }

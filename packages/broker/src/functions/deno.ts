@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { HOST_ADDRESS, HOST_PORT_ENV, HOST_TOKEN_ENV } from '@platform/schema/contract';
 
 const require = createRequire(import.meta.url);
 
@@ -32,13 +33,6 @@ export function denoPath(): string {
   return binary;
 }
 
-/** Environment variables the function host may read (docs/runtime-contract.md 1.3). */
-export const HOST_PORT_ENV = 'PLATFORM_HOST_PORT';
-/** The token the host requires on `POST /_platform/invoke`. */
-export const HOST_TOKEN_ENV = 'PLATFORM_HOST_TOKEN';
-/** The line prefix the host prints once it listens. */
-export const HOST_READY_MARKER = 'PLATFORM_HOST_READY';
-
 /**
  * The `deno run` arguments for one Function bundle, with least privilege: network only to the
  * broker's port and the Function's own listening port on 127.0.0.1, the two host variables of
@@ -53,7 +47,7 @@ export function denoRunArgs(bundlePath: string, brokerPort: number, hostPort: nu
     '--no-lock',
     '--no-npm',
     '--no-remote',
-    `--allow-net=127.0.0.1:${brokerPort},127.0.0.1:${hostPort}`,
+    `--allow-net=127.0.0.1:${brokerPort},${HOST_ADDRESS}:${hostPort}`,
     `--allow-env=${HOST_PORT_ENV},${HOST_TOKEN_ENV}`,
     bundlePath,
   ];

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { PlatformError } from '@platform/errors';
+import type { FunctionAccess } from '@platform/schema/contract';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { rememberBundle, reusableBundle } from './bundle-cache.ts';
 import { type BundleResult, bundleFunction } from './bundler.ts';
 import { FunctionProcess } from './function-process.ts';
-import type { FunctionAccess, FunctionInvoker } from './invoker.ts';
+import type { FunctionInvoker } from './invoker.ts';
 import type { SdkSource } from './sdk.ts';
 
 /** One Function to serve (from platform.yaml `functions[]`). */

@@ -2,8 +2,14 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { PlatformError } from '@platform/errors';
+import {
+  HOST_ADDRESS,
+  HOST_PORT_ENV,
+  HOST_READY_PREFIX,
+  HOST_TOKEN_ENV,
+} from '@platform/schema/contract';
 import { Pool } from 'undici';
-import { denoPath, denoRunArgs, HOST_PORT_ENV, HOST_READY_MARKER, HOST_TOKEN_ENV } from './deno.ts';
+import { denoPath, denoRunArgs } from './deno.ts';
 import { freePort } from './free-port.ts';
 import { HostAnswer } from './host-answer.ts';
 
@@ -221,7 +227,7 @@ export class FunctionProcess {
       }, this.#startTimeout);
       const out = createInterface({ input: child.stdout! });
       out.on('line', (line) => {
-        if (line.startsWith(HOST_READY_MARKER)) {
+        if (line.startsWith(HOST_READY_PREFIX)) {
           clearTimeout(timer);
           resolve();
         } else this.#options.onOutput?.(line, 'stdout');
@@ -254,7 +260,7 @@ export class FunctionProcess {
       throw error;
     }
     this.lastStartMs = Math.round(performance.now() - started);
-    this.#pool = new Pool(`http://127.0.0.1:${port}`, { connections: 32, pipelining: 1 });
+    this.#pool = new Pool(`http://${HOST_ADDRESS}:${port}`, { connections: 32, pipelining: 1 });
   }
 
   get #startTimeout(): number {

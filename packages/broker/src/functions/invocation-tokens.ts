@@ -1,6 +1,21 @@
 import type { Caller } from '../kernel/caller.ts';
 import { randomBase64url } from '../kernel/ids.ts';
 
+/** A file of a delegated read grant, pinned to the content generation it had at enqueue. */
+export interface GrantedFile {
+  readonly id: string;
+  readonly generation: number;
+}
+
+/**
+ * A delegated file read grant (SDK 2.4.0, spec 2.7): what `files: { read }` of an enqueue
+ * granted, carried by each attempt of the job so its reads are checked against it.
+ */
+export interface FileGrant {
+  readonly files: readonly GrantedFile[];
+  readonly expiresAt: Date;
+}
+
 /** What an invocation token stands for: one call of one Function, as one caller. */
 export interface InvocationGrant {
   readonly requestId: string;
@@ -12,6 +27,8 @@ export interface InvocationGrant {
   readonly secrets: readonly string[];
   /** Sender aliases the Function may send from. */
   readonly emailAliases: readonly string[];
+  /** The delegated file read grant of the job attempt this call runs, if it has one. */
+  readonly fileGrant?: FileGrant | undefined;
 }
 
 /** How often minting sweeps out expired tokens (ms). */

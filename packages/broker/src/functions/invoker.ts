@@ -1,12 +1,14 @@
 import { errorFromResponse, PlatformError } from '@platform/errors';
-import type { Declarations, Invocation } from '@platform/schema/contract';
+import {
+  type Declarations,
+  type FunctionAccess,
+  type Invocation,
+  REQUEST_ID_HEADER,
+} from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
 import type { FunctionProcess } from './function-process.ts';
-import type { InvocationTokens } from './invocation-tokens.ts';
-
-/** Who may call a Function (manifest `functions[].access`, spec 2.3). */
-export type FunctionAccess = 'user' | 'public' | 'system';
+import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 
 /** How a call reached the broker; decides which `access` values admit it. */
 export type CallOrigin = 'browser' | 'route' | 'direct' | 'platform';
@@ -34,6 +36,12 @@ export interface CallRequest {
   readonly job?: Invocation['job'];
   /** Overrides the Function's time limit for this call (a queue's `timeoutSeconds`). */
   readonly timeoutMs?: number;
+  /**
+   * The job's delegated file read grant, when a queue consumer runs for a job enqueued with
+   * `files: { read }`. It travels in the invocation token, so the runtime routes check the
+   * Function's file reads against it. @default none
+   */
+  readonly fileGrant?: FileGrant | undefined;
 }
 
 /** What every invocation needs besides the call itself. */
@@ -134,6 +142,7 @@ export class FunctionInvoker {
         sdkVersion,
         secrets: declared.secrets,
         emailAliases: declared.emailAliases,
+        fileGrant: request.fileGrant,
       },
       timeoutMs + TOKEN_GRACE_MS,
     );
@@ -149,7 +158,7 @@ export class FunctionInvoker {
     const response = await fn.process.request({
       method: 'POST',
       path: hostRoutes.invoke.path,
-      headers: { 'content-type': 'application/json', 'x-request-id': request.requestId },
+      headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: request.requestId },
       body: `${perCallJson.slice(0, -1)},${this.#fixedMembers(fn.name)}}`,
       timeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),

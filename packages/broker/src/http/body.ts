@@ -1,11 +1,12 @@
 import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 
 /** Body size limits of the broker's routes (the spec fixes none; ours, in docs/broker.md). */
 export const bodyLimits = {
   /** Function calls, data routes and everything else that carries JSON. */
   json: 1024 * 1024,
-  /** File uploads and replaces: 50 MiB of bytes as base64, plus the JSON around it. */
-  files: Math.ceil((50 * 1024 * 1024 * 4) / 3) + 64 * 1024,
+  /** File uploads and replaces: a file of `limits.files.maxBytes` as base64, plus the JSON around it. */
+  files: Math.ceil((limits.files.maxBytes * 4) / 3) + 64 * 1024,
 } as const;
 
 /**

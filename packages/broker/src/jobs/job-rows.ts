@@ -1,14 +1,9 @@
 import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
+import type { GrantedFile } from '../functions/invocation-tokens.ts';
 import type { StoredError } from './job-policy.ts';
 
 /** A job as `jobs.enqueue`, `jobs.get` and the jobs API return it (the contract's `jobSchema`). */
 export type Job = RouteResponse<typeof runtimeContract.jobsGet>['job'];
-
-/** A file of a delegated read grant, pinned to the content generation it had at enqueue. */
-export interface GrantedFile {
-  readonly id: string;
-  readonly generation: number;
-}
 
 /** The columns of `platform.jobs` the engine reads. */
 export interface JobRow {

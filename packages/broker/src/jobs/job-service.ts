@@ -2,8 +2,8 @@ import { PlatformError } from '@platform/errors';
 import { jsonByteLength, limits } from '@platform/schema';
 import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
+import type { FileService } from '../files/file-service.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
-import { checkGrantedRead, type FileGrant, pinFileGrant } from './file-grants.ts';
 import { type JobListQuery, type JobPage, listJobs } from './job-history.ts';
 import { type JobScope, policyOf } from './job-policy.ts';
 import { type Job, toJob } from './job-rows.ts';
@@ -40,13 +40,13 @@ export const localScope: JobScope = {
 
 /**
  * The jobs side of the broker: `jobs.enqueue` and `jobs.get` behind the runtime contract, the
- * history behind the jobs API, the current queue and cron declarations, and the delegated file
- * grants of the attempts running in this process. Workers ({@link JobWorker}) and the cron
- * scheduler share it.
+ * history behind the jobs API, and the current queue and cron declarations. Workers
+ * ({@link JobWorker}) and the cron scheduler share it. The file service pins the files of an
+ * enqueue's delegated read grant; each attempt carries the grant in its invocation.
  *
  * @example
  * ```ts
- * const jobs = new JobService(db);
+ * const jobs = new JobService(db, files);
  * await jobs.configure({ queues: manifest.queues, cron: manifest.cron });
  * const { job } = await jobs.enqueue('emails', { payload: { to: 'a@b.c' }, idempotencyKey: 'welcome-42' });
  * ```
@@ -55,13 +55,14 @@ export class JobService {
   readonly db: Database;
   readonly scope: JobScope;
   readonly clock: Clock;
+  readonly #files: FileService;
   #queues = new Map<string, QueueDeclaration>();
   #cron = new Map<string, CronDeclaration>();
-  readonly #grants = new Map<string, FileGrant>();
   readonly #listeners = new Set<() => void>();
 
-  constructor(db: Database, options: JobServiceOptions = {}) {
+  constructor(db: Database, files: FileService, options: JobServiceOptions = {}) {
     this.db = db;
+    this.#files = files;
     this.scope = options.scope ?? localScope;
     this.clock = options.clock ?? systemClock;
   }
@@ -142,7 +143,7 @@ export class JobService {
         details: { field: 'delaySeconds', limit: limits.jobs.delayMaxSeconds },
       });
     }
-    const files = request.files ? await pinFileGrant(this.db, request.files.read) : null;
+    const files = request.files ? await this.#files.pinGrant(request.files.read) : null;
     const { row, created } = await insertJob(
       this.db,
       this.scope,
@@ -177,26 +178,6 @@ export class JobService {
   /** A page of job history (the jobs API). */
   list(query: JobListQuery): Promise<JobPage> {
     return listJobs(this.db, this.scope, query);
-  }
-
-  /** Remembers the file grant of an attempt this process runs, by its request id. */
-  holdGrant(requestId: string, grant: FileGrant): void {
-    this.#grants.set(requestId, grant);
-  }
-
-  /** Forgets the file grant of a finished attempt. */
-  releaseGrant(requestId: string): void {
-    this.#grants.delete(requestId);
-  }
-
-  /**
-   * Checks a file read of the invocation `requestId` against its job's delegated grant (no-op
-   * for invocations that are not job attempts with a grant). Throws `FILE_INPUT_CHANGED`,
-   * `FILE_NOT_FOUND` or `PERMISSION_DENIED`.
-   */
-  async checkFileRead(requestId: string, fileId: string): Promise<void> {
-    const grant = this.#grants.get(requestId);
-    if (grant) await checkGrantedRead(this.db, grant, fileId, this.clock.now());
   }
 
   /** Calls `listener` whenever new work may be due (an enqueue, a new declaration). */

@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database, Transaction } from '../db/database.ts';
+import type { GrantedFile } from '../functions/invocation-tokens.ts';
 import { addSeconds } from '../kernel/clock.ts';
 import type { JobScope, PinnedPolicy, StoredError } from './job-policy.ts';
-import { type GrantedFile, type JobRow, jobColumns } from './job-rows.ts';
+import { type JobRow, jobColumns } from './job-rows.ts';
 
 /** A row to insert: a queued job or a cron run. */
 export interface NewJob {

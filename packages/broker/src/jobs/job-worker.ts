@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
+import type { FileGrant } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
 import { addSeconds } from '../kernel/clock.ts';
@@ -221,12 +222,10 @@ export class JobWorker {
       },
       (this.#o.leaseSeconds * 1000) / 3,
     );
-    if (row.file_grants && row.grant_expires_at !== null) {
-      jobs.holdGrant(requestId, {
-        files: row.file_grants,
-        expiresAt: new Date(row.grant_expires_at),
-      });
-    }
+    const fileGrant: FileGrant | undefined =
+      row.file_grants && row.grant_expires_at !== null
+        ? { files: row.file_grants, expiresAt: new Date(row.grant_expires_at) }
+        : undefined;
     let failure: unknown;
     let ok = false;
     try {
@@ -238,6 +237,7 @@ export class JobWorker {
         job: row.kind === 'job' ? { id: row.id, queue: row.queue, attempt: row.attempt } : null,
         ...(row.kind === 'job' ? { timeoutMs: row.timeout_seconds * 1000 } : {}),
         signal: controller.signal,
+        ...(fileGrant ? { fileGrant } : {}),
       });
       await response.arrayBuffer();
       ok = true;
@@ -245,7 +245,6 @@ export class JobWorker {
       failure = error;
     } finally {
       clearInterval(renew);
-      jobs.releaseGrant(requestId);
     }
     const endedAt = preciseNow();
     const report = (outcome: AttemptReport['outcome'], errorCode?: string) =>

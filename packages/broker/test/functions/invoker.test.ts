@@ -1,9 +1,9 @@
-import { invocationSchema } from '@platform/schema/contract';
+import { type FunctionAccess, invocationSchema } from '@platform/schema/contract';
 import { describe, expect, it } from 'vitest';
 import type { FunctionProcess, HostRequest } from '../../src/functions/function-process.ts';
 import { InvocationTokens } from '../../src/functions/invocation-tokens.ts';
-import { type FunctionAccess, FunctionInvoker } from '../../src/functions/invoker.ts';
-import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
+import { FunctionInvoker } from '../../src/functions/invoker.ts';
+import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 
 const ALICE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 
@@ -24,6 +24,32 @@ function recordingProcess(sent: HostRequest[]): FunctionProcess {
 }
 
 describe('FunctionInvoker', () => {
+  it('carries the file grant of a job attempt in its invocation token, never in the invocation', async () => {
+    const sent: HostRequest[] = [];
+    const tokens = new InvocationTokens();
+    const invoker = new FunctionInvoker({
+      tokens,
+      brokerUrl: 'http://127.0.0.1:4310',
+      sdkVersion: '2.6.0',
+      environment: 'development',
+      declared,
+    });
+    invoker.register({ name: 'consume', access: 'system', process: recordingProcess(sent) });
+    const fileGrant = {
+      files: [{ id: 'file_0123', generation: 2 }],
+      expiresAt: new Date('2025-01-29T12:00:00.000Z'),
+    };
+    const call = { input: {}, caller: systemCaller(), origin: 'platform' } as const;
+    await invoker.call('consume', { ...call, requestId: 'req_granted', fileGrant });
+    await invoker.call('consume', { ...call, requestId: 'req_plain' });
+    const [granted, plain] = sent.map((request) =>
+      invocationSchema.parse(JSON.parse(String(request.body))),
+    );
+    expect(tokens.verify(granted?.broker.token)?.fileGrant).toEqual(fileGrant);
+    expect(tokens.verify(plain?.broker.token)?.fileGrant).toBeUndefined();
+    expect(String(sent[0]?.body)).not.toContain('file_0123');
+  });
+
   it('posts a whole invocation per call, with the per-Function members of each Function', async () => {
     const sent: HostRequest[] = [];
     const tokens = new InvocationTokens();

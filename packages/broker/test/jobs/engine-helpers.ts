@@ -51,8 +51,8 @@ export const queue = (
 export async function engine(start = '2025-01-15T12:00:00.000Z') {
   const opened = await appWithDatabase({}, { inMemory: true });
   const clock = new ManualClock(start);
-  const files = new FileService(opened.db, `${opened.appDir}/.platform/files`);
-  const jobs = new JobService(opened.db, { clock });
+  const files = new FileService(opened.db, `${opened.appDir}/.platform/files`, { clock });
+  const jobs = new JobService(opened.db, files, { clock });
   const invoker = new FakeInvoker();
   const workers: JobWorker[] = [];
   const worker = (options: Partial<JobWorkerOptions> = {}) => {

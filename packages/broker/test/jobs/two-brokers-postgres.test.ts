@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileService } from '../../src/files/file-service.ts';
 import { JobService } from '../../src/jobs/job-service.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { openPostgres } from '../helpers/db.ts';
@@ -85,7 +86,7 @@ describe('two brokers on one PostgreSQL', () => {
     cleanups.push(setupDir.remove);
     const { db } = await openPostgres(url, setupDir.path);
     cleanups.push(() => db.close());
-    const jobs = new JobService(db);
+    const jobs = new JobService(db, new FileService(db, '/nonexistent'));
     await jobs.configure({ queues, cron: [] });
 
     const dirs = await Promise.all([tempDir('broker-jobs-a-'), tempDir('broker-jobs-b-')]);

@@ -1,4 +1,5 @@
 import { errorResponse, isPlatformError, PlatformError } from '@platform/errors';
+import type { FunctionAccess } from '@platform/schema/contract';
 import { browserRoutes, type RouteSpec } from '@platform/schema/routes';
 import { delay, type HttpHandler, HttpResponse, http } from 'msw';
 import type { CurrentUser } from '../types.ts';
@@ -69,7 +70,7 @@ export interface MockBrokerOptions {
    * valid token; `system` Functions answer 403 `FUNCTION_NOT_CALLABLE`.
    * @default 'user' for every Function
    */
-  readonly access?: Readonly<Record<string, 'user' | 'public' | 'system'>>;
+  readonly access?: Readonly<Record<string, FunctionAccess>>;
   /**
    * Lifetime of each issued token in milliseconds.
    * @default 3600000 (one hour, spec 2.1)

@@ -85,6 +85,14 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** Header the host sets on a streamed (non-JSON) invocation answer. */
 export const STREAM_HEADER = 'x-platform-stream';
 
+export {
+  compareVersions,
+  type Feature,
+  featureSince,
+  isSdkVersion,
+  supports,
+} from '../sdk-versions.ts';
+export { type FunctionAccess, functionAccessLevels } from './access.ts';
 export { attachmentSchema, imageContentTypes } from './ai.ts';
 export { browserUserSchema } from './browser.ts';
 export { base64, fileRef, jsonObject, jsonValue, timestamp } from './common.ts';
@@ -98,6 +106,12 @@ export {
   type RouteResponse,
 } from './define.ts';
 export { fileInfoSchema } from './files.ts';
+export {
+  HOST_ADDRESS,
+  HOST_PORT_ENV,
+  HOST_READY_PREFIX,
+  HOST_TOKEN_ENV,
+} from './host-process.ts';
 export { logEntrySchema, logLevels } from './integrations.ts';
 export {
   type Declarations,
@@ -119,4 +133,3 @@ export {
   type SearchMode,
   type SearchSummary,
 } from './search-options.ts';
-export { compareVersions, type Feature, featureSince, isSdkVersion, supports } from './version.ts';

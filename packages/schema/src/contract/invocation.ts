@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { hostRoutes } from '../routes.ts';
+import { isSdkVersion } from '../sdk-versions.ts';
 import { jsonValue, user } from './common.ts';
 import { defineRoute } from './define.ts';
-import { isSdkVersion } from './version.ts';
 
 /** `http://` or `https://`, a host and an optional port: an origin, nothing after it. */
 const HTTP_ORIGIN = /^https?:\/\/[^\s/?#@]+$/;

@@ -1,5 +1,5 @@
 import type { ManifestDiagnosticCode } from './codes.ts';
-import { type Diagnostic, diagnostic, formatPath, type PathSegment } from './diagnostic.ts';
+import { type Diagnostic, diagnostic, formatManifestPath, type PathSegment } from './diagnostic.ts';
 import type { FileHost } from './host.ts';
 import type { Anchor } from './locate.ts';
 import type { FunctionDeclaration, Manifest } from './manifest-schema.ts';
@@ -65,7 +65,7 @@ export class RuleContext {
   ): void {
     const pos = this.#source?.locator.locate(path, anchor) ?? { line: 0, column: 0 };
     this.diagnostics.push(
-      diagnostic(code, message, { path: formatPath(path), file: this.file, ...pos }),
+      diagnostic(code, message, { path: formatManifestPath(path), file: this.file, ...pos }),
     );
   }
 
@@ -75,7 +75,7 @@ export class RuleContext {
     at: { file: string; line: number; column: number; path: readonly PathSegment[] },
     message: string,
   ): void {
-    this.diagnostics.push(diagnostic(code, message, { ...at, path: formatPath(at.path) }));
+    this.diagnostics.push(diagnostic(code, message, { ...at, path: formatManifestPath(at.path) }));
   }
 
   /**

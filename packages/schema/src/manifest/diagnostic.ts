@@ -35,14 +35,17 @@ export interface ManifestResult<M> {
 export type PathSegment = string | number;
 
 /**
- * Formats a path the way diagnostics show it: `queues[2].function`, `integrations.crm.account`.
+ * Formats a manifest path the way diagnostics show it: `queues[2].function`,
+ * `integrations.crm-app.account`. Keys are written as platform.yaml writes them, never quoted,
+ * so a diagnostic names a field the way the file and the docs do. Input paths use `formatInputPath` of `@platform/schema` instead, which quotes
+ * keys that are not identifiers because input keys may hold any character.
  *
  * @example
  * ```ts
- * formatPath(['queues', 2, 'function']); // 'queues[2].function'
+ * formatManifestPath(['queues', 2, 'function']); // 'queues[2].function'
  * ```
  */
-export function formatPath(path: readonly PathSegment[]): string {
+export function formatManifestPath(path: readonly PathSegment[]): string {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;
@@ -50,6 +53,14 @@ export function formatPath(path: readonly PathSegment[]): string {
   }
   return out;
 }
+
+/**
+ * The former name of {@link formatManifestPath}, which `@platform/schema` also used for a
+ * different path format.
+ *
+ * @deprecated Use {@link formatManifestPath}.
+ */
+export const formatPath: (path: readonly PathSegment[]) => string = formatManifestPath;
 
 /** Builds a diagnostic, taking the severity from the catalog. */
 export function diagnostic(

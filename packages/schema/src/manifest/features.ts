@@ -1,7 +1,13 @@
+import { featureSince } from '../sdk-versions.ts';
+
 /**
- * The runtime SDK version each gated feature needs (spec section 9). `platform validate` checks
- * the ones a manifest declares; the others (`httpContext`, `fileGrants`, `integrationContext`)
- * are call-time features the runtime checks.
+ * The runtime SDK version each gated feature needs, under the names this module used before the
+ * versions moved to one table.
+ *
+ * @deprecated Read `featureSince` of `@platform/schema/contract`, the one table of features and
+ * versions that the manifest rules and the runtime read. This view only renames its entries
+ * (`integrationSlots` is `integrations`, `httpContext` is `http`, `fileGrants` is
+ * `enqueueFiles`, `integrationContext` is `integration`).
  *
  * @example
  * ```ts
@@ -9,24 +15,15 @@
  * ```
  */
 export const sdkFeatures = {
-  /** Consumer apps using integration slots. */
-  integrationSlots: '2.2.0',
-  /** Function routes. */
-  routes: '2.3.0',
-  /** The `http` context member. */
-  httpContext: '2.3.0',
-  /** Delegated file read grants on enqueue. */
-  fileGrants: '2.4.0',
-  /** `data.search` (the paired SDK 2.4 candidate). */
-  search: '2.4.0',
-  /** Integration sync. */
-  sync: '2.6.0',
-  /** Integration webhooks. */
-  webhooks: '2.6.0',
-  /** Integration events (publishing and subscribing). */
-  events: '2.6.0',
-  /** The `integration` context member. */
-  integrationContext: '2.6.0',
+  integrationSlots: featureSince.integrations,
+  routes: featureSince.routes,
+  httpContext: featureSince.http,
+  fileGrants: featureSince.enqueueFiles,
+  search: featureSince.search,
+  sync: featureSince.sync,
+  webhooks: featureSince.webhooks,
+  events: featureSince.events,
+  integrationContext: featureSince.integration,
 } as const;
 
 /** Manifest features that need `schemaVersion: 3`. */
@@ -36,5 +33,4 @@ export const schemaVersion3Features = [
   'integration slots',
 ] as const;
 
-/** The newest runtime SDK version this validator knows. */
-export const latestKnownSdkVersion = '2.6.0';
+export { latestKnownSdkVersion } from '../sdk-versions.ts';

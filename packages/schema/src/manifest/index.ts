@@ -22,6 +22,7 @@ export { cronScheduleProblem, isTimeZone } from './cron-expression.ts';
 export {
   type Diagnostic,
   formatDiagnostic,
+  formatManifestPath,
   formatPath,
   type ManifestResult,
   type PathSegment,

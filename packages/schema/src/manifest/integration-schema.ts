@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.ts';
+import { featureSince } from '../sdk-versions.ts';
 import { namingRules } from './patterns.ts';
 
 const text = (description: string) => z.string().min(1).describe(description);
@@ -94,12 +95,15 @@ export const integrationContractSchema = z.strictObject({
       timezone: z.string().default('UTC').describe('IANA time zone. Default UTC.'),
     })
     .optional()
-    .describe('Periodic sync (SDK 2.6.0).'),
+    .describe(`Periodic sync (SDK ${featureSince.sync}).`),
   webhook: z
     .strictObject({ function: functionRef('System Function receiving forwarded webhooks.') })
     .optional()
-    .describe('Per-connection webhook (SDK 2.6.0).'),
-  events: z.array(eventSchema).optional().describe('Event types emitted (SDK 2.6.0).'),
+    .describe(`Per-connection webhook (SDK ${featureSince.webhooks}).`),
+  events: z
+    .array(eventSchema)
+    .optional()
+    .describe(`Event types emitted (SDK ${featureSince.events}).`),
 });
 
 /** `integrations.<slot>`: an integration this app consumes (spec 2.11, schema 3). */
@@ -123,5 +127,5 @@ export const slotSchema = z.strictObject({
         .describe('Event types to receive; all granted types when omitted.'),
     })
     .optional()
-    .describe('Event subscription; only for `account: app` (SDK 2.6.0).'),
+    .describe(`Event subscription; only for \`account: app\` (SDK ${featureSince.events}).`),
 });

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ManifestDiagnosticCode } from './codes.ts';
-import { type Diagnostic, diagnostic, formatPath, type PathSegment } from './diagnostic.ts';
+import { type Diagnostic, diagnostic, formatManifestPath, type PathSegment } from './diagnostic.ts';
 import type { Anchor, SourceLocator } from './locate.ts';
 import { namingRuleForPattern } from './patterns.ts';
 import { didYouMean } from './suggest.ts';
@@ -30,7 +30,10 @@ const hintsByPath: Record<string, string> = {
 };
 
 function pathKey(path: readonly PathSegment[]): string {
-  let key = formatPath(path.map((s) => (typeof s === 'number' ? -1 : s))).replaceAll('[-1]', '[]');
+  let key = formatManifestPath(path.map((s) => (typeof s === 'number' ? -1 : s))).replaceAll(
+    '[-1]',
+    '[]',
+  );
   if (path[0] === 'integrations' && path.length > 1) {
     key = `integrations.*${key.slice(`integrations.${String(path[1])}`.length)}`;
   }
@@ -115,9 +118,9 @@ export function issueToDiagnostics(issue: z.core.$ZodIssue, ctx: IssueContext): 
   // `located` is where to point when it differs from the reported path (a missing field).
   const at = (p: readonly PathSegment[], anchor: Anchor = 'value', located = p) => {
     const pos = ctx.locator?.locate(located, anchor) ?? { line: 0, column: 0 };
-    return { path: formatPath(p), file: ctx.file, ...pos };
+    return { path: formatManifestPath(p), file: ctx.file, ...pos };
   };
-  const name = formatPath(path);
+  const name = formatManifestPath(path);
   const value = valueAt(ctx.data, path);
   const specific = codesByPath[pathKey(path)];
 
@@ -150,7 +153,7 @@ export function issueToDiagnostics(issue: z.core.$ZodIssue, ctx: IssueContext): 
     return [
       diagnostic(
         'REQUIRED_FIELD_MISSING',
-        `Missing required field "${String(path[path.length - 1])}"${parent.length ? ` in ${formatPath(parent)}` : ''}.`,
+        `Missing required field "${String(path[path.length - 1])}"${parent.length ? ` in ${formatManifestPath(parent)}` : ''}.`,
         at(path, 'value', parent),
       ),
     ];

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { functionAccessLevels } from '../contract/access.ts';
 import { limits } from '../limits.ts';
+import { featureSince } from '../sdk-versions.ts';
 import { integrationContractSchema, slotSchema } from './integration-schema.ts';
 import { namingRules } from './patterns.ts';
 
@@ -75,7 +77,7 @@ export const functionSchema = z.strictObject({
     .min(1)
     .describe('Path of the .ts entry file, relative to the app; helpers stay in its directory.'),
   access: z
-    .enum(['user', 'public', 'system'])
+    .enum(functionAccessLevels)
     .describe('`user`: signed-in caller; `public`: optional identity; `system`: platform only.'),
   route: routeSchema.optional().describe('Schema 3: invoke the Function from an app URL path.'),
 });
@@ -205,7 +207,7 @@ export const manifestSchema = z
     integrations: z
       .record(z.string().regex(namingRules.slotName.pattern), slotSchema)
       .default({})
-      .describe('Integration slots by slot name (schema 3, SDK 2.2.0).'),
+      .describe(`Integration slots by slot name (schema 3, SDK ${featureSince.integrations}).`),
   })
   .describe('platform.yaml: the manifest of an app on the platform.');
 

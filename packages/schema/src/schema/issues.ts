@@ -11,8 +11,20 @@ export interface InputIssue {
   readonly code: string;
 }
 
-/** Formats a path as a JavaScript accessor: `items[2].title`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+/**
+ * Formats the path of an input issue as a JavaScript accessor: `items[2].title`,
+ * `tags["first name"]`. Input is any JSON, so a key that is not an identifier is quoted and the
+ * path still names one value unambiguously; `INVALID_INPUT` messages and `details.issues` show
+ * paths this way. (Manifest diagnostics use `formatManifestPath` of
+ * `@platform/schema/manifest` instead: they name platform.yaml keys as the file writes them.)
+ *
+ * @example
+ * ```ts
+ * formatInputPath(['items', 2, 'title']); // 'items[2].title'
+ * formatInputPath(['tags', 'first name']); // 'tags["first name"]'
+ * ```
+ */
+export function formatInputPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;
@@ -23,9 +35,17 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/**
+ * The former name of {@link formatInputPath}, which `@platform/schema/manifest` also used for a
+ * different path format.
+ *
+ * @deprecated Use {@link formatInputPath}.
+ */
+export const formatPath: (path: readonly PropertyKey[]) => string = formatInputPath;
+
 export function toInputIssues(issues: readonly core.$ZodIssue[]): InputIssue[] {
   return issues.map((issue) => ({
-    path: formatPath(issue.path),
+    path: formatInputPath(issue.path),
     message: issue.message,
     code: issue.code,
   }));

@@ -4,6 +4,12 @@
  *
  * @packageDocumentation
  */
+import {
+  HOST_ADDRESS,
+  HOST_PORT_ENV,
+  HOST_READY_PREFIX,
+  HOST_TOKEN_ENV,
+} from '@platform/schema/contract';
 import type { PlatformFunction } from '../define-function.ts';
 import { createFunctionHost, type FetchHandler, type FunctionHostOptions } from './create-host.ts';
 
@@ -19,9 +25,6 @@ interface DenoLike {
   ): DenoServer;
   env: { get(name: string): string | undefined };
 }
-
-/** The line prefix the host prints to stdout once it listens, followed by `{"port":N}`. */
-export const HOST_READY_PREFIX = 'PLATFORM_HOST_READY';
 
 /**
  * Serves `fn` with `Deno.serve` on 127.0.0.1. The port comes from `PLATFORM_HOST_PORT`
@@ -43,12 +46,12 @@ export function serveFunction(
   const deno = (globalThis as { Deno?: DenoLike }).Deno;
   if (deno === undefined)
     throw new TypeError('serveFunction runs in Deno; elsewhere use createFunctionHost');
-  const port = options.port ?? Number(deno.env.get('PLATFORM_HOST_PORT') ?? 0);
-  const hostToken = options.hostToken ?? deno.env.get('PLATFORM_HOST_TOKEN');
+  const port = options.port ?? Number(deno.env.get(HOST_PORT_ENV) ?? 0);
+  const hostToken = options.hostToken ?? deno.env.get(HOST_TOKEN_ENV);
   const handler = createFunctionHost(fn, { ...options, hostToken });
   return deno.serve(
     {
-      hostname: '127.0.0.1',
+      hostname: HOST_ADDRESS,
       port,
       onListen: ({ port: bound }) => {
         if (options.onListen) options.onListen(bound);
@@ -59,5 +62,6 @@ export function serveFunction(
   );
 }
 
+export { HOST_READY_PREFIX } from '@platform/schema/contract';
 export { createFunctionHost, type FetchHandler, type FunctionHostOptions } from './create-host.ts';
 export { type HostOptions, runInvocation } from './run-invocation.ts';

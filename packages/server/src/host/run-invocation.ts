@@ -1,5 +1,5 @@
 import { errorResponse, isPlatformError, PlatformError } from '@platform/errors';
-import { formatPath } from '@platform/schema';
+import { formatInputPath } from '@platform/schema';
 import { invocationSchema, REQUEST_ID_HEADER, STREAM_HEADER } from '@platform/schema/contract';
 import { buildContext } from '../context/create-context.ts';
 import type { FetchLike } from '../context/transport.ts';
@@ -36,7 +36,7 @@ export async function runInvocation(
   const parsed = invocationSchema.safeParse(invocation);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({
-      path: formatPath(i.path),
+      path: formatInputPath(i.path),
       message: i.message,
       code: i.code,
     }));

@@ -1,5 +1,5 @@
 import { errorResponse, isPlatformError, PlatformError } from '@platform/errors';
-import { formatPath } from '@platform/schema';
+import { formatInputPath } from '@platform/schema';
 import {
   type Invocation,
   REQUEST_ID_HEADER,
@@ -111,7 +111,7 @@ export function createMockBroker(options: MockBrokerOptions = {}): MockBroker {
     const body = match.route.request.safeParse(json);
     if (!body.success) {
       const issues = body.error.issues.map((i) => ({
-        path: formatPath(i.path),
+        path: formatInputPath(i.path),
         message: i.message,
         code: i.code,
       }));

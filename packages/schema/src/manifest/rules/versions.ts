@@ -1,7 +1,7 @@
+import { compareVersions, featureSince, latestKnownSdkVersion } from '../../sdk-versions.ts';
 import type { RuleContext } from '../context.ts';
 import type { PathSegment } from '../diagnostic.ts';
-import { latestKnownSdkVersion, sdkFeatures } from '../features.ts';
-import { compareVersions, parseVersion } from '../semver.ts';
+import { namingRules } from '../patterns.ts';
 
 /**
  * Spec section 9: schemaVersion 3 for routes, provides.integration and slots; the runtime SDK
@@ -10,9 +10,9 @@ import { compareVersions, parseVersion } from '../semver.ts';
 export function checkVersions(ctx: RuleContext): void {
   const { manifest } = ctx;
   const pinned = manifest.runtime.sdk.version;
-  const version = parseVersion(pinned);
-  const latest = parseVersion(latestKnownSdkVersion)!;
-  if (version !== undefined && compareVersions(version, latest) > 0) {
+  // A version the schema refused (reported there) is compared with nothing.
+  const comparable = namingRules.sdkVersion.pattern.test(pinned);
+  if (comparable && compareVersions(pinned, latestKnownSdkVersion) > 0) {
     ctx.report(
       'SDK_VERSION_UNKNOWN',
       ['runtime', 'sdk', 'version'],
@@ -31,8 +31,8 @@ export function checkVersions(ctx: RuleContext): void {
     }
   };
   const needSdk = (path: readonly PathSegment[], feature: string, minimum: string) => {
-    if (version === undefined) return;
-    if (compareVersions(version, parseVersion(minimum)!) < 0) {
+    if (!comparable) return;
+    if (compareVersions(pinned, minimum) < 0) {
       ctx.report(
         'SDK_VERSION_TOO_OLD',
         path,
@@ -45,33 +45,37 @@ export function checkVersions(ctx: RuleContext): void {
   manifest.functions.forEach((fn, i) => {
     if (fn.route === undefined) return;
     needSchema3(['functions', i, 'route'], 'Function routes');
-    needSdk(['functions', i, 'route'], 'Function routes', sdkFeatures.routes);
+    needSdk(['functions', i, 'route'], 'Function routes', featureSince.routes);
   });
   if (manifest.data.search.length > 0) {
-    needSdk(['data', 'search'], 'Searches (data.search)', sdkFeatures.search);
+    needSdk(['data', 'search'], 'Searches (data.search)', featureSince.search);
   }
   const contract = manifest.provides?.integration;
   if (contract !== undefined) {
     needSchema3(['provides', 'integration'], 'Integration contracts (provides.integration)');
     if (contract.sync)
-      needSdk(['provides', 'integration', 'sync'], 'Integration sync', sdkFeatures.sync);
+      needSdk(['provides', 'integration', 'sync'], 'Integration sync', featureSince.sync);
     if (contract.webhook) {
-      needSdk(['provides', 'integration', 'webhook'], 'Integration webhooks', sdkFeatures.webhooks);
+      needSdk(
+        ['provides', 'integration', 'webhook'],
+        'Integration webhooks',
+        featureSince.webhooks,
+      );
     }
     if (contract.events)
-      needSdk(['provides', 'integration', 'events'], 'Integration events', sdkFeatures.events);
+      needSdk(['provides', 'integration', 'events'], 'Integration events', featureSince.events);
   }
   const slots = Object.entries(manifest.integrations);
   if (slots.length > 0) {
     needSchema3(['integrations'], 'Integration slots (integrations)');
-    needSdk(['integrations'], 'Integration slots', sdkFeatures.integrationSlots);
+    needSdk(['integrations'], 'Integration slots', featureSince.integrations);
   }
   for (const [slot, declaration] of slots) {
     if (declaration.events) {
       needSdk(
         ['integrations', slot, 'events'],
         'Integration event subscriptions',
-        sdkFeatures.events,
+        featureSince.events,
       );
     }
   }

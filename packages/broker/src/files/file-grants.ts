@@ -1,13 +1,7 @@
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
-import type { GrantedFile } from './job-rows.ts';
-
-/** The delegated read grant a running attempt carries (SDK 2.4.0, spec 2.7). */
-export interface FileGrant {
-  readonly files: readonly GrantedFile[];
-  readonly expiresAt: Date;
-}
+import type { FileGrant, GrantedFile } from '../functions/invocation-tokens.ts';
 
 /**
  * Checks `files.read` of an enqueue and pins each file's current content generation: 1 to 16

@@ -1,19 +1,38 @@
 /**
- * SDK version arithmetic for the runtime contract: a Function is pinned to a runtime SDK version
- * (`runtime.sdk.version` in platform.yaml) and may only use routes and context members whose
- * `since` is not newer.
+ * Runtime SDK versions: which version introduced each gated feature, and how versions compare.
+ * A Function is pinned to a runtime SDK version (`runtime.sdk.version` in platform.yaml) and may
+ * only use routes, context members and manifest features whose version is not newer. This is
+ * the one table of them: the manifest rules (`platform validate`), the runtime contract's route
+ * table and the server SDK's call-time checks all read it. Free of schema code, like
+ * `routes.ts`, so the browser SDK's route table can import it.
  */
 
-/** The members and features of the handler context that arrived after SDK 2.0.0 (spec 9). */
+/**
+ * The features of the manifest and the handler context that arrived after SDK 2.0.0, with the
+ * version that introduced each (spec 9). Everything not listed is in 2.0.0.
+ *
+ * @example
+ * ```ts
+ * featureSince.search; // '2.4.0'
+ * ```
+ */
 export const featureSince = {
-  /** Consumer apps using integration slots (`integrations.use`). */
+  /** Integration slots: `integrations` in platform.yaml and `ctx.integrations.use`. */
   integrations: '2.2.0',
+  /** Function routes (`functions[].route` in platform.yaml). */
+  routes: '2.3.0',
   /** The `http` context member (Function routes). */
   http: '2.3.0',
   /** Delegated file read grants on enqueue (`files: { read }`). */
   enqueueFiles: '2.4.0',
-  /** `data.search` (paired SDK 2.4 candidate). */
+  /** `data.search` (paired SDK 2.4 candidate), in platform.yaml and in the context. */
   search: '2.4.0',
+  /** Integration sync (`provides.integration.sync`). */
+  sync: '2.6.0',
+  /** Per-connection integration webhooks (`provides.integration.webhook`). */
+  webhooks: '2.6.0',
+  /** Integration events: publishing (`provides.integration.events`) and slot subscriptions. */
+  events: '2.6.0',
   /** The `integration` context member and `integration.emit`. */
   integration: '2.6.0',
   /** `details.connectUrl` on `INTEGRATION_CONNECTION_REQUIRED` inside Functions. */
@@ -22,6 +41,9 @@ export const featureSince = {
 
 /** A feature of {@link featureSince}. */
 export type Feature = keyof typeof featureSince;
+
+/** The newest runtime SDK version this package knows; `platform validate` warns past it. */
+export const latestKnownSdkVersion = '2.6.0';
 
 const VERSION = /^(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -32,7 +54,7 @@ export function isSdkVersion(value: unknown): value is string {
 
 /**
  * Compares two versions by `major.minor.patch` (suffixes ignored): negative when `a < b`, zero
- * when equal, positive when `a > b`.
+ * when equal, positive when `a > b`. Throws a `TypeError` for a string that is not a version.
  *
  * @example
  * ```ts
