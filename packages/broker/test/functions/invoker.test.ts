@@ -23,17 +23,22 @@ function recordingProcess(sent: HostRequest[]): FunctionProcess {
   } as unknown as FunctionProcess;
 }
 
+const newInvoker = () => {
+  const tokens = new InvocationTokens();
+  const invoker = new FunctionInvoker({
+    tokens,
+    brokerUrl: 'http://127.0.0.1:4310',
+    sdkVersion: '2.6.0',
+    environment: 'development',
+    declared,
+  });
+  return { tokens, invoker };
+};
+
 describe('FunctionInvoker', () => {
   it('carries the file grant of a job attempt in its invocation token, never in the invocation', async () => {
     const sent: HostRequest[] = [];
-    const tokens = new InvocationTokens();
-    const invoker = new FunctionInvoker({
-      tokens,
-      brokerUrl: 'http://127.0.0.1:4310',
-      sdkVersion: '2.6.0',
-      environment: 'development',
-      declared,
-    });
+    const { tokens, invoker } = newInvoker();
     invoker.register({ name: 'consume', access: 'system', process: recordingProcess(sent) });
     const fileGrant = {
       files: [{ id: 'file_0123', generation: 2 }],
@@ -52,14 +57,7 @@ describe('FunctionInvoker', () => {
 
   it('posts a whole invocation per call, with the per-Function members of each Function', async () => {
     const sent: HostRequest[] = [];
-    const tokens = new InvocationTokens();
-    const invoker = new FunctionInvoker({
-      tokens,
-      brokerUrl: 'http://127.0.0.1:4310',
-      sdkVersion: '2.6.0',
-      environment: 'development',
-      declared,
-    });
+    const { tokens, invoker } = newInvoker();
     const register = (name: string, access: FunctionAccess) =>
       invoker.register({ name, access, process: recordingProcess(sent) });
     register('save', 'user');
