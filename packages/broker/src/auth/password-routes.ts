@@ -82,6 +82,8 @@ async function setPassword(auth: AuthService, c: Context<BrokerEnv>): Promise<Re
   const problem = passwordProblem(password);
   if (problem !== undefined) return page({ error: problem }, 400);
   if (password !== form.confirmPassword) return page({ error: 'The two passwords differ.' }, 400);
-  await auth.setPassword(id, password);
-  return page({ message: 'Password set. Email-link sign-in keeps working.' });
+  await auth.setPassword(id, password, identity.sessionId);
+  return page({
+    message: 'Password set. Your other sessions were signed out. Email-link sign-in keeps working.',
+  });
 }

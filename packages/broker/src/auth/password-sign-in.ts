@@ -91,10 +91,15 @@ export class PasswordSignIn {
     return { outcome: 'signed-in', setCookie: await this.#sessions.start(account, request) };
   }
 
-  /** Sets or replaces an account's password; email-link sign-in keeps working (spec 2.1). */
-  async setPassword(accountId: string, password: string): Promise<void> {
+  /**
+   * Sets or replaces an account's password; email-link sign-in keeps working (spec 2.1). Every
+   * session of the account except `keepSession` (the browser that changed it) ends, so whoever
+   * signed in with the old password is out.
+   */
+  async setPassword(accountId: string, password: string, keepSession?: string): Promise<void> {
     const verifier = await hashPassword(password, this.#options.passwordCost);
     await this.#accounts.setVerifier(accountId, verifier);
+    await this.#sessions.endOthers(accountId, keepSession);
   }
 
   // Without a verifier (unknown address, no password set) the check still takes its time, so

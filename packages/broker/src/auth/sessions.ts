@@ -150,6 +150,18 @@ export class Sessions {
     return rows[0] === undefined ? undefined : toSession(rows[0]);
   }
 
+  /**
+   * Ends every live session of an account except `keep` (after a password change: whoever
+   * knew the old password is signed out everywhere else).
+   */
+  async revokeOthers(accountId: string, keep: string | undefined, reason: string): Promise<void> {
+    await this.#db.query(
+      `UPDATE platform.sessions SET revoked_at = $3, revoked_reason = $4
+       WHERE account_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $2`,
+      [accountId, keep ?? null, this.#clock.now(), reason],
+    );
+  }
+
   /** Ends one session (sign-out of one browser, spec 3.4). */
   async revoke(id: string, reason: string): Promise<void> {
     await this.#db.query(
