@@ -64,7 +64,7 @@ export class AuthService {
     this.appId = appId;
     this.visibility = options.visibility;
     const accounts = new Accounts(db, clock);
-    const sessions = new Sessions(db, clock, appId);
+    const sessions = new Sessions(db, clock, appId, keys.csrf);
     const jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
     this.#accounts = accounts;
     this.#grants = new AppGrants(db, clock, appId);
