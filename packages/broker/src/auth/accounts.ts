@@ -133,19 +133,35 @@ export class Accounts {
   /**
    * Confirms the address (an explicit confirmation action, spec 3.3): `unconfirmed` and
    * `paused` both become `confirmed`, which resumes the account's paused apps.
+   *
+   * Whoever registered the address never proved it was theirs, so confirmation adopts nothing
+   * of theirs unless the registrant is the one confirming: `registrantSession` is the live
+   * provisional session of the browser that confirms (its own confirmation), which becomes a
+   * normal session (30 days from its sign-in) and keeps the password. Every other session of
+   * the account is revoked, and without `registrantSession` (the address's owner confirmed
+   * through another browser or an email-link sign-in) the unverified password is dropped too.
    */
-  async confirm(id: string): Promise<void> {
+  async confirm(id: string, registrantSession?: string): Promise<void> {
+    const now = this.#clock.now();
     await this.#db.transaction(async (tx) => {
+      const dropPassword = registrantSession === undefined ? ', password_verifier = NULL' : '';
       await tx.query(
-        `UPDATE platform.accounts SET state = 'confirmed', confirm_deadline = NULL WHERE id = $1`,
+        `UPDATE platform.accounts SET state = 'confirmed', confirm_deadline = NULL${dropPassword}
+         WHERE id = $1`,
         [id],
       );
-      // Provisional sessions become normal ones: 30 days from their sign-in.
+      if (registrantSession !== undefined) {
+        await tx.query(
+          `UPDATE platform.sessions
+             SET provisional = false, expires_at = created_at + make_interval(secs => $3)
+           WHERE id = $2 AND account_id = $1 AND provisional AND revoked_at IS NULL`,
+          [id, registrantSession, limits.sessionSeconds],
+        );
+      }
       await tx.query(
-        `UPDATE platform.sessions
-           SET provisional = false, expires_at = created_at + make_interval(secs => $2)
-         WHERE account_id = $1 AND provisional AND revoked_at IS NULL`,
-        [id, limits.sessionSeconds],
+        `UPDATE platform.sessions SET revoked_at = $2, revoked_reason = 'address confirmed elsewhere'
+         WHERE account_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $3`,
+        [id, now, registrantSession ?? null],
       );
     });
     this.#notify(id);

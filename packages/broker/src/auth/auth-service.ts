@@ -64,7 +64,7 @@ export class AuthService {
     this.appId = appId;
     this.visibility = options.visibility;
     const accounts = new Accounts(db, clock);
-    const sessions = new Sessions(db, clock, appId);
+    const sessions = new Sessions(db, clock, appId, keys.csrf);
     const jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
     this.#accounts = accounts;
     this.#grants = new AppGrants(db, clock, appId);
@@ -209,9 +209,12 @@ export class AuthService {
     return this.#passwords.signIn(attempt, request);
   }
 
-  /** Sets or replaces an account's password (8 to 72 characters, checked by the caller). */
-  setPassword(accountId: string, password: string): Promise<void> {
-    return this.#passwords.setPassword(accountId, password);
+  /**
+   * Sets or replaces an account's password (8 to 72 characters, checked by the caller) and ends
+   * every other session of the account; `keepSession` (the changing browser's) stays.
+   */
+  setPassword(accountId: string, password: string, keepSession?: string): Promise<void> {
+    return this.#passwords.setPassword(accountId, password, keepSession);
   }
 
   /** Rotates this browser's session cookie and signs a fresh access JWT (the session route). */

@@ -106,6 +106,19 @@ export class BrowserSessions {
     return this.#clear(request);
   }
 
+  /** The live session of this request's cookie (checked, not rotated), if any. */
+  async current(request: Request): Promise<Session | undefined> {
+    const value = readCookie(request, authCookies.session);
+    if (value === undefined) return undefined;
+    const check = await this.#stores.sessions.check(value, { rotate: false });
+    return check.ok ? check.session : undefined;
+  }
+
+  /** Ends every other session of the account (`keep` stays), as after a password change. */
+  endOthers(accountId: string, keep: string | undefined): Promise<void> {
+    return this.#stores.sessions.revokeOthers(accountId, keep, 'password changed');
+  }
+
   /** The session if it is neither revoked nor expired. */
   active(id: string): Promise<Session | undefined> {
     return this.#stores.sessions.active(id);

@@ -137,7 +137,9 @@ export class EmailLinkSignIn {
   /**
    * Approves the link, once, from its review page (the confirmation cookie and the page's
    * `preview` nonce). The explicit confirmation proves the address (spec 3.3): an unknown
-   * address is registered confirmed, an unconfirmed or paused account becomes confirmed.
+   * address is registered confirmed, an unconfirmed or paused account becomes confirmed. Only
+   * a confirmation in the registering browser keeps what the registrant made (its session, the
+   * password); any other drops them (`Accounts.confirm`).
    */
   async confirm(request: Request, token: string, preview: string): Promise<LinkConfirmation> {
     const { links, accounts, confirmations } = this.#stores;
@@ -148,7 +150,9 @@ export class EmailLinkSignIn {
     const approved = await links.approve(token, async (link) => {
       const account =
         (await accounts.byEmail(link.email)) ?? (await accounts.create(link.email, 'confirmed'));
-      if (account.state !== 'confirmed') await accounts.confirm(account.id);
+      if (account.state !== 'confirmed') {
+        await accounts.confirm(account.id, await this.#registrantSession(request, account.id));
+      }
       return account.id;
     });
     if (!approved.ok) return approved;
@@ -172,6 +176,13 @@ export class EmailLinkSignIn {
     const session = await this.#sessions.start(account, request);
     const setCookies = [session, clearCookie(authCookies.claim, this.#secure(request))];
     return { state: 'approved', link: claim.link, setCookies };
+  }
+
+  // The confirming browser's own provisional session of this account: the registrant, who
+  // holds it, has now also shown they read the address's mail.
+  async #registrantSession(request: Request, accountId: string): Promise<string | undefined> {
+    const session = await this.#sessions.current(request);
+    return session?.accountId === accountId && session.provisional ? session.id : undefined;
   }
 
   #secure(request: Request): boolean {

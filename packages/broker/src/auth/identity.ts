@@ -17,6 +17,8 @@ export interface Identity {
    * token (acts as the owner).
    */
   readonly via: 'session' | 'access-token' | 'app-token';
+  /** The browser session behind a session cookie or access JWT; none for an app token. */
+  readonly sessionId?: string;
 }
 
 /** How long {@link Identities.owner} may answer from its cache without a change (ms). */
@@ -153,7 +155,7 @@ export class Identities {
     const account = await accounts.bySession(claims.sessionId, this.#options.appId);
     return account === undefined || account.id !== claims.accountId || account.state === 'paused'
       ? INVALID
-      : { account, via: 'access-token' };
+      : { account, via: 'access-token', sessionId: claims.sessionId };
   }
 
   async #resolveCookie(request: Request): Promise<Identity | undefined> {
@@ -164,6 +166,6 @@ export class Identities {
     const account = await this.#stores.accounts.byId(check.session.accountId);
     return account === undefined || account.state === 'paused'
       ? undefined
-      : { account, via: 'session' };
+      : { account, via: 'session', sessionId: check.session.id };
   }
 }

@@ -3,8 +3,9 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { parseEmail } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
+import { attemptClient } from './client-key.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
-import { clientAddress, readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
+import { readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
 import { pageResponse } from './page-layout.ts';
 import { confirmationHours, messagePage, preferencesPage, signInPage } from './pages.ts';
 import { passwordProblem } from './passwords.ts';
@@ -36,7 +37,7 @@ async function passwordSignIn(auth: AuthService, c: Context<BrokerEnv>): Promise
   };
   const email = parseEmail(form.email);
   if (email === undefined) return again('Enter an email address.', 400);
-  const attempt = { email, password: form.password ?? '', returnTo, client: clientAddress(c) };
+  const attempt = { email, password: form.password ?? '', returnTo, client: attemptClient(c) };
   const result = await auth.signInWithPassword(attempt, c.req.raw);
   switch (result.outcome) {
     case 'signed-in':
@@ -82,6 +83,8 @@ async function setPassword(auth: AuthService, c: Context<BrokerEnv>): Promise<Re
   const problem = passwordProblem(password);
   if (problem !== undefined) return page({ error: problem }, 400);
   if (password !== form.confirmPassword) return page({ error: 'The two passwords differ.' }, 400);
-  await auth.setPassword(id, password);
-  return page({ message: 'Password set. Email-link sign-in keeps working.' });
+  await auth.setPassword(id, password, identity.sessionId);
+  return page({
+    message: 'Password set. Your other sessions were signed out. Email-link sign-in keeps working.',
+  });
 }

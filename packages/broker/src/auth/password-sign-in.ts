@@ -12,7 +12,10 @@ export interface PasswordAttempt {
   readonly password: string;
   /** Where the confirmation link of a new or paused account leads back to. */
   readonly returnTo: string;
-  /** The client's address: failures are limited per client as well as per address. */
+  /**
+   * Who is trying, for the per-client limit (failures are limited per client as well as per
+   * address): see `attemptClient`.
+   */
   readonly client: string;
 }
 
@@ -70,19 +73,25 @@ export class PasswordSignIn {
     if (wait > 0) return { outcome: 'rate-limited', retryAfterSeconds: wait };
     const problem = passwordProblem(password);
     if (problem !== undefined) return { outcome: 'invalid', message: problem };
+    // Counted before the slow check (no await since `blockedFor`): attempts arriving meanwhile
+    // already see this one, so simultaneous posts cannot all slip under the limits.
+    const emailSlot = this.#emailFailures.reserve(emailKey);
+    const clientSlot = this.#clientFailures.reserve(clientKey);
+    const notAFailure = () => {
+      this.#emailFailures.release(emailKey, emailSlot);
+      this.#clientFailures.release(clientKey, clientSlot);
+    };
     const account = await this.#accounts.byEmail(email);
     if (account === undefined && this.#options.registration) {
+      notAFailure();
       const verifier = await hashPassword(password, this.#options.passwordCost);
       const created = await this.#accounts.create(email, 'unconfirmed', verifier);
       await this.#links.send(email, 'confirm', returnTo, request);
       return { outcome: 'signed-in', setCookie: await this.#sessions.start(created, request) };
     }
     const matches = await this.#matches(account, password);
-    if (account === undefined || !matches) {
-      this.#emailFailures.fail(emailKey);
-      this.#clientFailures.fail(clientKey);
-      return { outcome: 'wrong' };
-    }
+    if (account === undefined || !matches) return { outcome: 'wrong' };
+    notAFailure();
     this.#emailFailures.reset(emailKey);
     if (account.state === 'paused') {
       await this.#links.send(email, 'confirm', returnTo, request);
@@ -91,10 +100,15 @@ export class PasswordSignIn {
     return { outcome: 'signed-in', setCookie: await this.#sessions.start(account, request) };
   }
 
-  /** Sets or replaces an account's password; email-link sign-in keeps working (spec 2.1). */
-  async setPassword(accountId: string, password: string): Promise<void> {
+  /**
+   * Sets or replaces an account's password; email-link sign-in keeps working (spec 2.1). Every
+   * session of the account except `keepSession` (the browser that changed it) ends, so whoever
+   * signed in with the old password is out.
+   */
+  async setPassword(accountId: string, password: string, keepSession?: string): Promise<void> {
     const verifier = await hashPassword(password, this.#options.passwordCost);
     await this.#accounts.setVerifier(accountId, verifier);
+    await this.#sessions.endOthers(accountId, keepSession);
   }
 
   // Without a verifier (unknown address, no password set) the check still takes its time, so

@@ -9,7 +9,8 @@ import type { Clock } from '../kernel/clock.ts';
  * ```ts
  * const limiter = new FailureLimiter(clock, 5, 900);
  * if (limiter.blockedFor('email:a@b.c') > 0) refuse();
- * limiter.fail('email:a@b.c');
+ * const slot = limiter.reserve('email:a@b.c');
+ * if (await passwordMatches()) limiter.release('email:a@b.c', slot);
  * ```
  */
 export class FailureLimiter {
@@ -32,11 +33,26 @@ export class FailureLimiter {
     return Math.max(1, Math.ceil((oldest + this.#windowMs - this.#clock.now().getTime()) / 1000));
   }
 
-  /** Records one failure of `key`. */
-  fail(key: string): void {
+  /**
+   * Counts an attempt of `key` as a failure now, before it is checked, so that attempts made
+   * at the same moment see it (a slow check must not let them all through). Resolves to a
+   * handle for {@link release} once the attempt turns out not to be a failure.
+   */
+  reserve(key: string): number {
+    const at = this.#clock.now().getTime();
     const recent = this.#recent(key);
-    recent.push(this.#clock.now().getTime());
+    recent.push(at);
     this.#failures.set(key, recent);
+    return at;
+  }
+
+  /** Takes back a {@link reserve}d attempt of `key` that did not fail. */
+  release(key: string, handle: number): void {
+    const recent = this.#failures.get(key);
+    const index = recent?.lastIndexOf(handle) ?? -1;
+    if (recent === undefined || index < 0) return;
+    recent.splice(index, 1);
+    if (recent.length === 0) this.#failures.delete(key);
   }
 
   /** Forgets `key` (after a success). */

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
-import { randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
+import { hmac, randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
 
 /**
  * How long the refresh token replaced by a rotation is still accepted (ours): two tabs of one
@@ -54,16 +54,38 @@ const cookieValue = (id: string, refresh: string): string => `${id}.${refresh}`;
  * and its current refresh token; the broker stores only the token's SHA-256. Every refresh
  * rotates the token; presenting a replaced token after {@link REFRESH_REUSE_INTERVAL_MS} is
  * reuse and revokes the session (spec 2.1).
+ *
+ * Reuse means a token this session really had: each refresh token is `<random>.<HMAC(key,
+ * session id, random)>`, so any token the broker issued to the session, however many rotations
+ * ago, is recognised without storing it. The session id is no secret (every access JWT names
+ * it), so a value the broker never issued is only refused and ends nothing.
  */
 export class Sessions {
   readonly #db: Database;
   readonly #clock: Clock;
   readonly #appId: string;
+  readonly #tokenKey: string;
 
-  constructor(db: Database, clock: Clock, appId: string) {
+  /** `tokenKey` signs refresh tokens (a secret of the broker's, e.g. its stored CSRF key). */
+  constructor(db: Database, clock: Clock, appId: string, tokenKey: string) {
     this.#db = db;
     this.#clock = clock;
     this.#appId = appId;
+    this.#tokenKey = tokenKey;
+  }
+
+  // A new refresh token of session `id`, recognisable later as issued to it.
+  #issue(id: string): string {
+    const random = randomSecret();
+    return `${random}.${hmac(this.#tokenKey, `refresh:${id}.${random}`)}`;
+  }
+
+  // Whether `refresh` is a token the broker issued to session `id` (current or rotated out).
+  #issuedTo(id: string, refresh: string): boolean {
+    const dot = refresh.indexOf('.');
+    if (dot <= 0) return false;
+    const expected = hmac(this.#tokenKey, `refresh:${id}.${refresh.slice(0, dot)}`);
+    return safeEqual(refresh.slice(dot + 1), expected);
   }
 
   /** Starts a session ending at `expiresAt`; resolves to it and its first cookie value. */
@@ -72,7 +94,7 @@ export class Sessions {
     options: { provisional: boolean; expiresAt: Date },
   ): Promise<{ session: Session; cookie: string }> {
     const id = `ses_${randomSecret(16)}`;
-    const refresh = randomSecret();
+    const refresh = this.#issue(id);
     const now = this.#clock.now();
     await this.#db.query(
       `INSERT INTO platform.sessions
@@ -94,13 +116,15 @@ export class Sessions {
 
   /**
    * Checks a cookie value; with `rotate`, a valid current token is replaced by a new one
-   * (the answer's `cookie`). A replaced token outside the reuse interval revokes the session.
+   * (the answer's `cookie`). A replaced token outside the reuse interval revokes the session;
+   * a value never issued to this session is `unknown` and changes nothing.
    */
   async check(value: string, options: { rotate: boolean }): Promise<SessionCheck> {
     const dot = value.indexOf('.');
     if (dot <= 0) return { ok: false, reason: 'unknown' };
     const id = value.slice(0, dot);
-    const presented = sha256(value.slice(dot + 1));
+    const refreshValue = value.slice(dot + 1);
+    const presented = sha256(refreshValue);
     const now = this.#clock.now();
     return this.#db.transaction(async (tx) => {
       const { rows } = await tx.query<SessionRow>(
@@ -114,7 +138,7 @@ export class Sessions {
       const session = toSession(row);
       if (safeEqual(presented, row.refresh_hash)) {
         if (!options.rotate) return { ok: true, session } as const;
-        const refresh = randomSecret();
+        const refresh = this.#issue(id);
         await tx.query(
           `UPDATE platform.sessions
              SET previous_refresh_hash = refresh_hash, refresh_hash = $2, rotated_at = $3
@@ -132,6 +156,11 @@ export class Sessions {
       ) {
         return { ok: true, session } as const;
       }
+      // Anyone can pair the session id with a made-up value: that is refused, nothing more.
+      const replaced = previous !== null && safeEqual(presented, previous);
+      if (!replaced && !this.#issuedTo(id, refreshValue)) {
+        return { ok: false, reason: 'unknown' } as const;
+      }
       await tx.query(
         `UPDATE platform.sessions SET revoked_at = $2, revoked_reason = 'refresh token reused' WHERE id = $1`,
         [id, now],
@@ -148,6 +177,18 @@ export class Sessions {
       [id, this.#appId, this.#clock.now()],
     );
     return rows[0] === undefined ? undefined : toSession(rows[0]);
+  }
+
+  /**
+   * Ends every live session of an account except `keep` (after a password change: whoever
+   * knew the old password is signed out everywhere else).
+   */
+  async revokeOthers(accountId: string, keep: string | undefined, reason: string): Promise<void> {
+    await this.#db.query(
+      `UPDATE platform.sessions SET revoked_at = $3, revoked_reason = $4
+       WHERE account_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $2`,
+      [accountId, keep ?? null, this.#clock.now(), reason],
+    );
   }
 
   /** Ends one session (sign-out of one browser, spec 3.4). */

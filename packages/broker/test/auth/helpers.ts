@@ -74,16 +74,24 @@ interface StoredCookie {
 
 /**
  * A browser stand-in over `app.request`: a cookie jar honouring `Path` and `Max-Age=0`, the
- * `Origin` a page of this origin sends, and form posts.
+ * `Origin` a page of this origin sends, and form posts. {@link FakeBrowser.overHttp} sends the
+ * same requests over real HTTP to the broker's loopback port instead.
  */
 export class FakeBrowser {
   readonly jar = new Map<string, StoredCookie>();
   readonly #broker: Broker;
   readonly origin: string;
+  readonly #http: boolean;
 
-  constructor(broker: Broker, origin = 'http://localhost') {
+  constructor(broker: Broker, origin = 'http://localhost', http = false) {
     this.#broker = broker;
     this.origin = origin;
+    this.#http = http;
+  }
+
+  /** A browser that talks to the started broker over loopback HTTP (its own origin). */
+  static overHttp(broker: Broker): FakeBrowser {
+    return new FakeBrowser(broker, broker.server.url, true);
   }
 
   /** Every `Set-Cookie` line received, for flag checks. */
@@ -114,11 +122,11 @@ export class FakeBrowser {
       headers.set('content-type', 'application/x-www-form-urlencoded');
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await this.#broker.app.request(new URL(path, this.origin).href, {
-      method,
-      headers,
-      body: body ?? null,
-    });
+    const url = new URL(path, this.origin).href;
+    const sent = { method, headers, body: body ?? null };
+    const response = this.#http
+      ? await fetch(url, { ...sent, redirect: 'manual' })
+      : await this.#broker.app.request(url, sent);
     for (const line of response.headers.getSetCookie()) {
       this.received.push(line);
       const [pair = '', ...attrs] = line.split(';').map((s) => s.trim());

@@ -8,6 +8,7 @@ import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import { AppGrants } from '../../src/auth/app-grants.ts';
 import { AppTokens } from '../../src/auth/app-tokens.ts';
+import { loadAuthKeys } from '../../src/auth/auth-keys.ts';
 import { Sessions } from '../../src/auth/sessions.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
@@ -196,7 +197,8 @@ describe('a data directory made before the platform schema had versions', () => 
       email: 'guest@example.com',
       state: 'confirmed',
     });
-    const session = await new Sessions(db, systemClock, expected.appId).check(
+    const { csrf: tokenKey } = await loadAuthKeys(db);
+    const session = await new Sessions(db, systemClock, expected.appId, tokenKey).check(
       expected.sessionCookie,
       { rotate: false },
     );
