@@ -72,18 +72,26 @@ interface StoredCookie {
   attributes: string;
 }
 
+/** How a {@link FakeBrowser} sends a request: in-process by default, or over real HTTP. */
+export type Transport = (url: string, init: RequestInit) => Promise<Response>;
+
+/** Real HTTP on loopback (`fetch`), redirects not followed, as a browser's network log sees them. */
+export const overHttp: Transport = (url, init) => fetch(url, { ...init, redirect: 'manual' });
+
 /**
- * A browser stand-in over `app.request`: a cookie jar honouring `Path` and `Max-Age=0`, the
- * `Origin` a page of this origin sends, and form posts.
+ * A browser stand-in over `app.request` (or `transport`): a cookie jar honouring `Path` and
+ * `Max-Age=0`, the `Origin` a page of this origin sends, and form posts.
  */
 export class FakeBrowser {
   readonly jar = new Map<string, StoredCookie>();
   readonly #broker: Broker;
+  readonly #transport: Transport;
   readonly origin: string;
 
-  constructor(broker: Broker, origin = 'http://localhost') {
+  constructor(broker: Broker, origin = 'http://localhost', transport?: Transport) {
     this.#broker = broker;
     this.origin = origin;
+    this.#transport = transport ?? ((url, init) => Promise.resolve(broker.app.request(url, init)));
   }
 
   /** Every `Set-Cookie` line received, for flag checks. */
@@ -114,7 +122,7 @@ export class FakeBrowser {
       headers.set('content-type', 'application/x-www-form-urlencoded');
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await this.#broker.app.request(new URL(path, this.origin).href, {
+    const response = await this.#transport(new URL(path, this.origin).href, {
       method,
       headers,
       body: body ?? null,

@@ -1,0 +1,93 @@
+// Hostile requests at the edge of `platform dev` of a PRIVATE app (examples/private-notes, real
+// sign-in), over real HTTP on loopback: nothing of the app is served to a stranger through a
+// reserved path or an encoded separator.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevServer } from '../../src/app/start-dev.ts';
+import { addAccount, FakeBrowser, overHttp, TestClock } from '../auth/helpers.ts';
+import { copyExample, devFor } from './helpers.ts';
+
+const PAT = 'pat@example.com';
+const PASSWORD = 'a long password';
+
+let app: { path: string; remove: () => Promise<void> };
+let dev: DevServer;
+const printed: string[] = [];
+
+beforeAll(async () => {
+  app = await copyExample('private-notes');
+  ({ dev } = await devFor(
+    app.path,
+    {
+      watch: false,
+      inMemory: true,
+      clock: new TestClock(Date.now()),
+      logWriter: (line) => printed.push(line),
+    },
+    'sign-in',
+  ));
+  await addAccount(dev.broker, PAT, PASSWORD);
+  await dev.broker.auth.grantAccess(PAT);
+}, 120_000);
+
+afterAll(async () => {
+  await dev?.close();
+  await app?.remove();
+});
+
+const browser = () => new FakeBrowser(dev.broker, dev.url, overHttp);
+
+async function codeOf(response: Response): Promise<string | undefined> {
+  const text = await response.text();
+  try {
+    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return `not JSON: ${text.slice(0, 80)}`;
+  }
+}
+
+describe('reserved paths of a private app', { timeout: 60_000 }, () => {
+  it('answers ROUTE_NOT_FOUND to unknown sign-in and runtime paths, never the app page', async () => {
+    const stranger = browser();
+    for (const path of [
+      '/_platform/auth/anything',
+      '/_platform/auth/anything/deeper.html',
+      '/_platform/runtime/anything',
+    ]) {
+      for (const response of [await stranger.navigate(path), await stranger.request(path)]) {
+        expect(response.status, path).toBe(404);
+        expect(await codeOf(response), path).toBe('ROUTE_NOT_FOUND');
+      }
+    }
+  });
+
+  it('never follows an encoded separator out of a reserved prefix into the app', async () => {
+    const stranger = browser();
+    for (const path of [
+      '/_platform/auth/..%2F..%2Fapp.js',
+      '/_platform/auth/..%2f..%2findex.html',
+      '/_platform/runtime/..%2F..%2Fapp.js',
+      '/_platform/auth/..%5C..%5Capp.js',
+      '/_platform/auth/%2e%2e%2F%2e%2e%2Fapp.js',
+    ]) {
+      const response = await stranger.request(path);
+      expect(response.status, path).toBe(404);
+      expect(await codeOf(response), path).toBe('ROUTE_NOT_FOUND');
+    }
+  });
+
+  it('answers ROUTE_NOT_FOUND to a granted account for unknown /_platform and /v1 paths', async () => {
+    const pat = browser();
+    expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
+    expect((await pat.navigate('/')).status).toBe(200);
+    for (const path of ['/_platform/nothing', '/_platform/api/nothing', '/v1/nothing', '/v1']) {
+      const response = await pat.navigate(path);
+      expect(response.status, path).toBe(404);
+      expect(await codeOf(response), path).toBe('ROUTE_NOT_FOUND');
+    }
+    // Its own pages still serve, and an encoded separator is never a path step.
+    expect((await pat.request('/app.js')).status).toBe(200);
+    const encoded = await pat.request('/x%2F..%2Fapp.js');
+    expect(encoded.status).toBe(404);
+    expect(await codeOf(encoded)).toBe('ROUTE_NOT_FOUND');
+  });
+});
