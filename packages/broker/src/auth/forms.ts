@@ -27,17 +27,21 @@ export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, st
 
 /**
  * Where to go after sign-in: a path on this origin, never another site (no open redirect) and
- * never back into the sign-in pages. Anything else becomes `/`.
+ * never back into the sign-in pages. Anything else becomes `/`. The path never starts with `//`
+ * or `/\` (a browser reads those as another host): a run of leading slashes and backslashes is
+ * reduced to one `/`, so `/.//evil.example` becomes `/evil.example`.
  */
 export function safeReturnTo(value: string | undefined, request: Request): string {
   if (value === undefined || value === '') return '/';
   const own = new URL(request.url);
   try {
     const url = new URL(value, own);
-    const intoSignIn =
-      url.pathname.startsWith(AUTH_BASE) && url.pathname !== `${AUTH_BASE}/preferences`;
+    // `/.//x`, `/%2e//x` and `/a/..//x` normalise to the pathname `//x`, a network-path
+    // reference once it is a Location.
+    const pathname = url.pathname.replace(/^[/\\]+/, '/');
+    const intoSignIn = pathname.startsWith(AUTH_BASE) && pathname !== `${AUTH_BASE}/preferences`;
     if (url.origin !== own.origin || intoSignIn) return '/';
-    return `${url.pathname}${url.search}${url.hash}`;
+    return `${pathname}${url.search}${url.hash}`;
   } catch {
     return '/';
   }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
@@ -75,8 +76,35 @@ interface StoredCookie {
 /** How a {@link FakeBrowser} sends a request: in-process by default, or over real HTTP. */
 export type Transport = (url: string, init: RequestInit) => Promise<Response>;
 
-/** Real HTTP on loopback (`fetch`), redirects not followed, as a browser's network log sees them. */
-export const overHttp: Transport = (url, init) => fetch(url, { ...init, redirect: 'manual' });
+/**
+ * Real HTTP on loopback (`node:http`, not `fetch`, which overrides `Sec-Fetch-Mode` and `Host`),
+ * redirects not followed, as a browser's network log sees them.
+ */
+export const overHttp: Transport = (url, init) =>
+  new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    const request = httpRequest(url, { method: init.method ?? 'GET', headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('error', reject);
+      incoming.on('end', () => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          for (const one of Array.isArray(value) ? value : [value ?? '']) answer.append(name, one);
+        }
+        const status = incoming.statusCode ?? 500;
+        const bodiless = status === 204 || status === 304 || init.method === 'HEAD';
+        resolve(new Response(bodiless ? null : Buffer.concat(chunks), { status, headers: answer }));
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
 
 /**
  * A browser stand-in over `app.request` (or `transport`): a cookie jar honouring `Path` and

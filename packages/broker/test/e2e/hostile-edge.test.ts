@@ -3,7 +3,7 @@
 // reserved path or an encoded separator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
-import { addAccount, FakeBrowser, overHttp, TestClock } from '../auth/helpers.ts';
+import { addAccount, FakeBrowser, latestLinkToken, overHttp, TestClock } from '../auth/helpers.ts';
 import { copyExample, devFor } from './helpers.ts';
 
 const PAT = 'pat@example.com';
@@ -89,5 +89,58 @@ describe('reserved paths of a private app', { timeout: 60_000 }, () => {
     const encoded = await pat.request('/x%2F..%2Fapp.js');
     expect(encoded.status).toBe(404);
     expect(await codeOf(encoded)).toBe('ROUTE_NOT_FOUND');
+  });
+});
+
+describe('no open redirect after sign-in', { timeout: 60_000 }, () => {
+  const hostile = () => [
+    '/.//evil.example',
+    '/%2e//evil.example',
+    '/%2E//evil.example/path?q=1',
+    '/a/..//evil.example',
+    '/./\\evil.example',
+    `${dev.url}//evil.example`,
+    `${dev.url}/.//evil.example`,
+  ];
+  // Where a browser goes with this Location: it must stay on the app's origin.
+  const landsOn = (location: string | null) => new URL(location ?? '', dev.url).origin;
+
+  it('on password sign-in', async () => {
+    for (const returnTo of hostile()) {
+      const pat = browser();
+      const response = await pat.signInByPassword(PAT, PASSWORD, returnTo);
+      expect(response.status, returnTo).toBe(303);
+      const location = response.headers.get('location');
+      expect(location, returnTo).toMatch(/^\/(?![/\\])/);
+      expect(landsOn(location), returnTo).toBe(dev.url);
+    }
+  });
+
+  it('on the email-link claim', async () => {
+    for (const returnTo of hostile().slice(0, 4)) {
+      const pat = browser();
+      await pat.requestLink(PAT, returnTo);
+      await pat.confirmLink(await latestLinkToken(dev.broker, PAT));
+      const claim = await pat.request('/_platform/auth/claim', { method: 'POST' });
+      expect(claim.status, returnTo).toBe(303);
+      const location = claim.headers.get('location');
+      expect(location, returnTo).toMatch(/^\/(?![/\\])/);
+      expect(landsOn(location), returnTo).toBe(dev.url);
+    }
+  });
+
+  it("through the private app's own redirect to sign-in and back", async () => {
+    for (const path of ['//evil.example', '/.//evil.example', '//evil.example/x?y=1']) {
+      const pat = browser();
+      const away = await pat.navigate(`${dev.url}${path}`);
+      expect(away.status, `${path} ${await away.clone().text()}`).toBe(302);
+      const returnTo = new URL(away.headers.get('location') ?? '', dev.url).searchParams.get(
+        'returnTo',
+      );
+      const response = await pat.signInByPassword(PAT, PASSWORD, returnTo ?? '');
+      const location = response.headers.get('location');
+      expect(location, path).toMatch(/^\/(?![/\\])/);
+      expect(landsOn(location), path).toBe(dev.url);
+    }
   });
 });
