@@ -1,12 +1,17 @@
 import { PlatformError } from '@platform/errors';
 import { browserRoutes } from '@platform/schema/routes';
 import type { Context } from 'hono';
+import { readBodyText } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
-/** The fields of a URL-encoded form post (at most 16 KiB), as strings. */
+/**
+ * The fields of a URL-encoded form post, as strings: `UNSUPPORTED_MEDIA_TYPE` (415) for another
+ * content type, `PAYLOAD_TOO_LARGE` (413) past 16 KiB, refused by `content-length` before the
+ * body is read and while reading one without it.
+ */
 export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, string>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded')) {
@@ -15,13 +20,18 @@ export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, st
       message: 'Sign-in forms are posted as application/x-www-form-urlencoded.',
     });
   }
-  const text = await c.req.raw.text();
-  if (text.length > MAX_FORM_BYTES) {
-    throw new PlatformError({
-      code: 'PAYLOAD_TOO_LARGE',
-      message: 'The form is larger than 16 KiB.',
-    });
-  }
+  // Checked against content-length before reading and while reading a chunked body, so a huge
+  // post is refused after 16 KiB, not buffered whole (no sign-in is needed to send one).
+  const text = await readBodyText(
+    c.req.raw,
+    MAX_FORM_BYTES,
+    () =>
+      new PlatformError({
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'The form is larger than 16 KiB.',
+        details: { maxBytes: MAX_FORM_BYTES },
+      }),
+  );
   return Object.fromEntries(new URLSearchParams(text));
 }
 

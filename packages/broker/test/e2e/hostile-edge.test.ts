@@ -1,6 +1,7 @@
 // Hostile requests at the edge of `platform dev` of a PRIVATE app (examples/private-notes, real
 // sign-in), over real HTTP on loopback: nothing of the app is served to a stranger through a
 // reserved path or an encoded separator.
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
 import { addAccount, FakeBrowser, latestLinkToken, overHttp, TestClock } from '../auth/helpers.ts';
@@ -142,5 +143,67 @@ describe('no open redirect after sign-in', { timeout: 60_000 }, () => {
       expect(location, path).toMatch(/^\/(?![/\\])/);
       expect(landsOn(location), path).toBe(dev.url);
     }
+  });
+});
+
+/**
+ * Sends a request head and `sent` bytes of a body that is far from complete, and resolves with
+ * the status line the broker answers while the rest never comes (or `timeout`).
+ */
+async function answerBeforeBodyEnds(
+  path: string,
+  framing: 'content-length' | 'chunked',
+  sent: number,
+): Promise<string> {
+  const { port } = new URL(dev.url);
+  const socket: Socket = connect(Number(port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  try {
+    const answered = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('latin1');
+        if (text.includes('\r\n')) resolve(text.slice(0, text.indexOf('\r\n')));
+      });
+      socket.on('close', () => resolve(text || 'closed without an answer'));
+      socket.on('error', () => undefined);
+      setTimeout(() => resolve('timeout'), 3000);
+    });
+    const framingHeader =
+      framing === 'chunked' ? 'transfer-encoding: chunked' : 'content-length: 450000000';
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nhost: localhost:${port}\r\n` +
+        `content-type: application/x-www-form-urlencoded\r\n${framingHeader}\r\n\r\n`,
+    );
+    const piece = Buffer.alloc(8192, 'a');
+    for (let at = 0; at < sent; at += piece.length) {
+      socket.write(framing === 'chunked' ? `2000\r\n${piece.toString()}\r\n` : piece);
+    }
+    return await answered;
+  } finally {
+    socket.destroy();
+  }
+}
+
+describe('sign-in forms and huge bodies', { timeout: 60_000 }, () => {
+  it('refuse a declared content-length over 16 KiB without reading the body', async () => {
+    for (const path of ['/_platform/auth/password', '/_platform/auth/email-link']) {
+      expect(await answerBeforeBodyEnds(path, 'content-length', 0), path).toBe(
+        'HTTP/1.1 413 Payload Too Large',
+      );
+    }
+  });
+
+  it('stop reading a chunked body at 16 KiB', async () => {
+    for (const path of ['/_platform/auth/password', '/_platform/auth/sign-out']) {
+      expect(await answerBeforeBodyEnds(path, 'chunked', 64 * 1024), path).toBe(
+        'HTTP/1.1 413 Payload Too Large',
+      );
+    }
+  });
+
+  it('still read a small form whole', async () => {
+    const pat = browser();
+    expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
   });
 });
