@@ -1,10 +1,18 @@
 // Hostile requests at the edge of `platform dev` of a PRIVATE app (examples/private-notes, real
 // sign-in), over real HTTP on loopback: nothing of the app is served to a stranger through a
-// reserved path or an encoded separator.
+// reserved path or an encoded separator; sign-in never redirects to another site; a huge form
+// is refused before it is buffered; only the broker's own host names are answered.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
-import { addAccount, FakeBrowser, latestLinkToken, overHttp, TestClock } from '../auth/helpers.ts';
+import {
+  addAccount,
+  FakeBrowser,
+  latestLinkToken,
+  overHttp,
+  TestClock,
+  type Transport,
+} from '../auth/helpers.ts';
 import { copyExample, devFor } from './helpers.ts';
 
 const PAT = 'pat@example.com';
@@ -205,5 +213,68 @@ describe('sign-in forms and huge bodies', { timeout: 60_000 }, () => {
   it('still read a small form whole', async () => {
     const pat = browser();
     expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
+  });
+});
+
+/** Real HTTP to the broker's loopback port, whatever host the URL names (as after DNS rebinding). */
+const rebound: Transport = (url, init) => {
+  const target = new URL(url);
+  const headers = new Headers(init.headers);
+  headers.set('host', target.host);
+  const { port } = new URL(dev.url);
+  return overHttp(`http://127.0.0.1:${port}${target.pathname}${target.search}`, {
+    ...init,
+    headers,
+  });
+};
+
+describe('the Host header', { timeout: 60_000 }, () => {
+  it("refuses requests for any name but the broker's own (DNS rebinding)", async () => {
+    const { port } = new URL(dev.url);
+    for (const host of [
+      `evil.example:${port}`,
+      'evil.example',
+      `localhost:${Number(port) + 1}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.2:${port}`,
+      `localhost`,
+    ]) {
+      const stranger = new FakeBrowser(dev.broker, `http://${host}`, rebound);
+      for (const response of [
+        await stranger.navigate('/_platform/auth/sign-in'),
+        await stranger.request('/_platform/auth/email-link', {
+          form: { email: PAT, returnTo: '/', csrf: 'x' },
+        }),
+        await stranger.request('/_platform/api/session', { method: 'POST' }),
+      ]) {
+        expect(response.status, host).toBe(403);
+        expect(await codeOf(response), host).toBe('HOST_NOT_ALLOWED');
+      }
+    }
+  });
+
+  it('serves the loopback names at its own port', async () => {
+    const { port } = new URL(dev.url);
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      `notes.localhost:${port}`,
+      `LOCALHOST:${port}`,
+    ]) {
+      const visitor = new FakeBrowser(dev.broker, `http://${host}`, rebound);
+      expect((await visitor.navigate('/_platform/auth/sign-in')).status, host).toBe(200);
+    }
+  });
+
+  it("builds email links from the broker's own URL, not the Host header", async () => {
+    const { port } = new URL(dev.url);
+    const visitor = new FakeBrowser(dev.broker, `http://127.0.0.1:${port}`, rebound);
+    const token = await visitor.requestLink(PAT);
+    const [message] = await dev.broker.outbox.list(1);
+    expect(message?.text).toContain(`${dev.url}/_platform/auth/confirm?token=${token}`);
+    expect(
+      printed.some((line) => line.includes(`${dev.url}/_platform/auth/confirm?token=${token}`)),
+    ).toBe(true);
   });
 });
