@@ -32,6 +32,8 @@ export const errorMeanings = {
   LIMIT_EXCEEDED: 'A value is outside a documented platform limit.',
   RATE_LIMITED: 'Too many attempts; wait and try again.',
   SDK_VERSION_UNSUPPORTED: 'The feature needs a newer runtime SDK than the one platform.yaml pins.',
+  HOST_NOT_ALLOWED:
+    'The request names a host this server does not answer to (it only serves its own names).',
   // Functions
   FUNCTION_NOT_FOUND: 'No Function with this name is declared.',
   FUNCTION_NOT_CALLABLE:

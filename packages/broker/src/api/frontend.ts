@@ -5,6 +5,7 @@ import { PlatformError } from '@platform/errors';
 import { build, type Plugin } from 'esbuild';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { isReserved } from '../http/paths.ts';
 
 /** The folder of an app whose files are its frontend (ours; the manifest has no field for it). */
 export const FRONTEND_DIR = 'public';
@@ -54,12 +55,33 @@ const sdkFallback = (appDir: string): Plugin => ({
 });
 
 /**
+ * The URL path decoded one segment at a time; `undefined` when a segment does not decode or
+ * decodes to a separator (`/`, `\`) or NUL, so an encoded separator never becomes a path step.
+ */
+function decodeSegments(pathname: string): string | undefined {
+  const segments: string[] = [];
+  for (const raw of pathname.split('/')) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      return undefined;
+    }
+    if (/[/\\\0]/.test(segment)) return undefined;
+    segments.push(segment);
+  }
+  return segments.join('/');
+}
+
+/**
  * Serves an app's frontend from `<appDir>/public/` (GET and HEAD, after every platform and
  * Function route): `/` and folders serve their `index.html`; a path without a file extension
  * that names no file serves `/index.html` (client-side routing). A request for `/x.js` with no
  * `public/x.js` but a `public/x.ts` (or `.tsx`) gets that module bundled for the browser by
  * esbuild (cached until `invalidate()`), so a frontend written in TypeScript needs no build
- * step. Anything else falls through to `ROUTE_NOT_FOUND`.
+ * step. Anything else falls through to `ROUTE_NOT_FOUND`, and so does every path under a
+ * reserved prefix (`/_platform`, `/v1`) and every path with an encoded separator (`%2F`, `%5C`)
+ * or NUL: a segment of the URL is one step in `public/`, never more.
  */
 export class Frontend {
   readonly dir: string;
@@ -94,13 +116,10 @@ export class Frontend {
   }
 
   async #lookup(pathname: string): Promise<{ path: string; bundle: boolean } | undefined> {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(pathname);
-    } catch {
-      return undefined;
-    }
-    if (decoded.includes('\0')) return undefined;
+    const decoded = decodeSegments(pathname);
+    // The edge check exempts reserved prefixes by the raw path; serving a file for one would
+    // hand the app to whoever is exempt (and `%2F` would walk out of the prefix).
+    if (decoded === undefined || isReserved(pathname) || isReserved(decoded)) return undefined;
     const path = resolve(this.dir, `.${decoded}`);
     // Never outside public/ (`..`, encoded or not).
     if (path !== this.dir && !path.startsWith(this.dir + sep)) return undefined;

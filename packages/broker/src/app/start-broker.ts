@@ -153,7 +153,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     const auth = await AuthService.create(
       db,
       outbox,
-      resolveAuthOptions(appDir, { print: writer, ...options.auth }),
+      resolveAuthOptions(appDir, { print: writer, appUrl: listener.url, ...options.auth }),
     );
     const authenticate = options.authenticate ?? auth.authenticate;
     const tokens = new InvocationTokens();

@@ -45,6 +45,12 @@ export interface AuthOptions {
    * (`/_platform/broker/*`, `/v1/apps/*`, the dashboard). @default read from `.platform/dev.json`
    */
   readonly devToken?: string;
+  /**
+   * The app's own URL (`{app_url}`, `http://localhost:<port>` for the local broker): email links
+   * are built from it, never from the request's `Host` header. `startBroker` sets it.
+   * @default the origin of the request that asks for a link
+   */
+  readonly appUrl?: string;
 }
 
 /** {@link AuthOptions} with every default applied. */
@@ -62,6 +68,7 @@ export interface ResolvedAuthOptions {
   readonly secureCookies: boolean | undefined;
   readonly print: (line: string) => void;
   readonly devToken: string | undefined;
+  readonly appUrl: string | undefined;
 }
 
 /** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
@@ -83,6 +90,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     secureCookies: options.secureCookies,
     print: options.print ?? ((line) => console.log(line)),
     devToken: options.devToken,
+    appUrl: options.appUrl,
   };
 }
 

@@ -90,7 +90,9 @@ export class EmailLinkSignIn {
     request: Request,
   ): Promise<string> {
     const { token, claim } = await this.#stores.links.request(email, purpose, returnTo);
-    const url = `${new URL(request.url).origin}${AUTH_BASE}/confirm?token=${token}`;
+    // The broker's own URL: a Host header chosen by the requester never names the link's site.
+    const origin = new URL(this.#options.appUrl ?? request.url).origin;
+    const url = `${origin}${AUTH_BASE}/confirm?token=${token}`;
     const app = this.#options.appId;
     const subject = purpose === 'sign-in' ? `Sign in to ${app}` : `Confirm your email for ${app}`;
     await this.#outbox.capture(

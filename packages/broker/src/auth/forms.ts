@@ -1,12 +1,17 @@
 import { PlatformError } from '@platform/errors';
 import { browserRoutes } from '@platform/schema/routes';
 import type { Context } from 'hono';
+import { readBodyText } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 
 const MAX_FORM_BYTES = 16 * 1024;
 
-/** The fields of a URL-encoded form post (at most 16 KiB), as strings. */
+/**
+ * The fields of a URL-encoded form post, as strings: `UNSUPPORTED_MEDIA_TYPE` (415) for another
+ * content type, `PAYLOAD_TOO_LARGE` (413) past 16 KiB, refused by `content-length` before the
+ * body is read and while reading one without it.
+ */
 export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, string>> {
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded')) {
@@ -15,29 +20,38 @@ export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, st
       message: 'Sign-in forms are posted as application/x-www-form-urlencoded.',
     });
   }
-  const text = await c.req.raw.text();
-  if (text.length > MAX_FORM_BYTES) {
-    throw new PlatformError({
-      code: 'PAYLOAD_TOO_LARGE',
-      message: 'The form is larger than 16 KiB.',
-    });
-  }
+  // Checked against content-length before reading and while reading a chunked body, so a huge
+  // post is refused after 16 KiB, not buffered whole (no sign-in is needed to send one).
+  const text = await readBodyText(
+    c.req.raw,
+    MAX_FORM_BYTES,
+    () =>
+      new PlatformError({
+        code: 'PAYLOAD_TOO_LARGE',
+        message: 'The form is larger than 16 KiB.',
+        details: { maxBytes: MAX_FORM_BYTES },
+      }),
+  );
   return Object.fromEntries(new URLSearchParams(text));
 }
 
 /**
  * Where to go after sign-in: a path on this origin, never another site (no open redirect) and
- * never back into the sign-in pages. Anything else becomes `/`.
+ * never back into the sign-in pages. Anything else becomes `/`. The path never starts with `//`
+ * or `/\` (a browser reads those as another host): a run of leading slashes and backslashes is
+ * reduced to one `/`, so `/.//evil.example` becomes `/evil.example`.
  */
 export function safeReturnTo(value: string | undefined, request: Request): string {
   if (value === undefined || value === '') return '/';
   const own = new URL(request.url);
   try {
     const url = new URL(value, own);
-    const intoSignIn =
-      url.pathname.startsWith(AUTH_BASE) && url.pathname !== `${AUTH_BASE}/preferences`;
+    // `/.//x`, `/%2e//x` and `/a/..//x` normalise to the pathname `//x`, a network-path
+    // reference once it is a Location.
+    const pathname = url.pathname.replace(/^[/\\]+/, '/');
+    const intoSignIn = pathname.startsWith(AUTH_BASE) && pathname !== `${AUTH_BASE}/preferences`;
     if (url.origin !== own.origin || intoSignIn) return '/';
-    return `${url.pathname}${url.search}${url.hash}`;
+    return `${pathname}${url.search}${url.hash}`;
   } catch {
     return '/';
   }

@@ -25,7 +25,7 @@ export async function readJsonBody(
   const isJson = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type);
   // A declared non-JSON body is refused before it is read.
   if (type !== '' && !isJson) throw unsupported(type);
-  const text = await readText(request, options.maxBytes);
+  const text = await readBodyText(request, options.maxBytes);
   if (text.length === 0 && options.allowEmpty) return undefined;
   if (!isJson) throw unsupported(type);
   try {
@@ -71,7 +71,28 @@ export function parseWith<T>(schema: SafeParser<T>, value: unknown): T {
 
 const utf8 = new TextDecoder();
 
+/**
+ * Reads a request body as UTF-8 text of at most `maxBytes`: a declared `content-length` over it
+ * is refused before a byte is read, and a body without one (chunked) is read only up to the
+ * limit, then cancelled. Past the limit it throws `tooLarge(maxBytes)`, by default
+ * `PAYLOAD_TOO_LARGE` (413) with `details.maxBytes`.
+ */
+export async function readBodyText(
+  request: Request,
+  maxBytes: number,
+  tooLargeError: (maxBytes: number) => PlatformError = tooLarge,
+): Promise<string> {
+  try {
+    return await readText(request, maxBytes);
+  } catch (error) {
+    if (error instanceof PlatformError && error.code === 'PAYLOAD_TOO_LARGE')
+      throw tooLargeError(maxBytes);
+    throw error;
+  }
+}
+
 async function readText(request: Request, maxBytes: number): Promise<string> {
+  if (Number(request.headers.get('content-length') ?? '0') > maxBytes) throw tooLarge(maxBytes);
   // With a declared length (already checked against `maxBytes`), read the body whole: on
   // node-server this reads the socket directly instead of through a web stream adapter, which
   // was a large share of a small call's time. HTTP framing holds a body to its

@@ -8,11 +8,21 @@ export type InternalErrorReporter = (error: unknown, requestId: string) => void;
 /**
  * The broker's `onError`: a `PlatformError` becomes its envelope and status; anything else is
  * reported and answered as a plain `INTERNAL` 500 whose message reveals nothing (as hono does
- * with unknown errors).
+ * with unknown errors). A failure after the client hung up (its request signal aborted, for
+ * example a body cut off mid-upload) is the client's doing, not the broker's: it is answered
+ * `ABORTED` (to nobody) and never reported.
  */
 export function handleError(report: InternalErrorReporter) {
   return (error: unknown, c: Context<BrokerEnv>): Response => {
     const requestId = c.get('requestId');
+    if (c.req.raw.signal.aborted) {
+      const response = errorResponse(
+        new PlatformError({ code: 'ABORTED', message: 'The client closed the connection.' }),
+        requestId,
+      );
+      response.headers.set('x-request-id', requestId);
+      return response;
+    }
     if (error instanceof PlatformError) {
       if (error.code === 'INTERNAL') report(error.cause ?? error, requestId);
       const response = errorResponse(error, requestId);

@@ -49,6 +49,13 @@ export const controlPlanePrefixes = [
   dashboardPaths.page,
 ] as const;
 
+/**
+ * Path prefixes only the platform serves: its own pages and APIs (`/_platform/...`, spec 5.3.1)
+ * and the owner API (`/v1/...`, spec 9). A path below them that no platform route answers is
+ * `ROUTE_NOT_FOUND`, never a file or the `index.html` of the app's frontend.
+ */
+export const reservedPrefixes = ['/_platform', '/v1'] as const;
+
 /** Whether `path` is `prefix` or below it. */
 export const isUnder = (path: string, prefix: string): boolean =>
   path === prefix || path.startsWith(`${prefix}/`);
@@ -56,3 +63,7 @@ export const isUnder = (path: string, prefix: string): boolean =>
 /** Whether `path` belongs to the control plane. */
 export const isControlPlane = (path: string): boolean =>
   controlPlanePrefixes.some((prefix) => isUnder(path, prefix));
+
+/** Whether `path` lies under a prefix only the platform serves ({@link reservedPrefixes}). */
+export const isReserved = (path: string): boolean =>
+  reservedPrefixes.some((prefix) => isUnder(path, prefix));

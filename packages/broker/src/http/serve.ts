@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from './broker-env.ts';
+import { foreignHostResponse, isOwnHost } from './host-check.ts';
 
 /** A listening broker server. */
 export interface RunningServer {
@@ -24,7 +25,8 @@ export interface BrokerListener extends RunningServer {
  * {@link BrokerListener.serve} hands it the app. Whatever is built in between (the Function
  * runner, the broker URL of invocations) knows the port as a constant, and a taken port fails
  * before any service starts. Binds 127.0.0.1 by default, since the local broker is for this
- * machine only.
+ * machine only, and answers only requests whose `Host` is one of its loopback names at its port
+ * (`HOST_NOT_ALLOWED` otherwise, {@link isOwnHost}): a guard against DNS rebinding.
  *
  * @example
  * ```ts
@@ -40,14 +42,21 @@ export function listenBroker(
   const attached = new Promise<Hono<BrokerEnv>>((resolve) => {
     attach = resolve;
   });
+  let port = 0;
   return new Promise((resolve, reject) => {
     const server = serve(
       {
-        fetch: async (request, env) => (await attached).fetch(request, env),
+        fetch: async (request, env) => {
+          // Before the app: a request for another name is refused whatever its path.
+          const host = request.headers.get('host');
+          if (!isOwnHost(host, port)) return foreignHostResponse(host);
+          return (await attached).fetch(request, env);
+        },
         port: options.port ?? 0,
         hostname: options.hostname ?? '127.0.0.1',
       },
       (info: AddressInfo) => {
+        port = info.port;
         const running: RunningServer = {
           port: info.port,
           url: `http://localhost:${info.port}`,

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
@@ -72,26 +73,62 @@ interface StoredCookie {
   attributes: string;
 }
 
+/** How a {@link FakeBrowser} sends a request: in-process by default, or over real HTTP. */
+export type Transport = (url: string, init: RequestInit) => Promise<Response>;
+
 /**
- * A browser stand-in over `app.request`: a cookie jar honouring `Path` and `Max-Age=0`, the
- * `Origin` a page of this origin sends, and form posts. {@link FakeBrowser.overHttp} sends the
- * same requests over real HTTP to the broker's loopback port instead.
+ * Real HTTP on loopback (`node:http`, not `fetch`, which overrides `Sec-Fetch-Mode` and `Host`),
+ * redirects not followed, as a browser's network log sees them.
+ */
+export const overHttp: Transport = (url, init) =>
+  new Promise((resolve, reject) => {
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
+    const body = typeof init.body === 'string' ? init.body : undefined;
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    const request = httpRequest(url, { method: init.method ?? 'GET', headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('error', reject);
+      incoming.on('end', () => {
+        const answer = new Headers();
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          for (const one of Array.isArray(value) ? value : [value ?? '']) answer.append(name, one);
+        }
+        const status = incoming.statusCode ?? 500;
+        const bodiless = status === 204 || status === 304 || init.method === 'HEAD';
+        resolve(new Response(bodiless ? null : Buffer.concat(chunks), { status, headers: answer }));
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+
+/**
+ * A browser stand-in over `app.request` (or `transport`): a cookie jar honouring `Path` and
+ * `Max-Age=0`, the `Origin` a page of this origin sends, and form posts.
+ * {@link FakeBrowser.overHttp} sends the same requests through `fetch` to the broker's loopback
+ * port instead.
  */
 export class FakeBrowser {
   readonly jar = new Map<string, StoredCookie>();
   readonly #broker: Broker;
+  readonly #transport: Transport;
   readonly origin: string;
-  readonly #http: boolean;
 
-  constructor(broker: Broker, origin = 'http://localhost', http = false) {
+  constructor(broker: Broker, origin = 'http://localhost', transport?: Transport) {
     this.#broker = broker;
     this.origin = origin;
-    this.#http = http;
+    this.#transport = transport ?? ((url, init) => Promise.resolve(broker.app.request(url, init)));
   }
 
-  /** A browser that talks to the started broker over loopback HTTP (its own origin). */
+  /** A browser that talks to the started broker through `fetch` over loopback (its own origin). */
   static overHttp(broker: Broker): FakeBrowser {
-    return new FakeBrowser(broker, broker.server.url, true);
+    return new FakeBrowser(broker, broker.server.url, (url, init) =>
+      fetch(url, { ...init, redirect: 'manual' }),
+    );
   }
 
   /** Every `Set-Cookie` line received, for flag checks. */
@@ -122,11 +159,11 @@ export class FakeBrowser {
       headers.set('content-type', 'application/x-www-form-urlencoded');
       body = new URLSearchParams(init.form).toString();
     }
-    const url = new URL(path, this.origin).href;
-    const sent = { method, headers, body: body ?? null };
-    const response = this.#http
-      ? await fetch(url, { ...sent, redirect: 'manual' })
-      : await this.#broker.app.request(url, sent);
+    const response = await this.#transport(new URL(path, this.origin).href, {
+      method,
+      headers,
+      body: body ?? null,
+    });
     for (const line of response.headers.getSetCookie()) {
       this.received.push(line);
       const [pair = '', ...attrs] = line.split(';').map((s) => s.trim());
