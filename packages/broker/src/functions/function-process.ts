@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { PlatformError } from '@platform/errors';
 import {
   HOST_ADDRESS,
@@ -12,6 +11,7 @@ import { Pool } from 'undici';
 import { denoPath, denoRunArgs } from './deno.ts';
 import { freePort } from './free-port.ts';
 import { HostAnswer } from './host-answer.ts';
+import { readLines } from './line-reader.ts';
 
 /** How to run one Function bundle. */
 export interface FunctionProcessOptions {
@@ -48,6 +48,9 @@ const PORT_ATTEMPTS = 5;
 
 /** Lines kept from stderr to explain a failed start. */
 const STDERR_TAIL = 20;
+
+/** The longest stderr line kept for that explanation, in characters. */
+const STDERR_TAIL_LINE = 1000;
 
 /**
  * One Function running in its own Deno subprocess with least privilege (see `denoRunArgs`).
@@ -225,15 +228,16 @@ export class FunctionProcess {
           unavailable(this.name, `it did not start within ${this.#startTimeout} ms`, this.#stderr),
         );
       }, this.#startTimeout);
-      const out = createInterface({ input: child.stdout! });
-      out.on('line', (line) => {
+      readLines(child.stdout!, (line) => {
         if (line.startsWith(HOST_READY_PREFIX)) {
           clearTimeout(timer);
           resolve();
         } else this.#options.onOutput?.(line, 'stdout');
       });
-      createInterface({ input: child.stderr! }).on('line', (line) => {
-        this.#stderr.push(line);
+      readLines(child.stderr!, (line) => {
+        this.#stderr.push(
+          line.length > STDERR_TAIL_LINE ? `${line.slice(0, STDERR_TAIL_LINE)} …` : line,
+        );
         if (this.#stderr.length > STDERR_TAIL) this.#stderr.shift();
         this.#options.onOutput?.(line, 'stderr');
       });
