@@ -41,6 +41,11 @@ export interface HostRequest {
   readonly timeoutMs: number;
   /** Aborts the request (the caller went away). */
   readonly signal?: AbortSignal;
+  /**
+   * Called once when the exchange is over: the whole answer read (a stream to its end), or the
+   * request failed, timed out or was aborted.
+   */
+  readonly onEnd?: () => void;
 }
 
 /** How many ports a start tries when the chosen one was taken before the host bound it. */
@@ -116,6 +121,7 @@ export class FunctionProcess {
     const answer = new HostAnswer(() => {
       clearTimeout(timer);
       caller?.removeEventListener('abort', onCallerAbort);
+      request.onEnd?.();
     });
     const onCallerAbort = () => answer.abort(caller?.reason);
     const timer = setTimeout(() => {

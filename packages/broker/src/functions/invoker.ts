@@ -61,7 +61,10 @@ type FixedMembers = Pick<
   'function' | 'sdkVersion' | 'environment' | 'integration' | 'declared'
 >;
 
-/** How long a token outlives its call's time limit (late log flushes still land). */
+/**
+ * How long a token may outlive its call's time limit at most. It is revoked as soon as the call
+ * ends; the expiry only bounds a token whose end was never reported.
+ */
 const TOKEN_GRACE_MS = 30_000;
 
 /**
@@ -155,14 +158,24 @@ export class FunctionInvoker {
       broker: { url: this.#options.brokerUrl, token },
     };
     const perCallJson = JSON.stringify(perCall);
-    const response = await fn.process.request({
-      method: 'POST',
-      path: hostRoutes.invoke.path,
-      headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: request.requestId },
-      body: `${perCallJson.slice(0, -1)},${this.#fixedMembers(fn.name)}}`,
-      timeoutMs,
-      ...(request.signal ? { signal: request.signal } : {}),
-    });
+    // The token ends with the call (the SDK flushes its logs before answering): module-level
+    // code that kept a context cannot act as this caller during later calls.
+    const revoke = () => tokens.revoke(token);
+    let response: Response;
+    try {
+      response = await fn.process.request({
+        method: 'POST',
+        path: hostRoutes.invoke.path,
+        headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: request.requestId },
+        body: `${perCallJson.slice(0, -1)},${this.#fixedMembers(fn.name)}}`,
+        timeoutMs,
+        onEnd: revoke,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (error) {
+      revoke();
+      throw error;
+    }
     if (response.ok) return response;
     throw await errorFromResponse(response);
   }
