@@ -87,6 +87,8 @@ export class FunctionProcess {
   #crashes = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   readonly #stderr: string[] = [];
+  /** Processes killed because a call ran past its time limit. */
+  readonly #killedForTimeout = new WeakSet<ChildProcess>();
 
   constructor(options: FunctionProcessOptions) {
     this.name = options.name;
@@ -146,6 +148,7 @@ export class FunctionProcess {
       if (timedOut) {
         // A handler past its limit may be stuck in a loop that blocks every other call of this
         // Function: start over with a fresh process.
+        this.#killedForTimeout.add(child);
         this.#kill(child);
         await exitOf(child, 2000);
         throw new PlatformError({
@@ -159,6 +162,16 @@ export class FunctionProcess {
       // The connection usually breaks a moment before the exit is reported: wait for it, so the
       // next call already sees the process gone and starts a new one.
       const exited = await exitOf(child, 500);
+      if (this.#killedForTimeout.has(child)) {
+        // This call did nothing wrong: it shared the process with one that hung. Sent again, it
+        // reaches the fresh process.
+        throw new PlatformError({
+          code: 'FUNCTION_UNAVAILABLE',
+          message: `Function "${this.name}" was restarted because another call exceeded its time limit; try again.`,
+          details: { function: this.name },
+          cause: error,
+        });
+      }
       throw new PlatformError({
         code: 'FUNCTION_FAILED',
         message: exited
