@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import type { FunctionAccess } from '@platform/schema/contract';
 import type { LogWriter } from '../logs/log-sink.ts';
+import type { Redactor } from '../logs/redactor.ts';
 import { rememberBundle, reusableBundle } from './bundle-cache.ts';
 import { type BundleResult, bundleFunction } from './bundler.ts';
 import { FunctionProcess } from './function-process.ts';
@@ -32,6 +33,8 @@ export interface FunctionDeploymentsOptions {
   readonly invoker: FunctionInvoker;
   /** Receives the processes' output and crash notices. */
   readonly print: LogWriter;
+  /** Redacts known secret values from the processes' output before it is printed. @default none */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** A running version of a Function. */
@@ -171,14 +174,16 @@ export class FunctionDeployments {
   }
 
   #process(name: string, bundlePath: string): FunctionProcess {
-    const { print, brokerPort, stateDir } = this.#options;
+    const { print, brokerPort, stateDir, redactor } = this.#options;
     return new FunctionProcess({
       name,
       bundlePath,
       brokerPort,
       denoDir: join(stateDir, 'deno'),
       onOutput: (line, stream) =>
-        print(`${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${line}`),
+        print(
+          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${redactor ? redactor.text(line) : line}`,
+        ),
       onCrash: ({ code, signal }) =>
         print(`ERROR [${name}] process exited (${signal ?? `code ${code}`}); restarting`),
     });

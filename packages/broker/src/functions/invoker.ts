@@ -7,6 +7,7 @@ import {
 } from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
+import type { Redactor } from '../logs/redactor.ts';
 import type { FunctionProcess } from './function-process.ts';
 import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 
@@ -53,6 +54,11 @@ export interface InvokerOptions {
   readonly sdkVersion: string;
   readonly environment: 'development' | 'production';
   readonly declared: Declarations;
+  /**
+   * Redacts known secret values from the errors Functions answer, before they reach a caller,
+   * a job's stored error or a log. @default no redaction
+   */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** The members of an invocation that are the same for every call of one Function. */
@@ -177,7 +183,23 @@ export class FunctionInvoker {
       throw error;
     }
     if (response.ok) return response;
-    throw await errorFromResponse(response);
+    throw this.#redact(await errorFromResponse(response));
+  }
+
+  #redact(error: PlatformError): PlatformError {
+    const redactor = this.#options.redactor;
+    if (!redactor) return error;
+    const message = redactor.text(error.message);
+    const details = error.details === undefined ? undefined : redactor.value(error.details);
+    if (message === error.message && details === error.details) return error;
+    return new PlatformError({
+      code: error.code,
+      message,
+      status: error.status,
+      retryable: error.retryable,
+      details,
+      requestId: error.requestId,
+    });
   }
 }
 
