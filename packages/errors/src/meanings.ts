@@ -40,7 +40,7 @@ export const errorMeanings = {
     'This Function cannot be called this way (system Functions never from a browser).',
   FUNCTION_FAILED: 'The Function failed with an unexpected error.',
   FUNCTION_TIMEOUT: 'The Function did not finish in time.',
-  FUNCTION_UNAVAILABLE: 'The Function could not be started; try again.',
+  FUNCTION_UNAVAILABLE: 'The Function could not be started or is being restarted; try again.',
   FUNCTION_BUNDLE_FAILED:
     'The Function could not be bundled: an import breaks the bundling rules or does not resolve.',
   ROUTE_NOT_FOUND: 'No route matches this path.',

@@ -22,6 +22,7 @@ import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { listenBroker, type RunningServer } from '../http/serve.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
+import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
 import { SearchService } from '../search/search-service.ts';
@@ -143,9 +144,19 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // request arriving meanwhile waits for `listener.serve(app)` below.
     const listener = await listenBroker({ port: options.port ?? 0 });
     teardown.add(() => listener.close());
-    const logs = new LogSink({ writer });
+    // One redactor for log entries, Function output, Function errors and jobs' stored errors.
+    // It follows the secrets file, and a value once known stays redacted until the broker
+    // stops: a Function may still hold a value that was removed from the file.
+    const redactor = new Redactor();
+    const logs = new LogSink({ writer, redactor });
     const secrets = new SecretStore(join(stateDir, 'secrets.json'));
-    logs.redact(await secrets.values());
+    const known = new Set<string>();
+    secrets.onChange((values) => {
+      for (const value of values) known.add(value);
+      redactor.set(known);
+    });
+    await secrets.values();
+    teardown.add(secrets.watch());
     const data = new DataService(db);
     // Delegated file grants expire by the clock the job service stamps them with.
     const files = new FileService(db, join(stateDir, 'files'), { clock: options.jobs?.clock });
@@ -163,6 +174,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       brokerUrl: `http://127.0.0.1:${listener.port}`,
       sdkVersion: options.sdkVersion,
       environment: 'development',
+      redactor,
       declared: {
         ...(options.declared ?? emptyDeclarations),
         ...(searches.length > 0 ? { searches: sdkSearchDeclarations(searches) } : {}),
@@ -175,6 +187,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       brokerPort: listener.port,
       invoker,
       print: writer,
+      redactor,
     });
     teardown.add(() => functions.close());
     const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);

@@ -37,11 +37,20 @@ export function denoPath(): string {
  * The `deno run` arguments for one Function bundle, with least privilege: network only to the
  * broker's port and the Function's own listening port on 127.0.0.1, the two host variables of
  * the environment, and nothing else (no file system, no other environment, no subprocesses, no
- * FFI, no remote or npm imports: the bundle is self-contained).
+ * FFI, no remote or npm imports: the bundle is self-contained), and a JavaScript heap of at most
+ * `memoryMb` megabytes.
  */
-export function denoRunArgs(bundlePath: string, brokerPort: number, hostPort: number): string[] {
+export function denoRunArgs(
+  bundlePath: string,
+  brokerPort: number,
+  hostPort: number,
+  memoryMb: number,
+): string[] {
   return [
     'run',
+    // The JavaScript heap stops at the Function's memory limit with a fatal out-of-memory error;
+    // the broker watches the whole process (bytes outside the heap too) against the same limit.
+    `--v8-flags=--max-old-space-size=${memoryMb}`,
     '--no-prompt',
     '--no-config',
     '--no-lock',

@@ -2,10 +2,12 @@ import { join } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import type { FunctionAccess } from '@platform/schema/contract';
 import type { LogWriter } from '../logs/log-sink.ts';
+import type { Redactor } from '../logs/redactor.ts';
 import { rememberBundle, reusableBundle } from './bundle-cache.ts';
 import { type BundleResult, bundleFunction } from './bundler.ts';
 import { FunctionProcess } from './function-process.ts';
 import type { FunctionInvoker } from './invoker.ts';
+import { memoryLimitMb } from './memory-limit.ts';
 import type { SdkSource } from './sdk.ts';
 
 /** One Function to serve (from platform.yaml `functions[]`). */
@@ -16,6 +18,12 @@ export interface FunctionDeclaration {
   readonly access: FunctionAccess;
   /** @default 60000 */
   readonly timeoutMs?: number;
+  /**
+   * Memory limit of the Function's process in megabytes (JavaScript heap and resident memory);
+   * past it the process is restarted and the call fails with `FUNCTION_FAILED` saying so.
+   * @default `PLATFORM_FUNCTION_MEMORY_MB` of the broker's environment, else 512
+   */
+  readonly memoryMb?: number;
 }
 
 /** Where and how one broker's Functions are bundled and run. */
@@ -32,6 +40,8 @@ export interface FunctionDeploymentsOptions {
   readonly invoker: FunctionInvoker;
   /** Receives the processes' output and crash notices. */
   readonly print: LogWriter;
+  /** Redacts known secret values from the processes' output before it is printed. @default none */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** A running version of a Function. */
@@ -135,7 +145,7 @@ export class FunctionDeployments {
     this.#refuseWhenClosed(fn.name);
     const bundle = await this.#bundle(fn);
     this.#refuseWhenClosed(fn.name);
-    const process = this.#process(fn.name, bundle.outFile);
+    const process = this.#process(fn.name, bundle.outFile, fn.memoryMb);
     this.#starting.add(process);
     try {
       await process.ready();
@@ -170,17 +180,25 @@ export class FunctionDeployments {
     return bundle;
   }
 
-  #process(name: string, bundlePath: string): FunctionProcess {
-    const { print, brokerPort, stateDir } = this.#options;
+  #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {
+    const { print, brokerPort, stateDir, redactor } = this.#options;
+    const limitMb = memoryLimitMb(memoryMb);
     return new FunctionProcess({
       name,
       bundlePath,
       brokerPort,
       denoDir: join(stateDir, 'deno'),
+      memoryMb: limitMb,
       onOutput: (line, stream) =>
-        print(`${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${line}`),
-      onCrash: ({ code, signal }) =>
-        print(`ERROR [${name}] process exited (${signal ?? `code ${code}`}); restarting`),
+        print(
+          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${redactor ? redactor.text(line) : line}`,
+        ),
+      onCrash: ({ code, signal, outOfMemory }) =>
+        print(
+          outOfMemory
+            ? `ERROR [${name}] exceeded its memory limit of ${limitMb} MB; restarting`
+            : `ERROR [${name}] process exited (${signal ?? `code ${code}`}); restarting`,
+        ),
     });
   }
 

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { PlatformError } from '@platform/errors';
 import {
   HOST_ADDRESS,
@@ -12,6 +11,8 @@ import { Pool } from 'undici';
 import { denoPath, denoRunArgs } from './deno.ts';
 import { freePort } from './free-port.ts';
 import { HostAnswer } from './host-answer.ts';
+import { readLines } from './line-reader.ts';
+import { isOutOfMemoryLine, memoryLimitMb, watchMemory } from './memory-limit.ts';
 
 /** How to run one Function bundle. */
 export interface FunctionProcessOptions {
@@ -25,10 +26,20 @@ export interface FunctionProcessOptions {
   readonly startTimeoutMs?: number;
   /** Where Deno keeps its own cache (`DENO_DIR`). @default Deno's default */
   readonly denoDir?: string | undefined;
+  /**
+   * The process's memory limit in megabytes, for its JavaScript heap and its resident memory;
+   * past it the process is killed and restarted. @default `PLATFORM_FUNCTION_MEMORY_MB`, else 512
+   */
+  readonly memoryMb?: number | undefined;
   /** Receives every line the process prints (besides the readiness line). */
   readonly onOutput?: (line: string, stream: 'stdout' | 'stderr') => void;
   /** Called when the process exits without being asked to. */
-  readonly onCrash?: (info: { code: number | null; signal: string | null }) => void;
+  readonly onCrash?: (info: {
+    code: number | null;
+    signal: string | null;
+    /** The process was stopped for exceeding its memory limit. */
+    outOfMemory: boolean;
+  }) => void;
 }
 
 /** One request to the host. */
@@ -41,6 +52,11 @@ export interface HostRequest {
   readonly timeoutMs: number;
   /** Aborts the request (the caller went away). */
   readonly signal?: AbortSignal;
+  /**
+   * Called once when the exchange is over: the whole answer read (a stream to its end), or the
+   * request failed, timed out or was aborted.
+   */
+  readonly onEnd?: () => void;
 }
 
 /** How many ports a start tries when the chosen one was taken before the host bound it. */
@@ -48,6 +64,9 @@ const PORT_ATTEMPTS = 5;
 
 /** Lines kept from stderr to explain a failed start. */
 const STDERR_TAIL = 20;
+
+/** The longest stderr line kept for that explanation, in characters. */
+const STDERR_TAIL_LINE = 1000;
 
 /**
  * One Function running in its own Deno subprocess with least privilege (see `denoRunArgs`).
@@ -79,10 +98,17 @@ export class FunctionProcess {
   #crashes = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   readonly #stderr: string[] = [];
+  /** Processes killed because a call ran past its time limit. */
+  readonly #killedForTimeout = new WeakSet<ChildProcess>();
+  /** Processes that went past the memory limit. */
+  readonly #outOfMemory = new WeakSet<ChildProcess>();
+  /** The memory limit in megabytes. */
+  readonly memoryMb: number;
 
   constructor(options: FunctionProcessOptions) {
     this.name = options.name;
     this.#options = options;
+    this.memoryMb = memoryLimitMb(options.memoryMb);
   }
 
   /** The process id while running. */
@@ -113,6 +139,7 @@ export class FunctionProcess {
     const answer = new HostAnswer(() => {
       clearTimeout(timer);
       caller?.removeEventListener('abort', onCallerAbort);
+      request.onEnd?.();
     });
     const onCallerAbort = () => answer.abort(caller?.reason);
     const timer = setTimeout(() => {
@@ -137,6 +164,7 @@ export class FunctionProcess {
       if (timedOut) {
         // A handler past its limit may be stuck in a loop that blocks every other call of this
         // Function: start over with a fresh process.
+        this.#killedForTimeout.add(child);
         this.#kill(child);
         await exitOf(child, 2000);
         throw new PlatformError({
@@ -150,6 +178,24 @@ export class FunctionProcess {
       // The connection usually breaks a moment before the exit is reported: wait for it, so the
       // next call already sees the process gone and starts a new one.
       const exited = await exitOf(child, 500);
+      if (this.#outOfMemory.has(child) || (exited && (await this.#diedOfMemory(child)))) {
+        throw new PlatformError({
+          code: 'FUNCTION_FAILED',
+          message: `Function "${this.name}" exceeded its memory limit of ${this.memoryMb} MB; it is being restarted.`,
+          details: { function: this.name, memoryMb: this.memoryMb },
+          cause: error,
+        });
+      }
+      if (this.#killedForTimeout.has(child)) {
+        // This call did nothing wrong: it shared the process with one that hung. Sent again, it
+        // reaches the fresh process.
+        throw new PlatformError({
+          code: 'FUNCTION_UNAVAILABLE',
+          message: `Function "${this.name}" was restarted because another call exceeded its time limit; try again.`,
+          details: { function: this.name },
+          cause: error,
+        });
+      }
       throw new PlatformError({
         code: 'FUNCTION_FAILED',
         message: exited
@@ -207,7 +253,7 @@ export class FunctionProcess {
     if (process.env.HOME) env.HOME = process.env.HOME;
     const child = spawn(
       denoPath(),
-      denoRunArgs(this.#options.bundlePath, this.#options.brokerPort, port),
+      denoRunArgs(this.#options.bundlePath, this.#options.brokerPort, port, this.memoryMb),
       {
         env,
         // stdin stays open and unused: the host exits when it closes, so a broker that dies
@@ -225,15 +271,17 @@ export class FunctionProcess {
           unavailable(this.name, `it did not start within ${this.#startTimeout} ms`, this.#stderr),
         );
       }, this.#startTimeout);
-      const out = createInterface({ input: child.stdout! });
-      out.on('line', (line) => {
+      readLines(child.stdout!, (line) => {
         if (line.startsWith(HOST_READY_PREFIX)) {
           clearTimeout(timer);
           resolve();
         } else this.#options.onOutput?.(line, 'stdout');
       });
-      createInterface({ input: child.stderr! }).on('line', (line) => {
-        this.#stderr.push(line);
+      readLines(child.stderr!, (line) => {
+        if (isOutOfMemoryLine(line)) this.#outOfMemory.add(child);
+        this.#stderr.push(
+          line.length > STDERR_TAIL_LINE ? `${line.slice(0, STDERR_TAIL_LINE)} …` : line,
+        );
         if (this.#stderr.length > STDERR_TAIL) this.#stderr.shift();
         this.#options.onOutput?.(line, 'stderr');
       });
@@ -252,7 +300,14 @@ export class FunctionProcess {
         );
       });
     });
-    child.once('exit', (code, signal) => this.#onExit(child, code, signal));
+    const stopWatching = watchMemory(child.pid ?? 0, this.memoryMb, () => {
+      this.#outOfMemory.add(child);
+      this.#kill(child);
+    });
+    child.once('exit', (code, signal) => {
+      stopWatching();
+      this.#onExit(child, code, signal);
+    });
     try {
       await ready;
     } catch (error) {
@@ -267,6 +322,23 @@ export class FunctionProcess {
     return this.#options.startTimeoutMs ?? 10_000;
   }
 
+  /**
+   * True when `child`'s error output says V8 reached the heap limit. That output may arrive a
+   * moment after the exit: wait until its pipes have closed (briefly) before deciding.
+   */
+  async #diedOfMemory(child: ChildProcess): Promise<boolean> {
+    if (!child.stderr?.closed) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 500);
+        child.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.#outOfMemory.has(child);
+  }
+
   #kill(child: ChildProcess): void {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
@@ -278,7 +350,7 @@ export class FunctionProcess {
     void this.#pool?.destroy().catch(() => undefined);
     this.#pool = undefined;
     if (this.#stopped || !wasReady) return;
-    this.#options.onCrash?.({ code, signal });
+    this.#options.onCrash?.({ code, signal, outOfMemory: this.#outOfMemory.has(child) });
     // Restart eagerly so the next call does not pay the start, backing off when it keeps dying.
     this.#crashes += 1;
     const delay = Math.min(100 * 2 ** (this.#crashes - 1), 5000);

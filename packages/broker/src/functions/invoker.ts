@@ -7,6 +7,7 @@ import {
 } from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
+import type { Redactor } from '../logs/redactor.ts';
 import type { FunctionProcess } from './function-process.ts';
 import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 
@@ -53,6 +54,11 @@ export interface InvokerOptions {
   readonly sdkVersion: string;
   readonly environment: 'development' | 'production';
   readonly declared: Declarations;
+  /**
+   * Redacts known secret values from the errors Functions answer, before they reach a caller,
+   * a job's stored error or a log. @default no redaction
+   */
+  readonly redactor?: Redactor | undefined;
 }
 
 /** The members of an invocation that are the same for every call of one Function. */
@@ -61,7 +67,10 @@ type FixedMembers = Pick<
   'function' | 'sdkVersion' | 'environment' | 'integration' | 'declared'
 >;
 
-/** How long a token outlives its call's time limit (late log flushes still land). */
+/**
+ * How long a token may outlive its call's time limit at most. It is revoked as soon as the call
+ * ends; the expiry only bounds a token whose end was never reported.
+ */
 const TOKEN_GRACE_MS = 30_000;
 
 /**
@@ -155,16 +164,42 @@ export class FunctionInvoker {
       broker: { url: this.#options.brokerUrl, token },
     };
     const perCallJson = JSON.stringify(perCall);
-    const response = await fn.process.request({
-      method: 'POST',
-      path: hostRoutes.invoke.path,
-      headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: request.requestId },
-      body: `${perCallJson.slice(0, -1)},${this.#fixedMembers(fn.name)}}`,
-      timeoutMs,
-      ...(request.signal ? { signal: request.signal } : {}),
-    });
+    // The token ends with the call (the SDK flushes its logs before answering): module-level
+    // code that kept a context cannot act as this caller during later calls.
+    const revoke = () => tokens.revoke(token);
+    let response: Response;
+    try {
+      response = await fn.process.request({
+        method: 'POST',
+        path: hostRoutes.invoke.path,
+        headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: request.requestId },
+        body: `${perCallJson.slice(0, -1)},${this.#fixedMembers(fn.name)}}`,
+        timeoutMs,
+        onEnd: revoke,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (error) {
+      revoke();
+      throw error;
+    }
     if (response.ok) return response;
-    throw await errorFromResponse(response);
+    throw this.#redact(await errorFromResponse(response));
+  }
+
+  #redact(error: PlatformError): PlatformError {
+    const redactor = this.#options.redactor;
+    if (!redactor) return error;
+    const message = redactor.text(error.message);
+    const details = error.details === undefined ? undefined : redactor.value(error.details);
+    if (message === error.message && details === error.details) return error;
+    return new PlatformError({
+      code: error.code,
+      message,
+      status: error.status,
+      retryable: error.retryable,
+      details,
+      requestId: error.requestId,
+    });
   }
 }
 

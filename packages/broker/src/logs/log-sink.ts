@@ -1,3 +1,5 @@
+import { Redactor } from './redactor.ts';
+
 /** A log level, lowest first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -17,8 +19,6 @@ export interface LogRecord {
 /** Where printed lines go. */
 export type LogWriter = (line: string) => void;
 
-const REDACTED = '[REDACTED]';
-
 /**
  * The log sink of the broker: every structured entry of every invocation is kept in a bounded
  * in-memory ring (for the dashboard and tests) and printed as one line to the terminal. Secret
@@ -36,28 +36,31 @@ export class LogSink {
   readonly #capacity: number;
   readonly #ring: LogRecord[] = [];
   readonly #writer: LogWriter | undefined;
-  #secrets: readonly string[] = [];
+  readonly #redactor: Redactor;
 
-  constructor(options: { capacity?: number; writer?: LogWriter | undefined } = {}) {
+  /**
+   * `redactor` holds the secret values to redact; pass the broker's shared one so a change of
+   * the secrets reaches every place at once. @default a redactor of its own, set by `redact`
+   */
+  constructor(
+    options: { capacity?: number; writer?: LogWriter | undefined; redactor?: Redactor } = {},
+  ) {
     this.#capacity = options.capacity ?? 1000;
     this.#writer = options.writer;
+    this.#redactor = options.redactor ?? new Redactor();
   }
 
   /** Values to redact from every later entry (secret values). */
   redact(values: readonly string[]): void {
-    // Longest first, so a secret containing another is replaced whole.
-    this.#secrets = values.filter((v) => v.length >= 4).sort((a, b) => b.length - a.length);
+    this.#redactor.set(values);
   }
 
   /** Keeps and prints one entry. */
   write(record: LogRecord): void {
     const clean: LogRecord = {
       ...record,
-      message: this.#scrub(record.message),
-      fields:
-        record.fields === undefined
-          ? undefined
-          : (JSON.parse(this.#scrub(JSON.stringify(record.fields))) as Record<string, unknown>),
+      message: this.#redactor.text(record.message),
+      fields: record.fields === undefined ? undefined : this.#redactor.value(record.fields),
     };
     this.#ring.push(clean);
     if (this.#ring.length > this.#capacity) this.#ring.shift();
@@ -72,16 +75,6 @@ export class LogSink {
         (filter.functionName === undefined || r.functionName === filter.functionName),
     );
     return filter.limit === undefined ? matching : matching.slice(-filter.limit);
-  }
-
-  #scrub(text: string): string {
-    let result = text;
-    for (const secret of this.#secrets) {
-      result = result
-        .replaceAll(secret, REDACTED)
-        .replaceAll(JSON.stringify(secret).slice(1, -1), REDACTED);
-    }
-    return result;
   }
 }
 

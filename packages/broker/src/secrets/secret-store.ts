@@ -1,4 +1,6 @@
+import { watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { PlatformError } from '@platform/errors';
 
 const NAME = /^[A-Z][A-Z0-9_]*$/;
@@ -19,6 +21,7 @@ const NAME = /^[A-Z][A-Z0-9_]*$/;
 export class SecretStore {
   readonly path: string;
   #cache: { mtimeMs: number; values: Map<string, string> } | undefined;
+  readonly #listeners: ((values: string[]) => void)[] = [];
 
   constructor(path: string) {
     this.path = path;
@@ -44,14 +47,42 @@ export class SecretStore {
     return [...(await this.#load()).values()];
   }
 
+  /**
+   * Calls `listener` with every value set each time the file is read anew (it changed, or was
+   * removed): the log sink's redaction follows the file this way.
+   */
+  onChange(listener: (values: string[]) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /**
+   * Re-reads the file as soon as it is written, created or removed, rather than on the next
+   * `get`, so {@link SecretStore.onChange} listeners learn of a value added while nothing
+   * reads it. Returns the function that stops watching. A file that is not valid JSON while
+   * being edited is skipped until its next change.
+   */
+  watch(): () => void {
+    const name = basename(this.path);
+    // The folder, not the file: editors that save by renaming replace the file's inode.
+    const watcher = watch(dirname(this.path), { persistent: false }, (_event, changed) => {
+      if (changed === null || changed === name) void this.#load().catch(() => undefined);
+    });
+    watcher.on('error', () => undefined);
+    return () => watcher.close();
+  }
+
   // Re-read when the file changes, so edits apply without a restart.
   async #load(): Promise<Map<string, string>> {
     let mtimeMs: number;
     try {
       mtimeMs = (await stat(this.path)).mtimeMs;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (this.#cache !== undefined) {
+        this.#cache = undefined;
+        this.#changed(new Map());
+      }
+      return new Map();
     }
     if (this.#cache?.mtimeMs === mtimeMs) return this.#cache.values;
     let parsed: unknown;
@@ -72,6 +103,11 @@ export class SecretStore {
       if (typeof value === 'string' && NAME.test(key)) values.set(key, value);
     }
     this.#cache = { mtimeMs, values };
+    this.#changed(values);
     return values;
+  }
+
+  #changed(values: Map<string, string>): void {
+    for (const listener of this.#listeners) listener([...values.values()]);
   }
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretStore } from '../../src/secrets/secret-store.ts';
@@ -27,5 +27,26 @@ describe('SecretStore', () => {
     await writeFile(path, '{ not json "three"');
     const broken = await store.get('A', ['A']).catch((e: unknown) => e);
     expect(String((broken as Error).message)).not.toContain('three');
+  });
+
+  it('tells its listeners of values written while nothing reads them', async () => {
+    const path = join(dir.path, 'watched', 'secrets.json');
+    await mkdir(join(dir.path, 'watched'));
+    const store = new SecretStore(path);
+    const seen: string[][] = [];
+    store.onChange((values) => seen.push(values));
+    const stop = store.watch();
+    try {
+      await writeFile(path, JSON.stringify({ A: 'first-value' }));
+      await expect.poll(() => seen.at(-1), { timeout: 5000 }).toEqual(['first-value']);
+      // Saved the way editors do: a new file renamed over the old one.
+      await writeFile(`${path}.tmp`, JSON.stringify({ A: 'first-value', B: 'second-value' }));
+      await rename(`${path}.tmp`, path);
+      await expect
+        .poll(() => seen.at(-1), { timeout: 5000 })
+        .toEqual(['first-value', 'second-value']);
+    } finally {
+      stop();
+    }
   });
 });
