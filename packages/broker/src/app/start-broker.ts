@@ -143,6 +143,8 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // request arriving meanwhile waits for `listener.serve(app)` below.
     const listener = await listenBroker({ port: options.port ?? 0 });
     teardown.add(() => listener.close());
+    // A second start on this data directory names this URL in its refusal.
+    await opened.lock?.announce(listener.url);
     const logs = new LogSink({ writer });
     const secrets = new SecretStore(join(stateDir, 'secrets.json'));
     logs.redact(await secrets.values());

@@ -82,8 +82,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const launch = (next: Manifest, port: number) => launchDevBroker(context, next, port);
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
-    // Closed last; it removes the state file only when this process wrote it.
-    teardown.add(() => clearDevState(appDir));
+    // Closed last; it removes the state file only when this start wrote it.
+    teardown.add(() => clearDevState(appDir, devToken));
     const broker = await launch(manifest, options.port ?? 0);
     const app = new AppReloader({ appDir, print, frontend, launch, manifest, broker });
     teardown.add(() => app.close());

@@ -23,10 +23,21 @@ export async function writeDevState(appDir: string, state: DevState): Promise<vo
   await writeFile(devStatePath(appDir), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
 }
 
-/** Removes the state file if it is still this process's. */
-export async function clearDevState(appDir: string, pid = process.pid): Promise<void> {
-  const state = await readDevState(appDir);
-  if (state?.pid === pid) await rm(devStatePath(appDir), { force: true });
+/**
+ * Removes the state file if it is still the one written with `token`: a start that failed (a
+ * second `platform dev` on the folder, even in the same process) leaves the running one's alone.
+ */
+export async function clearDevState(appDir: string, token: string): Promise<void> {
+  const text = await readFile(devStatePath(appDir), 'utf8').catch(() => undefined);
+  let written: unknown;
+  try {
+    written = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return;
+  }
+  if ((written as Partial<DevState> | undefined)?.token === token) {
+    await rm(devStatePath(appDir), { force: true });
+  }
 }
 
 /**
