@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
@@ -122,7 +122,9 @@ const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliase
 export async function startBroker(options: BrokerOptions): Promise<Broker> {
   const appDir = resolve(options.appDir);
   const stateDir = join(appDir, '.platform');
-  await mkdir(stateDir, { recursive: true });
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // The owner's only (database, files, secrets, dev token), also when made before this rule.
+  await chmod(stateDir, 0o700);
   // Everything in .platform (database, files, secrets, bundles) stays out of git.
   await writeFile(join(stateDir, '.gitignore'), '*\n');
   const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);

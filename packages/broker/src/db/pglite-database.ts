@@ -7,6 +7,7 @@ import {
   type Session,
   type Transaction,
 } from './database.ts';
+import { restrictToOwner } from './owner-only.ts';
 import type {
   PgliteErrorData,
   PgliteOpenInfo,
@@ -84,14 +85,22 @@ export class PgliteDatabase implements Database {
 
   /**
    * Locks the data directory (throws `DataDirLockedError` while another live broker holds it:
-   * one PGlite per directory, or writes are lost), starts the worker and waits until the
-   * database is open.
+   * one PGlite per directory, or writes are lost), starts the worker, waits until the database
+   * is open, and leaves the directory to its owner only (folders 0700, files 0600).
    */
   static async open(options: PgliteDatabaseOptions = {}): Promise<PgliteDatabase> {
     const lock =
       options.dataDir === undefined ? undefined : await DataDirLock.acquire(options.dataDir);
     try {
-      return await PgliteDatabase.#start(options, lock);
+      const db = await PgliteDatabase.#start(options, lock);
+      // After the open: a restored snapshot and initdb have just written their files.
+      if (options.dataDir !== undefined) {
+        await restrictToOwner(options.dataDir).catch(async (error) => {
+          await db.close();
+          throw error;
+        });
+      }
+      return db;
     } catch (error) {
       await lock?.release();
       throw error;
