@@ -153,6 +153,8 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     const data = new DataService(db);
     // Delegated file grants expire by the clock the job service stamps them with.
     const files = new FileService(db, join(stateDir, 'files'), { clock: options.jobs?.clock });
+    // Temp files and empty folders of writes that a full disk or a crash interrupted.
+    await files.blobs.sweep().catch((error) => writer(`WARN  files sweep: ${stackOf(error)}`));
     const outbox = new Outbox(db);
     const auth = await AuthService.create(
       db,
