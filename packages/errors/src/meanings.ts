@@ -61,6 +61,7 @@ export const errorMeanings = {
   JOB_ATTEMPT_LOST:
     'The broker running a job attempt stopped before it finished; the attempt counts as used.',
   APP_NOT_FOUND: 'No app with this id is served here.',
+  APP_RESTARTING: 'The app is starting a new version; try again in a moment.',
   CRON_NOT_DECLARED: 'No cron schedule with this name is declared.',
   INTEGRATION_SLOT_NOT_DECLARED: 'No integration slot with this name is declared.',
   INTEGRATION_EVENT_INVALID: 'The emitted event breaks a rule of the integration contract.',

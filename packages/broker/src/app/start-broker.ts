@@ -20,7 +20,7 @@ import { InvocationTokens } from '../functions/invocation-tokens.ts';
 import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { listenBroker, type RunningServer } from '../http/serve.ts';
+import { type BrokerListener, listenBroker, type RunningServer } from '../http/serve.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
@@ -37,6 +37,11 @@ export interface BrokerOptions {
   readonly appDir: string;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
+  /**
+   * A port already bound to serve on instead of `port` (`platform dev` keeps one across
+   * restarts); the broker's close calls its `close()`.
+   */
+  readonly listener?: BrokerListener;
   /** `runtime.sdk.version` of platform.yaml. */
   readonly sdkVersion: string;
   /** Secret names, searches and email aliases platform.yaml declares. */
@@ -143,7 +148,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // The port is bound before the services are built rather than learnt when serving at the
     // end: the Function runner and the invocations' broker URL then take it as a constant. A
     // request arriving meanwhile waits for `listener.serve(app)` below.
-    const listener = await listenBroker({ port: options.port ?? 0 });
+    const listener = options.listener ?? (await listenBroker({ port: options.port ?? 0 }));
     teardown.add(() => listener.close());
     // A second start on this data directory names this URL in its refusal.
     await opened.lock?.announce(listener.url);
