@@ -52,6 +52,7 @@ export const errorMeanings = {
   PERMISSION_DENIED: 'Row-level security or access rules deny this operation.',
   FILE_NOT_FOUND: 'No file with this reference is visible to the caller.',
   FILE_TOO_LARGE: 'The file is larger than the platform accepts.',
+  STORAGE_UNAVAILABLE: 'The disk is full or failing: the write was not kept; try again later.',
   SECRET_NOT_DECLARED: 'The secret name is not declared in platform.yaml.',
   SECRET_NOT_SET: 'The secret is declared but has no value.',
   EMAIL_ALIAS_NOT_DECLARED: 'The sender alias is not declared in platform.yaml.',
@@ -62,6 +63,7 @@ export const errorMeanings = {
   JOB_ATTEMPT_LOST:
     'The broker running a job attempt stopped before it finished; the attempt counts as used.',
   APP_NOT_FOUND: 'No app with this id is served here.',
+  APP_RESTARTING: 'The app is starting a new version; try again in a moment.',
   CRON_NOT_DECLARED: 'No cron schedule with this name is declared.',
   INTEGRATION_SLOT_NOT_DECLARED: 'No integration slot with this name is declared.',
   INTEGRATION_EVENT_INVALID: 'The emitted event breaks a rule of the integration contract.',

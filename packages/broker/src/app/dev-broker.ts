@@ -6,6 +6,7 @@ import { RouteTable } from '../api/route-table.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
+import type { DevFront } from './dev-front.ts';
 import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts';
 
 /** What every broker of one `platform dev` shares, whichever platform.yaml it serves. */
@@ -17,6 +18,8 @@ export interface DevBrokerContext {
   readonly devToken: string;
   /** The app's `public/` folder, served after every other route. */
   readonly frontend: Frontend;
+  /** The port, bound once; each broker serves behind it and is activated once started. */
+  readonly front: DevFront;
   readonly authenticate?: BrokerOptions['authenticate'];
   readonly databaseUrl?: string | undefined;
   readonly snapshotPath?: string | undefined;
@@ -25,21 +28,21 @@ export interface DevBrokerContext {
 }
 
 /**
- * Starts the broker for one version of platform.yaml on `port` (`0`: a free one): its SDK pin,
+ * Starts the broker for one version of platform.yaml behind the dev's port: its SDK pin,
  * declarations, queues, cron and visibility, the broker API, the manifest's Function routes and
- * the frontend; then bundles and starts every declared Function. When a Function fails, the
- * broker is closed again (Functions still starting included) and the failure thrown.
+ * the frontend; then bundles and starts every declared Function, and only then has the port
+ * send the app's requests to it. When a Function fails, the broker is closed again (Functions
+ * still starting included) and the failure thrown.
  */
 export async function launchDevBroker(
   context: DevBrokerContext,
   manifest: Manifest,
-  port: number,
 ): Promise<Broker> {
-  const { appDir, print, devToken, frontend, clock } = context;
+  const { appDir, print, devToken, frontend, clock, front } = context;
   const routes = RouteTable.fromManifest(manifest);
   const broker = await startBroker({
     appDir,
-    port,
+    listener: front.next(),
     sdkVersion: manifest.runtime.sdk.version,
     declared: declarationsOf(manifest),
     searches: manifest.data.search,
@@ -62,5 +65,6 @@ export async function launchDevBroker(
     await broker.close();
     throw error;
   }
+  front.activate(broker.app);
   return broker;
 }

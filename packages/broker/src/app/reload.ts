@@ -9,8 +9,8 @@ import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { type Broker, prepareSearches } from './start-broker.ts';
 import { appRelative } from './watcher.ts';
 
-/** Starts a broker for one version of platform.yaml on `port` (see `launchDevBroker`). */
-export type LaunchBroker = (manifest: Manifest, port: number) => Promise<Broker>;
+/** Starts a broker for one version of platform.yaml behind the dev's port (see `launchDevBroker`). */
+export type LaunchBroker = (manifest: Manifest) => Promise<Broker>;
 
 /** What {@link AppReloader} starts from. */
 export interface AppReloaderOptions {
@@ -20,6 +20,11 @@ export interface AppReloaderOptions {
   readonly frontend: Frontend;
   /** Starts the broker of a changed platform.yaml (and of the previous one when that fails). */
   readonly launch: LaunchBroker;
+  /**
+   * Makes the port answer the retryable `APP_RESTARTING` until the next broker is started;
+   * resolves once the requests the running broker is answering are done.
+   */
+  readonly pause: () => Promise<void>;
   /** The platform.yaml the running broker serves. */
   readonly manifest: Manifest;
   readonly broker: Broker;
@@ -27,8 +32,9 @@ export interface AppReloaderOptions {
 
 /**
  * The running app of `platform dev` and what a changed file does to it, one batch after
- * another: a changed platform.yaml restarts the broker on the same port (an invalid one, or one
- * that fails to start, leaves the previous version serving); new migrations are applied and the
+ * another: a changed platform.yaml restarts the broker behind the same port, which answers the
+ * retryable `APP_RESTARTING` meanwhile (an invalid one leaves the previous version serving; one
+ * that fails to start brings the previous version back); new migrations are applied and the
  * searches prepared again; a change under `public/` drops the frontend's cache; a changed source
  * of a Function re-bundles and swaps that Function. Problems are printed, never thrown.
  */
@@ -86,14 +92,15 @@ export class AppReloader {
       return;
     }
     print(`${MANIFEST_FILE} changed; restarting the app.`);
-    const port = this.#broker.server.port;
+    // Callers get a retryable answer, not the old version half-closed, until the new one serves.
+    await this.#options.pause();
     await this.#broker.close();
     try {
-      this.#broker = await launch(next.manifest, port);
+      this.#broker = await launch(next.manifest);
       this.#manifest = next.manifest;
     } catch (error) {
       print(`The new ${MANIFEST_FILE} could not start: ${describeError(error)}`);
-      this.#broker = await launch(this.#manifest, port);
+      this.#broker = await launch(this.#manifest);
     }
   }
 

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
@@ -20,7 +20,7 @@ import { InvocationTokens } from '../functions/invocation-tokens.ts';
 import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { listenBroker, type RunningServer } from '../http/serve.ts';
+import { type BrokerListener, listenBroker, type RunningServer } from '../http/serve.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
@@ -38,6 +38,11 @@ export interface BrokerOptions {
   readonly appDir: string;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
+  /**
+   * A port already bound to serve on instead of `port` (`platform dev` keeps one across
+   * restarts); the broker's close calls its `close()`.
+   */
+  readonly listener?: BrokerListener;
   /** `runtime.sdk.version` of platform.yaml. */
   readonly sdkVersion: string;
   /** Secret names, searches and email aliases platform.yaml declares. */
@@ -123,7 +128,9 @@ const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliase
 export async function startBroker(options: BrokerOptions): Promise<Broker> {
   const appDir = resolve(options.appDir);
   const stateDir = join(appDir, '.platform');
-  await mkdir(stateDir, { recursive: true });
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // The owner's only (database, files, secrets, dev token), also when made before this rule.
+  await chmod(stateDir, 0o700);
   // Everything in .platform (database, files, secrets, bundles) stays out of git.
   await writeFile(join(stateDir, '.gitignore'), '*\n');
   const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
@@ -142,8 +149,10 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // The port is bound before the services are built rather than learnt when serving at the
     // end: the Function runner and the invocations' broker URL then take it as a constant. A
     // request arriving meanwhile waits for `listener.serve(app)` below.
-    const listener = await listenBroker({ port: options.port ?? 0 });
+    const listener = options.listener ?? (await listenBroker({ port: options.port ?? 0 }));
     teardown.add(() => listener.close());
+    // A second start on this data directory names this URL in its refusal.
+    await opened.lock?.announce(listener.url);
     // One redactor for log entries, Function output, Function errors and jobs' stored errors.
     // It follows the secrets file, and a value once known stays redacted until the broker
     // stops: a Function may still hold a value that was removed from the file.
@@ -160,6 +169,8 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     const data = new DataService(db);
     // Delegated file grants expire by the clock the job service stamps them with.
     const files = new FileService(db, join(stateDir, 'files'), { clock: options.jobs?.clock });
+    // Temp files and empty folders of writes that a full disk or a crash interrupted.
+    await files.blobs.sweep().catch((error) => writer(`WARN  files sweep: ${stackOf(error)}`));
     const outbox = new Outbox(db);
     const auth = await AuthService.create(
       db,

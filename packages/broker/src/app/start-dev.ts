@@ -7,6 +7,7 @@ import type { LogWriter } from '../logs/log-sink.ts';
 import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { launchDevBroker } from './dev-broker.ts';
+import { DevFront } from './dev-front.ts';
 import { AppReloader, describeError } from './reload.ts';
 import type { Broker, BrokerOptions } from './start-broker.ts';
 import { Teardown } from './teardown.ts';
@@ -78,16 +79,20 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const manifest = await validManifest(appDir, print);
   const devToken = newDevToken();
   const frontend = new Frontend(appDir);
-  const context = { ...options, appDir, print, devToken, frontend };
-  const launch = (next: Manifest, port: number) => launchDevBroker(context, next, port);
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
-    // Closed last; it removes the state file only when this process wrote it.
-    teardown.add(() => clearDevState(appDir));
-    const broker = await launch(manifest, options.port ?? 0);
-    const app = new AppReloader({ appDir, print, frontend, launch, manifest, broker });
+    // Closed last; it removes the state file only when this start wrote it.
+    teardown.add(() => clearDevState(appDir, devToken));
+    // Bound once: a platform.yaml restart never refuses a connection.
+    const front = await DevFront.listen(options.port ?? 0);
+    teardown.add(() => front.close());
+    const context = { ...options, appDir, print, devToken, frontend, front };
+    const launch = (next: Manifest) => launchDevBroker(context, next);
+    const broker = await launch(manifest);
+    const pause = () => front.pause();
+    const app = new AppReloader({ appDir, print, frontend, launch, pause, manifest, broker });
     teardown.add(() => app.close());
-    const { url, port } = broker.server;
+    const { url, port } = front;
     await writeDevState(appDir, { url, pid: process.pid, token: devToken });
     if (options.watch !== false) {
       const watcher = watchApp(appDir, (paths) => app.changed(paths));

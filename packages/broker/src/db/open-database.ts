@@ -1,5 +1,6 @@
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DataDirLock } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { applyMigrations, type MigrationReport } from './migrations.ts';
 import { PgliteDatabase } from './pglite-database.ts';
@@ -35,6 +36,11 @@ export interface OpenedDatabase {
   /** The platform schema's version before and after, and the steps applied now. */
   readonly platformSchema: PlatformSchemaReport;
   readonly migrations: MigrationReport;
+  /**
+   * The lock on the embedded database's data directory, released by `db.close()`; a broker
+   * {@link DataDirLock.announce}s its URL in it. None for PostgreSQL or in memory.
+   */
+  readonly lock: DataDirLock | undefined;
   /** Milliseconds from the call to a database ready for queries. */
   readonly milliseconds: number;
 }
@@ -54,7 +60,7 @@ export function defaultSnapshotPath(env: NodeJS.ProcessEnv = process.env): strin
 
 /**
  * Opens the app's database (a real PostgreSQL when `databaseUrl` is set, otherwise PGlite in
- * `<appDir>/.platform/db`), brings the platform schema up to date and applies the app's
+ * `<appDir>/.platform/db`, locked against a second broker: `DataDirLockedError`), brings the platform schema up to date and applies the app's
  * migrations. A failing platform step or a database written by a newer broker throws
  * `PlatformSchemaError`; a failing app migration throws `MigrationError`. The database is closed
  * again when anything fails.
@@ -81,6 +87,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
     );
     return {
       db,
+      lock: db instanceof PgliteDatabase ? db.lock : undefined,
       platformSchema,
       migrations,
       milliseconds: Math.round(performance.now() - started),

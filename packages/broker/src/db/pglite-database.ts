@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { DataDirLock } from './data-dir-lock.ts';
 import {
   type Database,
   DatabaseError,
@@ -6,6 +7,7 @@ import {
   type Session,
   type Transaction,
 } from './database.ts';
+import { restrictToOwner } from './owner-only.ts';
 import type {
   PgliteErrorData,
   PgliteOpenInfo,
@@ -64,22 +66,51 @@ export class PgliteDatabase implements Database {
   readonly kind = 'pglite' as const;
   /** How the data directory was opened and how long it took. */
   readonly openInfo: PgliteOpenInfo;
+  /** The lock on the data directory, held until {@link PgliteDatabase.close}; none in memory. */
+  readonly lock: DataDirLock | undefined;
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   readonly #queue = new SerialQueue();
   #nextId = 1;
   #closed: Error | undefined;
 
-  private constructor(worker: Worker, info: PgliteOpenInfo) {
+  private constructor(worker: Worker, info: PgliteOpenInfo, lock: DataDirLock | undefined) {
     this.#worker = worker;
     this.openInfo = info;
+    this.lock = lock;
     worker.on('message', (message: PgliteResponse) => this.#receive(message));
     worker.on('error', (error) => this.#fail(error));
     worker.on('exit', () => this.#fail(new Error('The database worker stopped.')));
   }
 
-  /** Starts the worker and waits until the database is open. */
-  static open(options: PgliteDatabaseOptions = {}): Promise<PgliteDatabase> {
+  /**
+   * Locks the data directory (throws `DataDirLockedError` while another live broker holds it:
+   * one PGlite per directory, or writes are lost), starts the worker, waits until the database
+   * is open, and leaves the directory to its owner only (folders 0700, files 0600).
+   */
+  static async open(options: PgliteDatabaseOptions = {}): Promise<PgliteDatabase> {
+    const lock =
+      options.dataDir === undefined ? undefined : await DataDirLock.acquire(options.dataDir);
+    try {
+      const db = await PgliteDatabase.#start(options, lock);
+      // After the open: a restored snapshot and initdb have just written their files.
+      if (options.dataDir !== undefined) {
+        await restrictToOwner(options.dataDir).catch(async (error) => {
+          await db.close();
+          throw error;
+        });
+      }
+      return db;
+    } catch (error) {
+      await lock?.release();
+      throw error;
+    }
+  }
+
+  static #start(
+    options: PgliteDatabaseOptions,
+    lock: DataDirLock | undefined,
+  ): Promise<PgliteDatabase> {
     const data: PgliteWorkerOptions = {
       dataDir: options.dataDir,
       snapshotPath: options.snapshotPath,
@@ -93,7 +124,7 @@ export class PgliteDatabase implements Database {
       worker.once('message', (message: PgliteResponse) => {
         worker.off('error', reject);
         worker.off('exit', onExit);
-        if (message.type === 'ready') resolve(new PgliteDatabase(worker, message.info));
+        if (message.type === 'ready') resolve(new PgliteDatabase(worker, message.info, lock));
         else {
           void worker.terminate();
           reject(
@@ -138,10 +169,12 @@ export class PgliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
+    // A worker that died on its own still leaves the lock to release.
+    if (this.#closed) return this.lock?.release();
     await this.#queue.run(() => this.#send({ id: 0, op: 'close' })).catch(() => undefined);
     this.#fail(new Error('The database is closed.'));
     await this.#worker.terminate();
+    await this.lock?.release();
   }
 
   /** A transaction, for a caller that already holds the queue. */

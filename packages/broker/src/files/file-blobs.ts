@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+} from 'node:fs/promises';
 import { join } from 'node:path';
+import { PlatformError } from '@platform/errors';
 
 /**
  * File contents on disk: `<root>/<fileId>/<generation>`. Each generation gets a new path, so a
@@ -21,26 +32,40 @@ export class FileBlobs {
 
   /**
    * Writes `data` as `fileId`'s `generation`: first to a temp file that is flushed to disk, then
-   * renamed into place in one step.
+   * renamed into place in one step. On any failure the temp file is removed, and the file's
+   * folder too when this write made it; a full or failing disk (`ENOSPC`, `EDQUOT`, `EIO`)
+   * throws the retryable `STORAGE_UNAVAILABLE`.
    */
   async write(fileId: string, generation: number, data: Uint8Array): Promise<void> {
     const tmpDir = join(this.root, '.tmp');
-    await mkdir(tmpDir, { recursive: true });
-    await mkdir(join(this.root, fileId), { recursive: true });
+    const fileDir = join(this.root, fileId);
     const temp = join(tmpDir, `${fileId}.${generation}.${randomBytes(6).toString('hex')}`);
-    const handle = await open(temp, 'wx');
+    let madeDir = false;
     try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      await mkdir(tmpDir, { recursive: true });
+      madeDir = (await mkdir(fileDir, { recursive: true })) !== undefined;
+      const handle = await open(temp, 'wx');
+      try {
+        await this.fill(handle, data);
+      } finally {
+        await handle.close();
+      }
       await rename(temp, this.pathOf(fileId, generation));
     } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
+      await rm(temp, { force: true }).catch(() => undefined);
+      // Only an empty folder goes: a replace's folder holds the current generation.
+      if (madeDir) await rmdir(fileDir).catch(() => undefined);
+      throw storageError(error);
     }
+  }
+
+  /**
+   * Puts `data` into the open temp file and flushes it to disk: the step that meets a full disk
+   * (tests replace it to make that happen).
+   */
+  async fill(handle: FileHandle, data: Uint8Array): Promise<void> {
+    await handle.writeFile(data);
+    await handle.sync();
   }
 
   /** The bytes of one generation. */
@@ -53,8 +78,56 @@ export class FileBlobs {
     await rm(this.pathOf(fileId, generation), { force: true });
   }
 
+  /**
+   * Removes what interrupted writes left behind (a full disk, a crash): temp files and empty
+   * file folders untouched for `olderThanMs`, so that writes in flight (another broker on the
+   * same folder with PostgreSQL) keep theirs. Resolves to how many were removed.
+   */
+  async sweep(olderThanMs = 10 * 60_000): Promise<number> {
+    const before = Date.now() - olderThanMs;
+    const old = async (path: string) =>
+      ((await stat(path).catch(() => undefined))?.mtimeMs ?? Number.POSITIVE_INFINITY) < before;
+    let removed = 0;
+    const tmpDir = join(this.root, '.tmp');
+    for (const name of await readdir(tmpDir).catch(() => [] as string[])) {
+      if (!(await old(join(tmpDir, name)))) continue;
+      await rm(join(tmpDir, name), { force: true });
+      removed++;
+    }
+    for (const name of await readdir(this.root).catch(() => [] as string[])) {
+      const dir = join(this.root, name);
+      if (name === '.tmp' || !(await old(dir))) continue;
+      // rmdir refuses a folder that holds a generation.
+      if (
+        await rmdir(dir).then(
+          () => true,
+          () => false,
+        )
+      )
+        removed++;
+    }
+    return removed;
+  }
+
   /** Deletes every generation of a file. */
   async removeFile(fileId: string): Promise<void> {
     await rm(join(this.root, fileId), { recursive: true, force: true });
   }
+}
+
+const storageCodes = new Set(['ENOSPC', 'EDQUOT', 'EIO']);
+
+/** A full or failing disk as the retryable `STORAGE_UNAVAILABLE`; anything else unchanged. */
+function storageError(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === undefined || !storageCodes.has(code)) return error;
+  return new PlatformError({
+    code: 'STORAGE_UNAVAILABLE',
+    message:
+      code === 'EIO'
+        ? 'The file could not be stored: the disk failed. Nothing was kept; try again later.'
+        : 'The file could not be stored: the disk is full. Nothing was kept; try again later.',
+    details: { reason: code },
+    cause: error,
+  });
 }

@@ -23,30 +23,72 @@ export async function writeDevState(appDir: string, state: DevState): Promise<vo
   await writeFile(devStatePath(appDir), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
 }
 
-/** Removes the state file if it is still this process's. */
-export async function clearDevState(appDir: string, pid = process.pid): Promise<void> {
-  const state = await readDevState(appDir);
-  if (state?.pid === pid) await rm(devStatePath(appDir), { force: true });
+/**
+ * Removes the state file if it is still the one written with `token`: a start that failed (a
+ * second `platform dev` on the folder, even in the same process) leaves the running one's alone.
+ */
+export async function clearDevState(appDir: string, token: string): Promise<void> {
+  const text = await readFile(devStatePath(appDir), 'utf8').catch(() => undefined);
+  let written: unknown;
+  try {
+    written = text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return;
+  }
+  if ((written as Partial<DevState> | undefined)?.token === token) {
+    await rm(devStatePath(appDir), { force: true });
+  }
+}
+
+/** What `.platform/dev.json` says: a running `platform dev`, none, or a file that cannot be used. */
+export type DevStateReading =
+  | { readonly status: 'running'; readonly state: DevState }
+  /** No file, or its process is gone. */
+  | { readonly status: 'absent' }
+  /** The file exists but cannot be read or is not a state file; `problem` says why. */
+  | { readonly status: 'unreadable'; readonly problem: string };
+
+/**
+ * Reads the state file of `appDir` and checks that its process is alive, telling a missing file
+ * from one that cannot be read or parsed (so a command can say which).
+ */
+export async function inspectDevState(appDir: string): Promise<DevStateReading> {
+  let text: string;
+  try {
+    text = await readFile(devStatePath(appDir), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { status: 'absent' };
+    return { status: 'unreadable', problem: (error as Error).message };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { status: 'unreadable', problem: `not JSON (${(error as Error).message})` };
+  }
+  const state = value as Partial<DevState> | null;
+  if (
+    typeof state?.url !== 'string' ||
+    typeof state.token !== 'string' ||
+    !Number.isSafeInteger(state.pid)
+  ) {
+    return { status: 'unreadable', problem: 'it needs a url, a pid and a token' };
+  }
+  try {
+    process.kill(state.pid as number, 0);
+  } catch (error) {
+    // EPERM: alive but someone else's; anything else: gone.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return { status: 'absent' };
+  }
+  return { status: 'running', state: state as DevState };
 }
 
 /**
  * The state of the `platform dev` serving `appDir`, or `undefined` when none is running (no file,
- * or its process is gone).
+ * or its process is gone) or the file cannot be used ({@link inspectDevState} tells which).
  */
 export async function readDevState(appDir: string): Promise<DevState | undefined> {
-  const text = await readFile(devStatePath(appDir), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  let state: DevState;
-  try {
-    state = JSON.parse(text) as DevState;
-  } catch {
-    return undefined;
-  }
-  try {
-    process.kill(state.pid, 0);
-  } catch (error) {
-    // EPERM: alive but someone else's; anything else: gone.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  return state;
+  const reading = await inspectDevState(appDir);
+  return reading.status === 'running' ? reading.state : undefined;
 }

@@ -27,7 +27,7 @@ export const filesUpload = defineRoute('filesUpload', contextRoutes.filesUpload,
     contentType: z.string().min(1),
   }),
   response: z.strictObject({ file: fileInfoSchema }),
-  errors: ['FILE_TOO_LARGE', 'AUTH_REQUIRED'],
+  errors: ['FILE_TOO_LARGE', 'AUTH_REQUIRED', 'STORAGE_UNAVAILABLE'],
 });
 
 /** `files.download(ref)`: the bytes and their metadata. */
@@ -48,7 +48,7 @@ export const filesReplace = defineRoute('filesReplace', contextRoutes.filesRepla
     contentType: z.string().min(1).optional(),
   }),
   response: z.strictObject({ file: fileInfoSchema }),
-  errors: [...fileErrors, 'FILE_TOO_LARGE', 'AUTH_REQUIRED'],
+  errors: [...fileErrors, 'FILE_TOO_LARGE', 'AUTH_REQUIRED', 'STORAGE_UNAVAILABLE'],
 });
 
 /** `files.remove(ref)`. */
