@@ -142,3 +142,13 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/** The error code of an answer (`error.code` of the envelope), or what came instead of JSON. */
+export async function codeOf(response: Response): Promise<string | undefined> {
+  const text = await response.text();
+  try {
+    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return `not JSON: ${text.slice(0, 80)}`;
+  }
+}

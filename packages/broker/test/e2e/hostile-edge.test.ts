@@ -13,7 +13,7 @@ import {
   TestClock,
   type Transport,
 } from '../auth/helpers.ts';
-import { copyExample, devFor } from './helpers.ts';
+import { codeOf, copyExample, devFor } from './helpers.ts';
 
 const PAT = 'pat@example.com';
 const PASSWORD = 'a long password';
@@ -44,15 +44,6 @@ afterAll(async () => {
 });
 
 const browser = () => new FakeBrowser(dev.broker, dev.url, overHttp);
-
-async function codeOf(response: Response): Promise<string | undefined> {
-  const text = await response.text();
-  try {
-    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-  } catch {
-    return `not JSON: ${text.slice(0, 80)}`;
-  }
-}
 
 describe('reserved paths of a private app', { timeout: 60_000 }, () => {
   it('answers ROUTE_NOT_FOUND to unknown sign-in and runtime paths, never the app page', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { devFor } from './helpers.ts';
+import { codeOf, devFor } from './helpers.ts';
 
 const files: Record<string, string> = {
   'platform.yaml': `schemaVersion: 3
@@ -45,15 +45,6 @@ afterAll(async () => {
   await dev?.close();
   await app?.remove();
 });
-
-async function codeOf(response: Response): Promise<string | undefined> {
-  const text = await response.text();
-  try {
-    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-  } catch {
-    return `not JSON: ${text.slice(0, 80)}`;
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
