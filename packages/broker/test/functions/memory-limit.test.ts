@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerFor } from '../helpers/broker.ts';
+import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 
 const files = {
   'functions/hog.ts': `
@@ -35,12 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-const call = (kind: string) =>
-  fetch(`${env.broker.server.url}/_platform/api/functions/hog`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ kind }),
-  });
+const call = (kind: string) => callOverHttp(env.broker, 'hog', { kind });
 
 describe('the memory limit of a Function', () => {
   for (const kind of ['heap', 'bytes']) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerFor } from '../helpers/broker.ts';
+import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 
 // A Function that prints `mb` MiB to stdout or stderr in one line, without a newline until the
 // end (or never), as a hostile or broken Function may.
@@ -35,11 +35,7 @@ beforeAll(async () => {
 afterAll(() => env.cleanup());
 
 const flood = (input: { mb: number; stream: string; newline: boolean }) =>
-  fetch(`${env.broker.server.url}/_platform/api/functions/flood`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
+  callOverHttp(env.broker, 'flood', input);
 
 /** The broker's resident memory (it runs in this process), in MiB. */
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerFor } from '../helpers/broker.ts';
+import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 import { queue, waitFor } from '../jobs/engine-helpers.ts';
 
 const KEY = 'sk_live_5f2c9d0e7a';
@@ -60,12 +60,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-const call = (input: Record<string, unknown>) =>
-  fetch(`${env.broker.server.url}/_platform/api/functions/leaky`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
+const call = (input: Record<string, unknown>) => callOverHttp(env.broker, 'leaky', input);
 
 describe('known secret values never leave the broker', () => {
   it('are scrubbed from what a Function prints to stdout and stderr', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerFor } from '../helpers/broker.ts';
+import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 
 const files = {
   'functions/slow.ts': `
@@ -28,12 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-const call = (spin: boolean) =>
-  fetch(`${env.broker.server.url}/_platform/api/functions/slow`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ spin }),
-  });
+const call = (spin: boolean) => callOverHttp(env.broker, 'slow', { spin });
 
 describe('calls sharing a process with a timed-out call', () => {
   it('get a retryable error, and a retry succeeds', async () => {

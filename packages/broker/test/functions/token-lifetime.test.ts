@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerFor } from '../helpers/broker.ts';
+import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 
 const ALICE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 
@@ -50,11 +50,7 @@ beforeAll(async () => {
 afterAll(() => env.cleanup());
 
 const call = (input: unknown, user?: string) =>
-  fetch(`${env.broker.server.url}/_platform/api/functions/keeper`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(user ? { 'x-test-user': user } : {}) },
-    body: JSON.stringify(input),
-  });
+  callOverHttp(env.broker, 'keeper', input, user ? { 'x-test-user': user } : {});
 
 describe('invocation tokens end with their call', () => {
   it('refuses a context kept from an earlier call, so nobody acts as its caller later', async () => {

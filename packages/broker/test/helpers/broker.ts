@@ -46,3 +46,20 @@ export async function brokerFor(
     },
   };
 }
+
+/**
+ * Calls Function `name` of a started broker over real HTTP on loopback, as a browser does
+ * (`POST /_platform/api/functions/:name` with the JSON input), with extra request headers.
+ */
+export function callOverHttp(
+  broker: Broker,
+  name: string,
+  input: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${broker.server.url}/_platform/api/functions/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(input),
+  });
+}
