@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
 import { main } from '../../src/cli/main.ts';
 import { readDevState } from '../../src/project/dev-state.ts';
-import { addAccount, FakeBrowser, TestClock } from '../auth/helpers.ts';
-import { ada, copyExample, devFor } from './helpers.ts';
+import { FakeBrowser } from '../auth/helpers.ts';
+import { ada, privateNotesDev } from './helpers.ts';
 
 const PAT = 'pat@example.com';
 const PASSWORD = 'a long password';
@@ -33,20 +33,8 @@ const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${dev.url}${path}`, { headers });
 
 beforeAll(async () => {
-  app = await copyExample('private-notes');
-  ({ dev } = await devFor(
-    app.path,
-    {
-      watch: false,
-      inMemory: true,
-      clock: new TestClock(Date.now()),
-      logWriter: (line) => printed.push(line),
-    },
-    'sign-in',
-  ));
+  ({ app, dev } = await privateNotesDev(PAT, PASSWORD, printed));
   devToken = (await readDevState(app.path))?.token ?? '';
-  await addAccount(dev.broker, PAT, PASSWORD);
-  await dev.broker.auth.grantAccess(PAT);
 }, 120_000);
 
 afterAll(async () => {

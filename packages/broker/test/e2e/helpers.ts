@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type DevOptions, type DevServer, startDev } from '../../src/app/start-dev.ts';
+import { addAccount, TestClock } from '../auth/helpers.ts';
 import { headerAuthenticate } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -55,6 +56,32 @@ export async function devFor(
     ...options,
   });
   return { dev, lines };
+}
+
+/**
+ * `platform dev` of a copy of the private example (examples/private-notes) with real sign-in and
+ * a test clock, and one confirmed member `email` (password `password`) granted access. Printed
+ * lines go to `printed`.
+ */
+export async function privateNotesDev(
+  email: string,
+  password: string,
+  printed: string[],
+): Promise<{ app: { path: string; remove: () => Promise<void> }; dev: DevServer }> {
+  const app = await copyExample('private-notes');
+  const { dev } = await devFor(
+    app.path,
+    {
+      watch: false,
+      inMemory: true,
+      clock: new TestClock(Date.now()),
+      logWriter: (line) => printed.push(line),
+    },
+    'sign-in',
+  );
+  await addAccount(dev.broker, email, password);
+  await dev.broker.auth.grantAccess(email);
+  return { app, dev };
 }
 
 /** `fetch` as a given user of the test identity. */

@@ -5,15 +5,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
-import {
-  addAccount,
-  FakeBrowser,
-  latestLinkToken,
-  overHttp,
-  TestClock,
-  type Transport,
-} from '../auth/helpers.ts';
-import { codeOf, copyExample, devFor } from './helpers.ts';
+import { FakeBrowser, latestLinkToken, overHttp, type Transport } from '../auth/helpers.ts';
+import { codeOf, privateNotesDev } from './helpers.ts';
 
 const PAT = 'pat@example.com';
 const PASSWORD = 'a long password';
@@ -23,19 +16,7 @@ let dev: DevServer;
 const printed: string[] = [];
 
 beforeAll(async () => {
-  app = await copyExample('private-notes');
-  ({ dev } = await devFor(
-    app.path,
-    {
-      watch: false,
-      inMemory: true,
-      clock: new TestClock(Date.now()),
-      logWriter: (line) => printed.push(line),
-    },
-    'sign-in',
-  ));
-  await addAccount(dev.broker, PAT, PASSWORD);
-  await dev.broker.auth.grantAccess(PAT);
+  ({ app, dev } = await privateNotesDev(PAT, PASSWORD, printed));
 }, 120_000);
 
 afterAll(async () => {
