@@ -3,7 +3,7 @@
 import { defineFunction, s } from '@platform/server';
 
 const digest = async (bytes: Uint8Array) =>
-  [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+  [...new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(bytes)))]
     .map((b) => b.toString(16).padStart(2, '0'))
     .join('');
 
