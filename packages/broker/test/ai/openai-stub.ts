@@ -27,7 +27,7 @@ function lastUserText(body: Record<string, unknown>): string {
   const messages = body.messages as { role: string; content: unknown }[];
   const user = messages.filter((m) => m.role === 'user').at(-1);
   if (typeof user?.content === 'string') return user.content;
-  return (user?.content as { type: string; text?: string }[])
+  return ((user?.content ?? []) as { type: string; text?: string }[])
     .filter((p) => p.type === 'text')
     .map((p) => p.text)
     .join('');

@@ -70,5 +70,10 @@ export const aiGenerateImage = defineRoute('aiGenerateImage', contextRoutes.aiGe
     contentType: z.literal('image/png'),
     revisedPrompt: z.string().optional(),
   }),
-  errors: ['AI_INPUT_INVALID', 'AI_PROVIDER_FAILED', 'AI_PROVIDER_UNAVAILABLE', 'AI_OUTPUT_INVALID'],
+  errors: [
+    'AI_INPUT_INVALID',
+    'AI_PROVIDER_FAILED',
+    'AI_PROVIDER_UNAVAILABLE',
+    'AI_OUTPUT_INVALID',
+  ],
 });

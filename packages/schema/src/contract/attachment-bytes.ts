@@ -34,7 +34,9 @@ export function pdfPageCount(bytes: Uint8Array): number {
   const text = new TextDecoder('latin1').decode(bytes);
   const pages = text.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
   let count = 0;
-  for (const match of text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g)) {
+  for (const match of text.matchAll(
+    /\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g,
+  )) {
     count = Math.max(count, Number(match[1] ?? match[2]));
   }
   return Math.max(pages, count);
