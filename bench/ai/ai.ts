@@ -5,6 +5,8 @@
 // the broker's AI service (prompt and attachment checks, the AI SDK model call, the provider
 // request, error mapping, the call listing) against the same stub. Alternated rounds, median
 // of per-round p50s (AI_BENCH_CALLS per round, default 400; AI_BENCH_ROUNDS, default 3).
+// Streaming: time to the first chunk of `streamText` out of the broker's stream against the
+// first SSE chunk read straight from the stub (which sends the rest 30 ms later).
 // Not included: the runtime route's HTTP hop from the Function, measured by the broker suite.
 //
 // As a suite of bench/run.ts: `ai: () => import('./ai/ai.ts')`.
@@ -30,9 +32,21 @@ const http = require('node:http');
 const answer = JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: '${MODEL}',
   choices: [{ index: 0, message: { role: 'assistant', content: 'A short answer.' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
+const chunk = (content, finish) => 'data: ' + JSON.stringify({ id: 'c1', object: 'chat.completion.chunk',
+  created: 1, model: '${MODEL}', choices: [{ index: 0, delta: content === undefined ? {} : { content }, finish_reason: finish }] }) + '\\n\\n';
 const server = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(answer); });
+  let body = '';
+  req.on('data', (c) => { body += c; });
+  req.on('end', () => {
+    if (!JSON.parse(body).stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(answer);
+    }
+    // The first chunk at once, the rest 30 ms later: time to first chunk is then unmistakable.
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk('A ', null));
+    setTimeout(() => { res.write(chunk('short answer.', null)); res.end(chunk(undefined, 'stop') + 'data: [DONE]\\n\\n'); }, 30);
+  });
 });
 server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
 `;
@@ -103,7 +117,41 @@ export async function run(): Promise<Row[]> {
     }
     const [b, o] = [median(baseline), median(ours)];
     const overhead = o - b;
+    // Time to the first streamed chunk: straight from the stub, and out of the broker's stream.
+    const firstDirect = async () => {
+      const response = await fetch(`${baseUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ ...JSON.parse(body), stream: true }),
+      });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      await reader.cancel();
+    };
+    const firstViaBroker = async () => {
+      const stream = await broker.ai.streamText({ prompt: 'Say something short.' }, { grant });
+      const reader = stream.getReader();
+      await reader.read();
+      await reader.cancel();
+    };
+    const STREAM_CALLS = Math.max(50, CALLS >> 2);
+    await timed(20, firstDirect);
+    await timed(20, firstViaBroker);
+    const firstBaseline: number[] = [];
+    const firstOurs: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      firstBaseline.push(await timed(STREAM_CALLS, firstDirect));
+      firstOurs.push(await timed(STREAM_CALLS, firstViaBroker));
+    }
+    const [fb, fo] = [median(firstBaseline), median(firstOurs)];
     return [
+      row(
+        'ai streamText p50 time to first chunk: broker AI service vs direct SSE from the stub',
+        `${fo.toFixed(2)} ms (added ${(fo - fb).toFixed(2)} ms)`,
+        `${fb.toFixed(2)} ms`,
+        fo / fb,
+        { text: 'added < 20 ms', met: fo - fb < 20 },
+      ),
       row(
         'ai generateText p50: broker AI service vs direct POST to the provider stub',
         `${o.toFixed(2)} ms (overhead ${overhead.toFixed(2)} ms)`,

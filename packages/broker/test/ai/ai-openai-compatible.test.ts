@@ -40,6 +40,18 @@ export default defineFunction({
   },
 });
 `,
+  'functions/peek.ts': `
+import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: async (ctx) => {
+    const reader = (await ctx.ai.streamText({ prompt: 'endless' })).getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    return { first: value };
+  },
+});
+`,
   'functions/endless.ts': `
 import { defineFunction, s } from '@platform/server';
 export default defineFunction({
@@ -67,6 +79,7 @@ beforeAll(async () => {
     ai: { baseUrl: stub.baseUrl, apiKey: KEY, models: MODELS, timeoutMs: 500 },
   });
   await env.broker.addFunction({ name: 'ask', entrypoint: 'functions/ask.ts', access: 'public' });
+  await env.broker.addFunction({ name: 'peek', entrypoint: 'functions/peek.ts', access: 'public' });
   await env.broker.addFunction({
     name: 'endless',
     entrypoint: 'functions/endless.ts',
@@ -135,6 +148,13 @@ describe('ctx.ai against an OpenAI-compatible endpoint', () => {
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('more');
     await reader.cancel();
+    await waitFor(() => stub.log.cancelledStreams > before);
+  });
+
+  it('stops the provider request when the Function cancels a stream', async () => {
+    const before = stub.log.cancelledStreams;
+    const response = await callOverHttp(env.broker, 'peek', {});
+    expect(await response.json()).toEqual({ result: { first: expect.stringContaining('more') } });
     await waitFor(() => stub.log.cancelledStreams > before);
   });
 
