@@ -206,22 +206,24 @@ function string(walk: Walk, schema: Schema, path: string): string {
       text = `192.0.2.${h % 256}`;
       break;
     default: {
-      const name = path.split('/').pop() ?? '';
+      // The prompt's first words, capitalised; array items are numbered so they differ.
       const words = walk.words.length > 0 ? walk.words.slice(0, 6).join(' ') : 'offline';
-      text = name && !/^\d+$/.test(name) ? `${name}: ${words}` : words;
+      const index = path.split('/').pop() ?? '';
+      text = `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+      if (/^\d+$/.test(index)) text = `${text} ${Number(index) + 1}`;
     }
+  }
+  if (text.length < min) text = text.padEnd(min, ' x').slice(0, Math.max(min, text.length));
+  if (text.length > max) {
+    if (schema.format !== undefined)
+      throw unsatisfiable(path, `a ${String(schema.format)} is longer than maxLength`);
+    text = text.slice(0, max).trimEnd().padEnd(Math.min(min, max), 'x');
   }
   if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(text)) {
     throw unsatisfiable(
       path,
       `the offline provider cannot produce strings matching /${schema.pattern}/`,
     );
-  }
-  if (text.length < min) text = text.padEnd(min, ' x').slice(0, Math.max(min, text.length));
-  if (text.length > max) {
-    if (schema.format !== undefined)
-      throw unsatisfiable(path, `a ${String(schema.format)} is longer than maxLength`);
-    text = text.slice(0, max);
   }
   return text;
 }
