@@ -57,6 +57,10 @@ export const errorMeanings = {
   SECRET_NOT_SET: 'The secret is declared but has no value.',
   EMAIL_ALIAS_NOT_DECLARED: 'The sender alias is not declared in platform.yaml.',
   AI_INPUT_INVALID: 'The AI call input or its attachments break a rule.',
+  AI_PROVIDER_FAILED: 'The AI provider refused or failed the call; sending it again will not help.',
+  AI_PROVIDER_UNAVAILABLE: 'The AI provider timed out, was rate limited or was down; retry later.',
+  AI_OUTPUT_INVALID:
+    'The AI provider answered with output that is not valid for the call; a retry may help.',
   QUEUE_NOT_DECLARED: 'No queue with this name is declared.',
   JOB_NOT_FOUND: 'No job with this id exists in this app.',
   ACTIVE_JOBS_LIMIT: 'The app already holds the maximum number of active jobs.',

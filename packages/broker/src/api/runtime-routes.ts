@@ -6,6 +6,7 @@ import {
   supports,
 } from '@platform/schema/contract';
 import type { Hono } from 'hono';
+import type { AiService } from '../ai/ai-service.ts';
 import type { DataService } from '../data/data-service.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationGrant, InvocationTokens } from '../functions/invocation-tokens.ts';
@@ -30,6 +31,8 @@ export interface RuntimeServices {
   readonly search?: SearchService;
   /** `ctx.jobs`. */
   readonly jobs?: JobService | undefined;
+  /** `ctx.ai`; without it the AI routes answer `FEATURE_NOT_AVAILABLE`. */
+  readonly ai?: AiService | undefined;
 }
 
 type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never;
@@ -37,6 +40,8 @@ type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never
 interface RouteContext {
   readonly grant: InvocationGrant;
   readonly params: Readonly<Record<string, string>>;
+  /** Aborted when the caller goes away (streaming routes stop their source). */
+  readonly signal: AbortSignal;
 }
 
 type Handler<R> = (body: Body<R>, ctx: RouteContext) => Promise<unknown>;
@@ -62,7 +67,8 @@ const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
  * `FEATURE_NOT_AVAILABLE` (501), never a fake success.
  */
 export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServices): void {
-  const { data, files, secrets, outbox, logs, jobs } = services;
+  const { data, files, secrets, outbox, logs, jobs, ai } = services;
+  const noAi = notAvailable('AI is not available: this broker was started without an AI service.');
   const handlers: { [N in RuntimeRouteName]: Handler<(typeof runtimeContract)[N]> } = {
     dataList: async (body, { grant, params }) => ({
       rows: await data.list(grant.caller, params.table!, body),
@@ -107,10 +113,21 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       await files.checkGrantedRead(grant.fileGrant, body.ref);
       return { file: await files.info(grant.caller, body.ref) };
     },
-    aiGenerateText: notServedYet('ctx.ai'),
-    aiStreamText: notServedYet('ctx.ai'),
-    aiGenerateObject: notServedYet('ctx.ai'),
-    aiGenerateImage: notServedYet('ctx.ai'),
+    aiGenerateText: ai
+      ? async (body, { grant, signal }) => ai.generateText(body, { grant, signal })
+      : noAi,
+    aiStreamText: ai
+      ? async (body, { grant, signal }) =>
+          new Response(await ai.streamText(body, { grant, signal }), {
+            headers: { 'content-type': 'text/plain; charset=utf-8' },
+          })
+      : noAi,
+    aiGenerateObject: ai
+      ? async (body, { grant, signal }) => ai.generateObject(body, { grant, signal })
+      : noAi,
+    aiGenerateImage: ai
+      ? async (body, { grant, signal }) => ai.generateImage(body, { grant, signal })
+      : noAi,
     emailSend: async (body, { grant }) =>
       outbox.capture(body, grant.emailAliases, {
         requestId: grant.requestId,
@@ -145,7 +162,11 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     const route = runtimeContract[name] as ContractRoute;
     const handler = handlers[name] as Handler<ContractRoute>;
     const maxBytes =
-      name === 'filesUpload' || name === 'filesReplace' ? bodyLimits.files : bodyLimits.json;
+      name === 'filesUpload' || name === 'filesReplace'
+        ? bodyLimits.files
+        : name.startsWith('ai')
+          ? bodyLimits.ai
+          : bodyLimits.json;
     app.on(route.method, route.path, async (c) => {
       const grant = services.tokens.verify(readBearer(c.req.header('authorization')) ?? undefined);
       if (!grant) {
@@ -162,7 +183,13 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
         });
       }
       const body = parseWith(route.request, await readJsonBody(c.req.raw, { maxBytes }));
-      return c.json((await handler(body as never, { grant, params: c.req.param() })) as object);
+      const result = await handler(body as never, {
+        grant,
+        params: c.req.param(),
+        signal: c.req.raw.signal,
+      });
+      // Streaming routes answer their own Response; everything else is JSON.
+      return result instanceof Response ? result : c.json(result as object);
     });
   }
 }

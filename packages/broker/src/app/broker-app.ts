@@ -1,4 +1,6 @@
 import { Hono } from 'hono';
+import { mountAiRoutes } from '../ai/ai-routes.ts';
+import type { AiService } from '../ai/ai-service.ts';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
 import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
@@ -29,6 +31,8 @@ export interface BrokerServices {
   readonly logs: LogSink;
   readonly tokens: InvocationTokens;
   readonly invoker: FunctionInvoker;
+  /** `ctx.ai` and the AI calls listing; without it the AI routes answer FEATURE_NOT_AVAILABLE. */
+  readonly ai?: AiService;
   /** Jobs behind `ctx.jobs` and the jobs API; without it they answer FEATURE_NOT_AVAILABLE. */
   readonly jobs?: JobService;
   /**
@@ -70,6 +74,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
+  if (services.ai) mountAiRoutes(app, { ai: services.ai });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   return app;

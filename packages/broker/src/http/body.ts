@@ -7,6 +7,8 @@ export const bodyLimits = {
   json: 1024 * 1024,
   /** File uploads and replaces: a file of `limits.files.maxBytes` as base64, plus the JSON around it. */
   files: Math.ceil((limits.files.maxBytes * 4) / 3) + 64 * 1024,
+  /** AI calls: in-memory image attachments of `limits.ai.attachmentsTotalMaxBytes` as base64. */
+  ai: Math.ceil((limits.ai.attachmentsTotalMaxBytes * 4) / 3) + 64 * 1024,
 } as const;
 
 /**

@@ -22,6 +22,8 @@ export const brokerApiPaths = {
   tokens: `${BROKER_API_PREFIX}/tokens`,
   /** Captured development email. */
   outbox: `${BROKER_API_PREFIX}/outbox`,
+  /** The recent AI calls (no prompts, outputs or keys). */
+  aiCalls: `${BROKER_API_PREFIX}/ai/calls`,
   /** `platform invoke`: run a Function directly. */
   invoke: `${BROKER_API_PREFIX}/invoke/:name`,
 } as const;
