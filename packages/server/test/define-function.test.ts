@@ -71,7 +71,8 @@ describe('PLATFORM_SDK_VERSION', () => {
       plugins: [versionPlugin],
     });
     const text = out.outputFiles[0]?.text ?? '';
-    expect(text).toContain(`PLATFORM_SDK_VERSION = ${JSON.stringify(pkg.version)}`);
+    expect(text).toContain(`: ${JSON.stringify(pkg.version)}`);
+    expect(text).toContain('__PLATFORM_PINNED_SDK_VERSION__');
     expect(text).not.toContain('dependencies');
   });
 });
