@@ -28,6 +28,7 @@ export {
   type MockBrokerOptions,
   type ReceivedRequest,
 } from './mock-broker.ts';
+export { type JobAttemptOutcome, runJobAttempt } from './run-job-attempt.ts';
 export {
   createTestContext,
   runFunction,
