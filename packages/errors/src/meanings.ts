@@ -52,6 +52,9 @@ export const errorMeanings = {
   ROW_NOT_FOUND: 'No row with this id is visible to the caller.',
   DATA_CONSTRAINT_VIOLATION: 'The write breaks a constraint of the table.',
   PERMISSION_DENIED: 'Row-level security or access rules deny this operation.',
+  RPC_NOT_FOUND:
+    'No database function with this name (and these argument names) is in the public schema.',
+  RPC_FAILED: 'The database function raised an error; its message says why.',
   FILE_NOT_FOUND: 'No file with this reference is visible to the caller.',
   FILE_TOO_LARGE: 'The file is larger than the platform accepts.',
   STORAGE_UNAVAILABLE: 'The disk is full or failing: the write was not kept; try again later.',
