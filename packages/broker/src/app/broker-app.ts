@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
+import { mountFileRoutes } from '../files/file-routes.ts';
 import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
@@ -69,6 +70,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
+  mountFileRoutes(app, { files: services.files, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
