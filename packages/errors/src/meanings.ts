@@ -6,7 +6,7 @@ export const errorMeanings = {
   AUTH_REQUIRED: 'The operation needs a signed-in user and there is none.',
   ACCESS_DENIED: 'The signed-in account has no grant to this private app.',
   ACCOUNT_VERIFICATION_REQUIRED:
-    "The app is paused until its owner confirms their email address; retrying does not help until then.",
+    'The app is paused until its owner confirms their email address; retrying does not help until then.',
   IDEMPOTENCY_KEY_REUSED:
     'The idempotency key was already used in this queue with a different payload.',
   QUEUE_NOT_ACTIVE: 'The job was dead-lettered because its queue is no longer declared.',

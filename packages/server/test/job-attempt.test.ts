@@ -41,13 +41,9 @@ describe('runJobAttempt', () => {
 
 describe('retriesJob', () => {
   it('keeps to the rule for retryable and terminal platform codes', () => {
-    expect(retriesJob(new PlatformError({ code: 'STORAGE_UNAVAILABLE', message: 'm' }))).toBe(
-      true,
-    );
+    expect(retriesJob(new PlatformError({ code: 'STORAGE_UNAVAILABLE', message: 'm' }))).toBe(true);
     expect(retriesJob(new PlatformError({ code: 'FUNCTION_TIMEOUT', message: 'm' }))).toBe(true);
-    expect(retriesJob(new PlatformError({ code: 'FILE_INPUT_CHANGED', message: 'm' }))).toBe(
-      false,
-    );
+    expect(retriesJob(new PlatformError({ code: 'FILE_INPUT_CHANGED', message: 'm' }))).toBe(false);
     expect(retriesJob(errors.conflict('ALREADY_SENT', 'm'))).toBe(false);
     expect(retriesJob('a string')).toBe(true);
   });

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
-import { mountFileRoutes } from '../files/file-routes.ts';
 import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
+import { mountFileRoutes } from '../files/file-routes.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationTokens } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';

@@ -129,10 +129,7 @@ export async function callRpc(
       const call = `"public".${quote(name)}(${list})`;
       const values = names.map((n) => toParam((args as Record<string, unknown>)[n]));
       if (shape.set || shape.row) {
-        const { rows } = await tx.query<Record<string, unknown>>(
-          `SELECT * FROM ${call}`,
-          values,
-        );
+        const { rows } = await tx.query<Record<string, unknown>>(`SELECT * FROM ${call}`, values);
         return shape.set ? rows : (rows[0] ?? null);
       }
       const { rows } = await tx.query<{ value: unknown }>(`SELECT ${call} AS value`, values);

@@ -17,9 +17,15 @@ function fileTooLarge(max: number): PlatformError {
   });
 }
 
-function nameOf(c: Context<BrokerEnv>, required: boolean): string | undefined {
+const refOf = (c: Context<BrokerEnv>): string => c.req.param('ref') ?? '';
+
+function optionalName(c: Context<BrokerEnv>): string | undefined {
   const name = c.req.query('name');
-  if (name === undefined && !required) return undefined;
+  return name === undefined ? undefined : requiredName(c);
+}
+
+function requiredName(c: Context<BrokerEnv>): string {
+  const name = c.req.query('name');
   if (!name || name.length > NAME_MAX) {
     throw new PlatformError({
       code: 'INVALID_INPUT',
@@ -30,10 +36,12 @@ function nameOf(c: Context<BrokerEnv>, required: boolean): string | undefined {
   return name;
 }
 
-function contentTypeOf(c: Context<BrokerEnv>, required: boolean): string | undefined {
-  const type = c.req.header('content-type')?.trim();
+const optionalType = (c: Context<BrokerEnv>): string | undefined =>
+  c.req.header('content-type')?.trim() || undefined;
+
+function requiredType(c: Context<BrokerEnv>): string {
+  const type = optionalType(c);
   if (type) return type;
-  if (!required) return undefined;
   throw new PlatformError({
     code: 'INVALID_INPUT',
     message: "Send the file's type as the request's content-type.",
@@ -62,18 +70,18 @@ export function mountFileRoutes(
   const max = limits.files.maxBytes;
   app.post(fileRoutes.upload.path, async (c) => {
     const caller = await authenticate(c.req.raw);
-    const name = nameOf(c, true)!;
-    const contentType = contentTypeOf(c, true)!;
+    const name = requiredName(c);
+    const contentType = requiredType(c);
     const data = await readBodyBytes(c.req.raw, max, fileTooLarge);
     return c.json({ file: await files.upload(caller, { data, name, contentType }) }, 201);
   });
   app.get(fileRoutes.info.path, async (c) => {
     const caller = await authenticate(c.req.raw);
-    return c.json({ file: await files.info(caller, c.req.param('ref')) });
+    return c.json({ file: await files.info(caller, refOf(c)) });
   });
   app.get(fileRoutes.download.path, async (c) => {
     const caller = await authenticate(c.req.raw);
-    const { file, data } = await files.download(caller, c.req.param('ref'));
+    const { file, data } = await files.download(caller, refOf(c));
     return c.body(new Uint8Array(data), 200, {
       'content-type': file.contentType,
       'content-disposition': attachment(file.name),
@@ -84,16 +92,16 @@ export function mountFileRoutes(
   });
   app.put(fileRoutes.replace.path, async (c) => {
     const caller = await authenticate(c.req.raw);
-    const name = nameOf(c, false);
-    const contentType = contentTypeOf(c, false);
+    const name = optionalName(c);
+    const contentType = optionalType(c);
     const data = await readBodyBytes(c.req.raw, max, fileTooLarge);
     return c.json({
-      file: await files.replace(caller, c.req.param('ref'), { data, name, contentType }),
+      file: await files.replace(caller, refOf(c), { data, name, contentType }),
     });
   });
   app.delete(fileRoutes.remove.path, async (c) => {
     const caller = await authenticate(c.req.raw);
-    await files.remove(caller, c.req.param('ref'));
+    await files.remove(caller, refOf(c));
     return c.json({ ok: true });
   });
 }

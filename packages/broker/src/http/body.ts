@@ -135,7 +135,8 @@ export async function readBodyBytes(
   maxBytes: number,
   tooLargeError: (maxBytes: number) => PlatformError = tooLarge,
 ): Promise<Uint8Array> {
-  if (Number(request.headers.get('content-length') ?? '0') > maxBytes) throw tooLargeError(maxBytes);
+  if (Number(request.headers.get('content-length') ?? '0') > maxBytes)
+    throw tooLargeError(maxBytes);
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

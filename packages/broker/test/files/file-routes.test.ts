@@ -1,4 +1,4 @@
-import { fillPath, fileRoutes } from '@platform/schema/routes';
+import { contextRoutes, fileRoutes, fillPath } from '@platform/schema/routes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authBroker, FakeBrowser } from '../auth/helpers.ts';
 
@@ -114,5 +114,13 @@ describe('managed files over HTTP', () => {
     });
     expect(cookieWrite.status).toBe(401);
     expect(await cookieWrite.json()).toMatchObject({ error: { code: 'AUTH_REQUIRED' } });
+    // The handler context's routes take only invocation tokens (docs/auth.md).
+    const runtime = await fetch(url(contextRoutes.filesInfo.path), {
+      method: 'POST',
+      headers: { ...bearer(appToken), 'content-type': 'application/json' },
+      body: JSON.stringify({ ref: 'file_x' }),
+    });
+    expect(runtime.status).toBe(401);
+    expect(await runtime.json()).toMatchObject({ error: { code: 'INVOCATION_TOKEN_INVALID' } });
   });
 });
