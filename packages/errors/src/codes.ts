@@ -9,6 +9,8 @@ export const errorStatus = {
   // Spec 7.2
   AUTH_REQUIRED: 401,
   ACCESS_DENIED: 403,
+  // Spec 3.3: the owner's account missed its confirmation deadline; the app is paused.
+  ACCOUNT_VERIFICATION_REQUIRED: 503,
   IDEMPOTENCY_KEY_REUSED: 409,
   QUEUE_NOT_ACTIVE: 409,
   FILE_INPUT_CHANGED: 409,
@@ -48,6 +50,8 @@ export const errorStatus = {
   ROW_NOT_FOUND: 404,
   DATA_CONSTRAINT_VIOLATION: 409,
   PERMISSION_DENIED: 403,
+  RPC_NOT_FOUND: 404,
+  RPC_FAILED: 400,
   FILE_NOT_FOUND: 404,
   FILE_TOO_LARGE: 413,
   STORAGE_UNAVAILABLE: 503,

@@ -27,7 +27,7 @@ export interface RuntimeServices {
   readonly secrets: SecretStore;
   readonly outbox: Outbox;
   readonly logs: LogSink;
-  /** `data.search`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
+  /** `data.search`; absent when platform.yaml declares none (every name is then undeclared). */
   readonly search?: SearchService;
   /** `ctx.jobs`. */
   readonly jobs?: JobService | undefined;
@@ -63,7 +63,7 @@ const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
  * Mounts every route of the runtime contract (`runtimeContract` of `@platform/schema/contract`):
  * the invocation token is checked, the route's `since` is compared with the Function's pinned
  * SDK, the JSON body is read with its size limit and parsed with the contract's schema, then the
- * service runs as the invocation's caller. Features whose issues have not landed answer
+ * service runs as the invocation's caller. Features this broker does not serve answer
  * `FEATURE_NOT_AVAILABLE` (501), never a fake success.
  */
 export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServices): void {
@@ -85,7 +85,13 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     dataSearch: async (body, { grant, params }) =>
       services.search
         ? services.search.search(grant.caller, params.name!, body)
-        : notAvailable('Search is not available: platform.yaml declares no data.search.')(),
+        : Promise.reject(
+            new PlatformError({
+              code: 'SEARCH_NOT_DECLARED',
+              message: `No search named "${params.name}" is declared: platform.yaml has no data.search (docs/search.md).`,
+              details: { search: params.name ?? '' },
+            }),
+          ),
     filesUpload: async (body, { grant }) => ({
       file: await files.upload(grant.caller, {
         data: bytes(body.data),

@@ -7,6 +7,7 @@ import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
+import { mountFileRoutes } from '../files/file-routes.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationTokens } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
@@ -73,6 +74,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
+  mountFileRoutes(app, { files: services.files, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
   if (services.ai) mountAiRoutes(app, { ai: services.ai });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId

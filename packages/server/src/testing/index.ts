@@ -29,6 +29,7 @@ export {
   type MockBrokerOptions,
   type ReceivedRequest,
 } from './mock-broker.ts';
+export { type JobAttemptOutcome, runJobAttempt } from './run-job-attempt.ts';
 export {
   type AiFixture,
   createOfflineAi,
