@@ -29,7 +29,6 @@ export {
   type MockBrokerOptions,
   type ReceivedRequest,
 } from './mock-broker.ts';
-export { type JobAttemptOutcome, runJobAttempt } from './run-job-attempt.ts';
 export {
   type AiFixture,
   createOfflineAi,
@@ -44,6 +43,7 @@ export {
   offlineText,
   parseAiFixtures,
 } from './offline-ai/index.ts';
+export { type JobAttemptOutcome, runJobAttempt } from './run-job-attempt.ts';
 export {
   createTestContext,
   runFunction,
