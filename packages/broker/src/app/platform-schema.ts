@@ -2,6 +2,7 @@ import { authTablesStep } from '../auth/auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
+import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
@@ -26,4 +27,9 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 4, ...authTablesStep },
   { version: 5, ...jobTablesStep },
   { version: 6, ...cronStateStep },
+  // Versions 7 and 8 belong to features that land separately; these placeholders hold their
+  // numbers so that the numbering stays gapless. Merging them replaces these lines.
+  { version: 7, name: 'reserved', sql: 'SELECT 1' },
+  { version: 8, name: 'reserved', sql: 'SELECT 1' },
+  { version: 9, ...inboundMailTableStep },
 ];
