@@ -128,7 +128,11 @@ describe('platform mail receive', () => {
     expect(big.code).toBe(1);
     expect(big.err).toContain('EMAIL_MESSAGE_TOO_LARGE (413)');
 
-    const failing = await cli('mail', 'receive', await eml('x.eml', message(`todo@${domain}`, 'explode')));
+    const failing = await cli(
+      'mail',
+      'receive',
+      await eml('x.eml', message(`todo@${domain}`, 'explode')),
+    );
     expect(failing.code).toBe(1);
     expect(failing.err).toContain('EMAIL_HANDLER_FAILED (502)');
     expect(failing.err).toContain('HANDLER_BROKE');
