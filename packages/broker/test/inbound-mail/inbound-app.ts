@@ -6,7 +6,7 @@ export const inboundApp = {
   'migrations/001_mails.sql': `
 create table mails (
   id serial primary key, sender text not null, recipients text not null, subject text not null,
-  body text, attachment text, message_id text
+  body text, attachment text, message_id text, payload text
 );`,
   'functions/inbound.ts': `
 import { defineFunction, errors, inboundEmailSchema } from '@platform/server';
@@ -22,7 +22,7 @@ export default defineFunction({
     }
     const row = await data.table('mails').create({
       sender: input.from, recipients: input.to.join(','), subject: input.subject,
-      body: input.text, attachment, message_id: input.messageId,
+      body: input.text, attachment, message_id: input.messageId, payload: JSON.stringify(input),
     });
     return { row: row.id };
   },

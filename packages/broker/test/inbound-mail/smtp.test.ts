@@ -1,5 +1,7 @@
 // Inbound email end to end: nodemailer's SMTP transport on loopback talks to the broker's SMTP
 // listener, and a real Deno system Function turns each message into a row.
+
+import { inboundEmailSchema } from '@platform/schema';
 import { createTransport, type Transporter } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmtpListener } from '../../src/inbound-mail/smtp-listener.ts';
@@ -78,6 +80,43 @@ describe('the SMTP listener', () => {
     });
   });
 
+  it('hands the Function the documented payload: headers kept, bodies, managed files', async () => {
+    await mailer.sendMail({
+      from: '"Bob B." <bob@example.com>',
+      to: `help@${domain()}`,
+      cc: ['carol@example.com', `todo@${domain()}`],
+      replyTo: 'replies@example.com',
+      subject: 'Payload',
+      text: 'plain',
+      html: '<p>rich</p>',
+      messageId: '<m2@example.com>',
+      inReplyTo: '<m1@example.com>',
+      references: ['<m0@example.com>', '<m1@example.com>'],
+      date: new Date('2026-11-23T08:00:00Z'),
+    });
+    const payload = JSON.parse(String((await rows()).at(-1)?.payload));
+    expect(payload).toEqual({
+      source: 'platform.email',
+      id: expect.stringMatching(/^inmail_[0-9a-f]{24}$/),
+      receivedAt: expect.any(String),
+      from: 'bob@example.com',
+      fromName: 'Bob B.',
+      // The envelope: the app's addresses among To and Cc, each once.
+      to: [`help@${domain()}`, `todo@${domain()}`],
+      cc: ['carol@example.com', `todo@${domain()}`],
+      replyTo: 'replies@example.com',
+      subject: 'Payload',
+      text: 'plain',
+      html: '<p>rich</p>',
+      messageId: '<m2@example.com>',
+      inReplyTo: '<m1@example.com>',
+      references: ['<m0@example.com>', '<m1@example.com>'],
+      date: '2026-11-23T08:00:00.000Z',
+      attachments: [],
+    });
+    expect(inboundEmailSchema.parse(payload)).toEqual(payload);
+  });
+
   it('lists received mail beside sent mail in the outbox', async () => {
     await env.broker.outbox.capture(
       { from: 'help', to: 'ann@example.com', subject: 'Re: Buy milk', text: 'Noted.' },
@@ -89,9 +128,10 @@ describe('the SMTP listener', () => {
     };
     expect(emails.map((e) => [e.direction, e.subject])).toEqual([
       ['outbound', 'Re: Buy milk'],
+      ['inbound', 'Payload'],
       ['inbound', 'Buy milk'],
     ]);
-    expect(emails[1]?.attachments).toEqual([
+    expect(emails[2]?.attachments).toEqual([
       { name: 'list.txt', contentType: 'text/plain', size: 4 },
     ]);
   });
