@@ -23,13 +23,7 @@ export {
   type JsonValue,
   PlatformError,
 } from '@platform/errors';
-export {
-  type InboundEmail,
-  type Infer,
-  inboundEmailSchema,
-  type Schema,
-  s,
-} from '@platform/schema';
+export { type Infer, type Schema, s } from '@platform/schema';
 export type { FunctionAccess } from '@platform/schema/contract';
 export type {
   AiClient,
@@ -72,4 +66,5 @@ export {
   type FunctionHostOptions,
 } from './host/create-host.ts';
 export { type HostOptions, runInvocation } from './host/run-invocation.ts';
+export { type InboundEmail, inboundEmailSchema } from './inbound-email.ts';
 export { PLATFORM_SDK_VERSION } from './version.ts';

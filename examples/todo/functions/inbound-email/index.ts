@@ -26,7 +26,7 @@ export default defineFunction({
     }
     const title = input.subject.trim().replace(/\s+/g, ' ').slice(0, 200) || '(no subject)';
     const todo = await data.table('todos').create({
-      owner_id: owner.owner_id,
+      owner_id: String(owner.owner_id),
       title,
       notes: (input.text ?? '').trim().slice(0, 2000),
       ...(first ? { attachment_id: first.file, attachment_name: first.name } : {}),
