@@ -211,6 +211,8 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       redactor,
     });
     teardown.add(() => functions.close());
+    // Spec 3.3: while the owner is paused for verification, Functions, cron and inbound mail stop.
+    const paused = () => auth.appPaused();
     const inboundMail = new InboundMail({
       db,
       files,
@@ -220,10 +222,9 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
         (options.declared ?? emptyDeclarations).emailAliases,
       ),
       functionName: options.inboundFunction,
+      paused,
     });
     const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);
-    // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
-    const paused = () => auth.appPaused();
     const jobs = await startBrokerJobs(
       db,
       files,

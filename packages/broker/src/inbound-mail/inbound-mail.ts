@@ -42,6 +42,12 @@ export interface InboundMailOptions {
   readonly addresses: InboundAddresses;
   /** `email.inbound.function` of platform.yaml; undefined: the app takes no mail. */
   readonly functionName: string | undefined;
+  /**
+   * True while the app is paused for verification (spec 3.3): Functions stop, so mail is
+   * deferred (`ACCOUNT_VERIFICATION_REQUIRED`, SMTP 451) and taken after the resume.
+   * @default never paused
+   */
+  readonly paused?: () => Promise<boolean> | boolean;
 }
 
 interface InboundRow {
@@ -112,6 +118,14 @@ export class InboundMail implements ReceivedMailLog {
     }
     const to = recipients.map((address) => this.#o.addresses.require(address));
     const parsed = await parseMessage(message.raw, message.envelopeFrom);
+    if (await this.#o.paused?.()) {
+      throw new PlatformError({
+        code: 'ACCOUNT_VERIFICATION_REQUIRED',
+        status: 503,
+        message:
+          'This app is paused until its owner confirms their email address; the message was not taken.',
+      });
+    }
     if (!explicit) {
       for (const address of parsed.headerRecipients) {
         const matched = this.#o.addresses.match(address);
