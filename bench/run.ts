@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   broker: () => import('./broker/functions.ts'),
   search: () => import('./search/search.ts'),
   jobs: () => import('./jobs/jobs.ts'),
+  'inbound-mail': () => import('./inbound-mail/inbound-mail.ts'),
 };
 
 const wanted = process.argv.slice(2);

@@ -109,7 +109,7 @@ export class InboundMail implements ReceivedMailLog {
     const functionName = this.#requireFunction();
     const { maxRecipients } = limits.email.inbound;
     const explicit = message.recipients !== undefined;
-    const recipients = explicit ? [...new Set(message.recipients)] : [];
+    const recipients = [...new Set((message.recipients ?? []).map((a) => a.toLowerCase()))];
     if (recipients.length > maxRecipients) {
       throw new PlatformError({
         code: 'EMAIL_MESSAGE_TOO_LARGE',
