@@ -45,7 +45,8 @@ export const initCommand = defineCommand({
   maxPositionals: 1,
   async run({ positionals }, io) {
     const appDir = resolve(io.cwd, positionals[0] ?? '.');
-    const shown = relative(io.cwd, appDir) || '.';
+    const nearby = relative(io.cwd, appDir) || '.';
+    const shown = nearby.startsWith('..') ? appDir : nearby;
     let existing: string[];
     try {
       existing = await readdir(appDir);
