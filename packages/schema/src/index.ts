@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export { findJsonInputProblem, type JsonInputProblem } from './json-input.ts';
 export { jsonByteLength, limits } from './limits.ts';
 export {
   type ArrayOptions,

@@ -56,6 +56,12 @@ export const limits = {
   },
   cron: { recoveryWindowSeconds: DAY },
   /**
+   * Every JSON body the platform reads (Function input, data rows, job payloads, every runtime
+   * route): arrays and objects nest at most this deep, the body itself being level 1. The spec
+   * fixes none; ours, in docs/broker.md.
+   */
+  json: { maxDepth: 64 },
+  /**
    * Defaults and maxima of a `queues[]` declaration. The spec leaves them "not shown"; these are
    * ours (docs/manifest.md). Every value is a positive integer; the minimum is 1.
    */

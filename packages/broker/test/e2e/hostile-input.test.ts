@@ -1,0 +1,137 @@
+// Hostile JSON and NUL bytes against a running `platform dev`: deep nesting, NUL characters,
+// `__proto__` keys, out-of-range numbers and values of the wrong kind for a column are each
+// refused with 400 and a clear message, never a 500 from deep inside, and write nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevServer } from '../../src/app/start-dev.ts';
+import { writeFiles } from '../helpers/broker.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { fixtureApp } from './fixture-app.ts';
+import { ada, devFor } from './helpers.ts';
+
+const files: Record<string, string> = {
+  ...fixtureApp,
+  'platform.yaml': fixtureApp['platform.yaml']!.replace(
+    'functions:\n',
+    `queues:
+  - name: work
+    function: consume
+functions:
+  - name: put
+    entrypoint: functions/put/index.ts
+    access: user
+  - name: find
+    entrypoint: functions/find/index.ts
+    access: user
+  - name: enqueue
+    entrypoint: functions/enqueue/index.ts
+    access: user
+  - name: consume
+    entrypoint: functions/consume/index.ts
+    access: system
+`,
+  ),
+  'migrations/002_things.sql': `create table things (
+  id uuid primary key default gen_random_uuid(),
+  title text,
+  at timestamptz,
+  meta jsonb,
+  tags int[]
+);
+alter table things enable row level security;
+create policy things_all on things for all to authenticated using (true) with check (true);
+`,
+  // The row arrives as JSON text so that any value (deep, odd keys) reaches ctx.data unchanged.
+  'functions/put/index.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ json: s.string() }),
+  handler: ({ input, data }) => data.table('things').create(JSON.parse(input.json)),
+});
+`,
+  'functions/find/index.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ where: s.string() }),
+  handler: async ({ input, data }) => (await data.table('things').list({ where: JSON.parse(input.where) })).length,
+});
+`,
+  'functions/enqueue/index.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ payload: s.string(), key: s.optional(s.string()) }),
+  handler: ({ input, jobs }) =>
+    jobs.enqueue('work', JSON.parse(input.payload), { idempotencyKey: input.key ?? 'k-' + crypto.randomUUID() }),
+});
+`,
+  'functions/consume/index.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({ input: s.object({ n: s.optional(s.number()) }), handler: () => null });
+`,
+};
+
+let app: { path: string; remove: () => Promise<void> };
+let dev: DevServer;
+
+beforeAll(async () => {
+  app = await tempDir('hostile-input-');
+  await writeFiles(app.path, files);
+  ({ dev } = await devFor(app.path, { watch: false }));
+}, 120_000);
+
+afterAll(async () => {
+  await dev?.close();
+  await app?.remove();
+});
+
+const call = (name: string, body: string) =>
+  fetch(`${dev.url}/_platform/api/functions/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-test-user': ada },
+    body,
+  });
+
+async function failure(
+  response: Response,
+): Promise<{ status: number; code: string; message: string }> {
+  const text = await response.text();
+  const body = JSON.parse(text) as { error?: { code: string; message: string } };
+  if (!body.error)
+    throw new Error(`expected an error, got ${response.status} ${text.slice(0, 200)}`);
+  return { status: response.status, code: body.error.code, message: body.error.message };
+}
+
+const nested = (depth: number, leaf = '1') => '['.repeat(depth) + leaf + ']'.repeat(depth);
+const thingCount = async () =>
+  (await dev.broker.db.query<{ n: number }>('select count(*)::int as n from things')).rows[0]!.n;
+const jobCount = async () =>
+  (await dev.broker.db.query<{ n: number }>('select count(*)::int as n from platform.jobs'))
+    .rows[0]!.n;
+
+describe('deeply nested JSON', () => {
+  it('a Function call nested 5,000 levels is 400 INVALID_REQUEST naming the limit', async () => {
+    const result = await failure(await call('echo', `{"text":${nested(5000)}}`));
+    expect(result).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(result.message).toContain('deeper than 64 levels');
+  });
+
+  it('a data row nested 2,000 levels is refused with 400 and writes nothing', async () => {
+    const row = JSON.stringify(JSON.stringify({ title: 'deep', meta: JSON.parse(nested(2000)) }));
+    const result = await failure(await call('put', `{"json":${row}}`));
+    expect(result.status).toBe(400);
+    expect(result.message).toContain('deeper than 64 levels');
+    expect(await thingCount()).toBe(0);
+  });
+
+  it('a job payload nested 2,000 levels is refused with 400 and enqueues nothing', async () => {
+    const payload = JSON.stringify(`{"n":${nested(2000)}}`);
+    const result = await failure(await call('enqueue', `{"payload":${payload}}`));
+    expect(result.status).toBe(400);
+    expect(result.message).toContain('deeper than 64 levels');
+    expect(await jobCount()).toBe(0);
+  });
+
+  it('nesting within the limit is accepted', async () => {
+    const response = await call(
+      'put',
+      JSON.stringify({ json: JSON.stringify({ meta: JSON.parse(nested(50)) }) }),
+    );
+    expect(response.status).toBe(200);
+    await dev.broker.db.query('delete from things');
+  });
+});
