@@ -13,6 +13,7 @@ import type { InvocationTokens } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound, type InternalErrorReporter } from '../http/error-handler.ts';
+import { refuseNulInUrl } from '../http/nul-check.ts';
 import { requestId } from '../http/request-id.ts';
 import { mountJobSummaryRoutes } from '../jobs/dashboard/summary-routes.ts';
 import type { JobService } from '../jobs/job-service.ts';
@@ -69,6 +70,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   app.use(requestId());
   app.onError(handleError(services.reportError ?? ((error) => console.error(error))));
   app.notFound(handleNotFound);
+  app.use(refuseNulInUrl());
   // Admission runs before every route mounted after it (runtime, Functions, frontend).
   if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
   mountRuntimeRoutes(app, services);

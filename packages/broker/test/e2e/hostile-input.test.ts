@@ -3,6 +3,7 @@
 // refused with 400 and a clear message, never a 500 from deep inside, and write nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
+import { readDevState } from '../../src/project/dev-state.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { fixtureApp } from './fixture-app.ts';
@@ -133,5 +134,56 @@ describe('deeply nested JSON', () => {
     );
     expect(response.status).toBe(200);
     await dev.broker.db.query('delete from things');
+  });
+});
+
+describe('NUL characters', () => {
+  it('in a Function input string is 400 INVALID_REQUEST', async () => {
+    const result = await failure(await call('echo', '{"text":"a\\u0000b"}'));
+    expect(result).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(result.message).toContain('NUL');
+  });
+
+  it('in a data row string is refused with 400 and writes nothing', async () => {
+    const result = await failure(
+      await call('put', JSON.stringify({ json: JSON.stringify({ title: 'a\u0000b' }) })),
+    );
+    expect(result.status).toBe(400);
+    expect(result.message).toContain('NUL');
+    expect(await thingCount()).toBe(0);
+  });
+
+  it('in a job payload or an idempotency key is refused with 400 and enqueues nothing', async () => {
+    const payload = await failure(
+      await call('enqueue', JSON.stringify({ payload: JSON.stringify({ n: 1, s: '\u0000' }) })),
+    );
+    expect(payload.status).toBe(400);
+    const key = await failure(
+      await call('enqueue', JSON.stringify({ payload: '{"n":1}', key: 'k\u0000' })),
+    );
+    expect(key.status).toBe(400);
+    expect(key.message).toContain('NUL');
+    expect(await jobCount()).toBe(0);
+  });
+
+  it('in a path or query (%00) is 400 INVALID_REQUEST before any route reads it', async () => {
+    const token = (await readDevState(app.path))?.token ?? '';
+    const job = await failure(
+      await fetch(`${dev.url}/v1/apps/local/jobs/job_%00x`, {
+        headers: { authorization: `Bearer ${token}` },
+      }),
+    );
+    expect(job).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    const list = await failure(
+      await fetch(`${dev.url}/v1/apps/local/jobs?queue=work%00`, {
+        headers: { authorization: `Bearer ${token}` },
+      }),
+    );
+    expect(list).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    // An escaped percent sign is no NUL.
+    const fine = await fetch(`${dev.url}/v1/apps/local/jobs/job_%2500`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(fine.status).toBe(404);
   });
 });
