@@ -187,3 +187,68 @@ describe('NUL characters', () => {
     expect(fine.status).toBe(404);
   });
 });
+
+describe('values of the wrong kind', () => {
+  const put = async (row: unknown) => call('put', JSON.stringify({ json: JSON.stringify(row) }));
+
+  it('an object or array for a text column is 400, never stored as "[object Object]" or "1,2,3"', async () => {
+    const object = await failure(await put({ title: { a: 1 } }));
+    expect(object).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+    expect(object.message).toContain('`title` is a text column');
+    const array = await failure(await put({ title: [1, 2, 3] }));
+    expect(array).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
+    expect(await thingCount()).toBe(0);
+  });
+
+  it('an object for a timestamptz column is 400, not 500', async () => {
+    expect(await failure(await put({ at: { when: 'now' } }))).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+    });
+  });
+
+  it('json columns keep objects, array columns arrays, and an array column refuses a scalar', async () => {
+    const ok = await put({
+      title: 't',
+      meta: { a: [1] },
+      tags: [1, 2],
+      at: '2026-01-01T00:00:00Z',
+    });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({
+      result: { title: 't', meta: { a: [1] }, tags: [1, 2] },
+    });
+    expect(await failure(await put({ tags: 3 }))).toMatchObject({
+      status: 400,
+      code: 'INVALID_INPUT',
+    });
+    await dev.broker.db.query('delete from things');
+  });
+
+  it('a __proto__ key is 400, so a filter on it never returns every row', async () => {
+    expect((await put({ title: 'a' })).status).toBe(200);
+    expect((await put({ title: 'b' })).status).toBe(200);
+    const where = await failure(
+      await call('find', JSON.stringify({ where: '{"__proto__":{"title":"zzz"}}' })),
+    );
+    expect(where.status).toBe(400);
+    expect(where.message).toContain('__proto__');
+    const row = await failure(
+      await call('put', JSON.stringify({ json: '{"__proto__":{"title":"x"}}' })),
+    );
+    expect(row.status).toBe(400);
+    // Directly in a Function call's body as well.
+    expect(await failure(await call('echo', '{"__proto__":{"text":"x"}}'))).toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+    });
+    expect(await thingCount()).toBe(2);
+    await dev.broker.db.query('delete from things');
+  });
+
+  it('1e309 is 400 INVALID_REQUEST, never handed to a Function as null', async () => {
+    const result = await failure(await call('echo', '{"text":1e309}'));
+    expect(result).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(result.message).toContain('infinity');
+  });
+});
