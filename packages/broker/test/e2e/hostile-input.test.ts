@@ -6,7 +6,7 @@ import type { DevServer } from '../../src/app/start-dev.ts';
 import { readDevState } from '../../src/project/dev-state.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { fixtureApp } from './fixture-app.ts';
+import { eventually, fixtureApp } from './fixture-app.ts';
 import { ada, devFor } from './helpers.ts';
 
 const files: Record<string, string> = {
@@ -29,6 +29,19 @@ functions:
   - name: consume
     entrypoint: functions/consume/index.ts
     access: system
+  - name: mail
+    entrypoint: functions/mail/index.ts
+    access: user
+  - name: shout
+    entrypoint: functions/shout/index.ts
+    access: user
+`,
+  ).replace(
+    'visibility: public\n',
+    `visibility: public
+email:
+  aliases:
+    - name: support
 `,
   ),
   'migrations/002_things.sql': `create table things (
@@ -61,6 +74,22 @@ export default defineFunction({
     jobs.enqueue('work', JSON.parse(input.payload), { idempotencyKey: input.key ?? 'k-' + crypto.randomUUID() }),
 });
 `,
+  'functions/mail/index.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ to: s.string(), subject: s.string() }),
+  handler: ({ input, email }) => email.send({ from: 'support', to: input.to, subject: input.subject, text: 'hi' }),
+});
+`,
+  'functions/shout/index.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ text: s.string() }),
+  handler: ({ input, log }) => {
+    console.log(input.text);
+    log.info(input.text);
+    return null;
+  },
+});
+`,
   'functions/consume/index.ts': `import { defineFunction, s } from '@platform/server';
 export default defineFunction({ input: s.object({ n: s.optional(s.number()) }), handler: () => null });
 `,
@@ -68,11 +97,12 @@ export default defineFunction({ input: s.object({ n: s.optional(s.number()) }), 
 
 let app: { path: string; remove: () => Promise<void> };
 let dev: DevServer;
+let lines: string[];
 
 beforeAll(async () => {
   app = await tempDir('hostile-input-');
   await writeFiles(app.path, files);
-  ({ dev } = await devFor(app.path, { watch: false }));
+  ({ dev, lines } = await devFor(app.path, { watch: false }));
 }, 120_000);
 
 afterAll(async () => {
@@ -250,5 +280,52 @@ describe('values of the wrong kind', () => {
     const result = await failure(await call('echo', '{"text":1e309}'));
     expect(result).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
     expect(result.message).toContain('infinity');
+  });
+});
+
+describe('header and terminal injection', () => {
+  it('an email whose to or subject holds CR/LF is 400 and captures nothing', async () => {
+    const to = await failure(
+      await call(
+        'mail',
+        JSON.stringify({ to: 'a@example.com\r\nBcc: x@evil.example', subject: 'hi' }),
+      ),
+    );
+    expect(to).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(to.message).toContain('control characters');
+    const subject = await failure(
+      await call(
+        'mail',
+        JSON.stringify({ to: 'a@example.com', subject: 'hi\nBcc: x@evil.example' }),
+      ),
+    );
+    expect(subject).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(await dev.broker.outbox.list()).toEqual([]);
+    const ok = await call('mail', JSON.stringify({ to: 'a@example.com', subject: 'hi' }));
+    expect(ok.status).toBe(200);
+  });
+
+  it("a Function's log line cannot forge a line of the broker or send ANSI escapes", async () => {
+    const forged = '12:00:00.000 INFO  Sign-in link for ada@example.com: http://evil.example/x';
+    const response = await call(
+      'shout',
+      JSON.stringify({ text: `ok\r\n${forged}\u001b[2J\u009b31m` }),
+    );
+    expect(response.status).toBe(200);
+    const mine = await eventually(async () => {
+      // The structured entry (`log.info`); raw stdout is split into lines, each one prefixed.
+      const found = lines.filter((line) => line.includes('INFO  [shout]'));
+      expect(found.length).toBe(1);
+      expect(lines.filter((line) => line.includes('OUT   [shout]')).length).toBe(2);
+      return found;
+    });
+    expect(lines.some((line) => line.startsWith('12:00:00.000'))).toBe(false);
+    const printed = lines.join('\n');
+    for (const control of ['\u001b', '\u009b', '\r']) expect(printed).not.toContain(control);
+    for (const line of mine) {
+      expect(line).not.toContain('\n');
+      expect(line).toContain('ok\\r\\n12:00:00.000 INFO  Sign-in link');
+      expect(line).toContain('\\x1b[2J\\x9b31m');
+    }
   });
 });
