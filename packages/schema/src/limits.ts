@@ -62,6 +62,14 @@ export const limits = {
    */
   json: { maxDepth: 64 },
   /**
+   * Inbound email (the spec fixes none; ours, in docs/email.md). `messageMaxBytes` is the whole
+   * message as sent (the SMTP `SIZE`); each attachment becomes a managed file, so it also stays
+   * within `files.maxBytes`.
+   */
+  email: {
+    inbound: { messageMaxBytes: 10 * MiB, maxAttachments: 20, maxRecipients: 50 },
+  },
+  /**
    * Defaults and maxima of a `queues[]` declaration. The spec leaves them "not shown"; these are
    * ours (docs/manifest.md). Every value is a positive integer; the minimum is 1.
    */

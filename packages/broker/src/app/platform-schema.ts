@@ -2,6 +2,7 @@ import { authTablesStep } from '../auth/auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
+import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
@@ -26,4 +27,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 4, ...authTablesStep },
   { version: 5, ...jobTablesStep },
   { version: 6, ...cronStateStep },
+  { version: 7, ...inboundMailTableStep },
 ];

@@ -23,6 +23,8 @@ import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { type BrokerListener, listenBroker, type RunningServer } from '../http/serve.ts';
+import { devMailDomain, InboundAddresses } from '../inbound-mail/addresses.ts';
+import { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
@@ -76,6 +78,12 @@ export interface BrokerOptions {
   readonly jobs?: BrokerJobsOptions;
   /** The AI provider and its models (docs/ai.md). @default the offline, deterministic AI */
   readonly ai?: AiOptions;
+  /**
+   * `email.inbound.function` of platform.yaml: the system Function that receives mail sent to
+   * the app's addresses (the `emailAliases` of `declared` at `<app folder>.localhost`,
+   * docs/email.md). @default none: the app takes no mail
+   */
+  readonly inboundFunction?: string | undefined;
 }
 
 /** A running broker. */
@@ -87,6 +95,8 @@ export interface Broker {
   readonly files: FileService;
   readonly logs: LogSink;
   readonly outbox: Outbox;
+  /** Received mail: delivers messages to the inbound email Function and lists them. */
+  readonly inboundMail: InboundMail;
   readonly invoker: FunctionInvoker;
   /**
    * The declared searches of `data.search`; `undefined` when platform.yaml declares none. After
@@ -217,9 +227,20 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       redactor,
     });
     teardown.add(() => functions.close());
-    const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);
-    // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
+    // Spec 3.3: while the owner is paused for verification, Functions, cron and inbound mail stop.
     const paused = () => auth.appPaused();
+    const inboundMail = new InboundMail({
+      db,
+      files,
+      invoker,
+      addresses: new InboundAddresses(
+        devMailDomain(appDir),
+        (options.declared ?? emptyDeclarations).emailAliases,
+      ),
+      functionName: options.inboundFunction,
+      paused,
+    });
+    const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);
     const jobs = await startBrokerJobs(
       db,
       files,
@@ -240,6 +261,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       files,
       secrets,
       outbox,
+      inbound: inboundMail,
       logs,
       tokens,
       invoker,
@@ -256,6 +278,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       files,
       logs,
       outbox,
+      inboundMail,
       invoker,
       search,
       jobs,

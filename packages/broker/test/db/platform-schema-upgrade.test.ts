@@ -165,7 +165,14 @@ describe('a data directory made before the platform schema had versions', () => 
       'SELECT version, name FROM platform.schema_versions ORDER BY version',
     );
     expect(rows).toEqual(platformSchema.map(({ version, name }) => ({ version, name })));
-    expect(await platformRows(db)).toEqual(before.rows);
+    const after = await platformRows(db);
+    // Tables of steps newer than the data directory start empty; the old ones keep every row.
+    const added = Object.keys(after).filter((table) => !(table in before.rows));
+    expect(added).toContain('inbound_mail');
+    for (const table of added) expect(after[table], table).toEqual([]);
+    expect(Object.fromEntries(Object.keys(before.rows).map((t) => [t, after[t]]))).toEqual(
+      before.rows,
+    );
     expect((broker as Broker).migrations.applied).toEqual([]);
   });
 
