@@ -113,6 +113,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     if (options.watch !== false) {
       const watcher = watchApp(appDir, (paths) => app.changed(paths));
       teardown.add(() => watcher.close());
+      await watcher.ready;
     }
     return {
       url,

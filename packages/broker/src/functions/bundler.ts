@@ -122,6 +122,9 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
         ? {}
         : { define: { [PINNED_SDK_GLOBAL]: JSON.stringify(options.sdk.pinned) } }),
       sourcemap: 'inline',
+      // The source map names sources relative to the output file; without `outfile` they would be
+      // relative to the app folder and Deno would resolve them inside .platform/functions/.
+      outfile: resolve(options.outFile),
       write: false,
       metafile: true,
       logLevel: 'silent',

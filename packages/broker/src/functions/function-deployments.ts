@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import type { FunctionAccess } from '@platform/schema/contract';
+import { escapeControl } from '../logs/escape-control.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { Redactor } from '../logs/redactor.ts';
 import { rememberBundle, reusableBundle } from './bundle-cache.ts';
@@ -196,7 +197,8 @@ export class FunctionDeployments {
       memoryMb: limitMb,
       onOutput: (line, stream) =>
         print(
-          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${redactor ? redactor.text(line) : line}`,
+          // A child's raw output cannot forge lines of the broker's own or drive the terminal.
+          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${escapeControl(redactor ? redactor.text(line) : line)}`,
         ),
       onCrash: ({ code, signal, outOfMemory }) =>
         print(

@@ -1,3 +1,4 @@
+import { escapeControl } from './escape-control.ts';
 import { Redactor } from './redactor.ts';
 
 /** A log level, lowest first. */
@@ -78,14 +79,17 @@ export class LogSink {
   }
 }
 
-/** `12:00:01.123 INFO  [saveTodo] saved {"id":1} req_abc` */
+/**
+ * `12:00:01.123 INFO  [saveTodo] saved {"id":1} req_abc`. The message and fields come from a
+ * Function: their control characters are escaped, so one entry prints as exactly one line.
+ */
 export function formatLogLine(record: LogRecord): string {
   const time = record.at.slice(11, 23);
   const fields =
     record.fields && Object.keys(record.fields).length > 0
-      ? ` ${JSON.stringify(record.fields)}`
+      ? ` ${escapeControl(JSON.stringify(record.fields))}`
       : '';
   const who = record.functionName ? `[${record.functionName}] ` : '';
   const id = record.requestId ? ` ${record.requestId}` : '';
-  return `${time} ${record.level.toUpperCase().padEnd(5)} ${who}${record.message}${fields}${id}`;
+  return `${time} ${record.level.toUpperCase().padEnd(5)} ${who}${escapeControl(record.message)}${fields}${id}`;
 }

@@ -2,18 +2,28 @@ import { z } from 'zod';
 import { contextRoutes } from '../routes.ts';
 import { defineRoute } from './define.ts';
 
+// A CR or LF in a header value would end the header and start another (`Bcc:` injection).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+const noControl = 'must not contain control characters such as CR or LF';
+
+/** A string that becomes a mail header (an address, a subject): no control characters. */
+const headerText = () => z.string().regex(NO_CONTROL, noControl);
+
 const recipients = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(50)]);
+const address = headerText().min(1);
+const emailRecipients = z.union([address, z.array(address).min(1).max(50)]);
 
 /** The message of `email.send`. */
 export const emailMessageSchema = z
   .strictObject({
     /** A sender alias declared in platform.yaml (the local part, such as `support`). */
-    from: z.string().min(1),
-    to: recipients,
-    subject: z.string().min(1).max(998),
+    from: address,
+    to: emailRecipients,
+    subject: headerText().min(1).max(998),
     text: z.string().optional(),
     html: z.string().optional(),
-    replyTo: z.string().min(3).optional(),
+    replyTo: headerText().min(3).optional(),
   })
   .refine((m) => m.text !== undefined || m.html !== undefined, {
     message: 'An email needs text or html',
