@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
+import { mountLegacyAppPaths } from '../api/legacy-app-paths.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
 import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
@@ -70,6 +71,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
+  if (services.jobs) mountLegacyAppPaths(app, services.jobs.scope.appId);
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   return app;

@@ -21,9 +21,11 @@ import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { type BrokerListener, listenBroker, type RunningServer } from '../http/serve.ts';
+import { localScope } from '../jobs/job-service.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
+import { loadAppId } from '../project/app-id.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
 import { SearchService } from '../search/search-service.ts';
 import { SecretStore } from '../secrets/secret-store.ts';
@@ -38,6 +40,11 @@ export interface BrokerOptions {
   readonly appDir: string;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
+  /**
+   * The app's id in `/v1/apps/{appId}/...`, sessions, tokens and jobs.
+   * @default `auth.appId`, else the id kept in `.platform/app.json` (docs/organisations.md)
+   */
+  readonly appId?: string;
   /**
    * A port already bound to serve on instead of `port` (`platform dev` keeps one across
    * restarts); the broker's close calls its `close()`.
@@ -76,6 +83,8 @@ export interface BrokerOptions {
 
 /** A running broker. */
 export interface Broker {
+  /** The app's id (docs/organisations.md). */
+  readonly appId: string;
   readonly app: Hono<BrokerEnv>;
   readonly server: RunningServer;
   readonly db: Database;
@@ -133,6 +142,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   await chmod(stateDir, 0o700);
   // Everything in .platform (database, files, secrets, bundles) stays out of git.
   await writeFile(join(stateDir, '.gitignore'), '*\n');
+  const appId = options.appId ?? options.auth?.appId ?? (await loadAppId(appDir));
   const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
   const writer = options.logWriter ?? ((line: string) => console.log(line));
   const teardown = new Teardown((error) => writer(`broker close error: ${stackOf(error)}`));
@@ -175,7 +185,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     const auth = await AuthService.create(
       db,
       outbox,
-      resolveAuthOptions(appDir, { print: writer, appUrl: listener.url, ...options.auth }),
+      resolveAuthOptions(appDir, { print: writer, appUrl: listener.url, ...options.auth, appId }),
     );
     const authenticate = options.authenticate ?? auth.authenticate;
     const tokens = new InvocationTokens();
@@ -208,7 +218,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       db,
       files,
       invoker,
-      { paused, ...options.jobs },
+      { paused, scope: { ...localScope, appId }, ...options.jobs },
       reportError,
     );
     teardown.add(() => jobs.stop());
@@ -232,6 +242,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     });
     options.mount?.(app, { invoker, authenticate });
     return {
+      appId,
       app,
       server: listener.serve(app),
       db,

@@ -93,7 +93,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const app = new AppReloader({ appDir, print, frontend, launch, pause, manifest, broker });
     teardown.add(() => app.close());
     const { url, port } = front;
-    await writeDevState(appDir, { url, pid: process.pid, token: devToken });
+    await writeDevState(appDir, { url, appId: broker.appId, pid: process.pid, token: devToken });
     if (options.watch !== false) {
       const watcher = watchApp(appDir, (paths) => app.changed(paths));
       teardown.add(() => watcher.close());
