@@ -13,6 +13,10 @@ import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts'
 export interface DevBrokerContext {
   /** The app folder (absolute). */
   readonly appDir: string;
+  /** The app's id. */
+  readonly appId: string;
+  /** `{app_url}`: email links are built from it. */
+  readonly appUrl: string;
   readonly print: LogWriter;
   /** Opens the control plane; the same for every restart, so `.platform/dev.json` stays valid. */
   readonly devToken: string;
@@ -42,12 +46,19 @@ export async function launchDevBroker(
   const routes = RouteTable.fromManifest(manifest);
   const broker = await startBroker({
     appDir,
+    appId: context.appId,
     listener: front.next(),
     sdkVersion: manifest.runtime.sdk.version,
     declared: declarationsOf(manifest),
     searches: manifest.data.search,
     jobs: { queues: manifest.queues, cron: manifest.cron, ...(clock ? { clock } : {}) },
-    auth: { visibility: manifest.visibility, print, devToken, ...(clock ? { clock } : {}) },
+    auth: {
+      visibility: manifest.visibility,
+      print,
+      devToken,
+      appUrl: context.appUrl,
+      ...(clock ? { clock } : {}),
+    },
     logWriter: print,
     databaseUrl: context.databaseUrl,
     snapshotPath: context.snapshotPath,

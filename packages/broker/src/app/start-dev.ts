@@ -4,6 +4,7 @@ import { Frontend } from '../api/frontend.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { loadAppId } from '../project/app-id.ts';
 import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { launchDevBroker } from './dev-broker.ts';
@@ -19,6 +20,18 @@ export interface DevOptions {
   readonly appDir: string;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
+  /**
+   * The app's id (an app of a workspace gets it from the workspace, which keeps ids unique).
+   * @default the id kept in `.platform/app.json`
+   */
+  readonly appId?: string;
+  /**
+   * The host name of the app's URL: `<appId>.localhost` when a workspace serves several apps,
+   * so that browsers keep each app's cookies apart (docs/organisations.md). @default 'localhost'
+   */
+  readonly hostName?: string;
+  /** The dev token that opens the control plane (a workspace shares one). @default a new one */
+  readonly devToken?: string;
   /** Re-bundle changed Functions, reload platform.yaml, apply new migrations. @default true */
   readonly watch?: boolean;
   /** Where every line is printed. @default console.log */
@@ -44,9 +57,15 @@ export class ManifestInvalidError extends Error {
 
 /** A running `platform dev`. */
 export interface DevServer {
-  /** `http://localhost:<port>`. */
+  /** The app's URL, `{app_url}`: `http://localhost:<port>`, or `http://<hostName>:<port>`. */
   readonly url: string;
   readonly port: number;
+  /** The app's id (docs/organisations.md). */
+  readonly appId: string;
+  /** The dev token of `.platform/dev.json`. */
+  readonly devToken: string;
+  /** Answers a request as the app's port does (restarts included), without a socket. */
+  fetch(request: Request): Promise<Response>;
   /** The current broker (a changed platform.yaml starts a new one on the same port). */
   readonly broker: Broker;
   /** Milliseconds from the call to ready. */
@@ -77,7 +96,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const appDir = resolve(options.appDir);
   const print = options.logWriter ?? ((line: string) => console.log(line));
   const manifest = await validManifest(appDir, print);
-  const devToken = newDevToken();
+  const devToken = options.devToken ?? newDevToken();
+  const appId = options.appId ?? (await loadAppId(appDir));
   const frontend = new Frontend(appDir);
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
@@ -86,26 +106,30 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Bound once: a platform.yaml restart never refuses a connection.
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
-    const context = { ...options, appDir, print, devToken, frontend, front };
+    const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
+    const context = { ...options, appDir, appId, appUrl, print, devToken, frontend, front };
     const launch = (next: Manifest) => launchDevBroker(context, next);
     const broker = await launch(manifest);
     const pause = () => front.pause();
     const app = new AppReloader({ appDir, print, frontend, launch, pause, manifest, broker });
     teardown.add(() => app.close());
-    const { url, port } = front;
-    await writeDevState(appDir, { url, appId: broker.appId, pid: process.pid, token: devToken });
+    // Node's resolver knows no `*.localhost`: the command line reaches the app as `localhost`.
+    await writeDevState(appDir, { url: front.url, appId, pid: process.pid, token: devToken });
     if (options.watch !== false) {
       const watcher = watchApp(appDir, (paths) => app.changed(paths));
       teardown.add(() => watcher.close());
     }
     return {
-      url,
-      port,
+      url: appUrl,
+      port: front.port,
+      appId,
+      devToken,
+      fetch: (request) => front.fetch(request),
       get broker() {
         return app.broker;
       },
       readyMs: Math.round(performance.now() - started),
-      dashboardUrl: `${url}${dashboardPaths.page}?key=${devToken}`,
+      dashboardUrl: `${appUrl}${dashboardPaths.page}?key=${devToken}`,
       settled: async () => {
         // Let the watcher's debounce deliver pending events before waiting on the reloads.
         await new Promise((r) => setTimeout(r, 250));
