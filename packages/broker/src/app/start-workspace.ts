@@ -1,4 +1,5 @@
 import { basename, dirname, resolve, sep } from 'node:path';
+import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { RunningServer } from '../http/serve.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { loadAppId } from '../project/app-id.ts';
@@ -74,6 +75,14 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     taken.add(id);
     ids.push(id);
   }
+  // On a shared PostgreSQL server each app gets a database of its own (its migrations, roles
+  // and backups stay its own); PGlite already keeps one data directory per app folder.
+  const serverUrl =
+    options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
+  const databaseUrls: (string | undefined)[] = [];
+  for (const id of ids) {
+    databaseUrls.push(serverUrl ? await ensureDatabase(serverUrl, appDatabaseName(id)) : '');
+  }
   const devToken = newDevToken();
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
@@ -87,6 +96,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
         appId,
         hostName: `${appId}.localhost`,
         devToken,
+        databaseUrl: databaseUrls[i],
         port: first === 0 ? 0 : first + i,
         logWriter: (line) => print(`[${appId}] ${line}`),
       });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
 import { headerAuthenticate, writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
+import { startPostgres } from '../helpers/postgres-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const ada = '6f1c2f7e-2d1b-4f63-9b9e-4b0a3c1d2e3f';
@@ -130,5 +131,45 @@ describe('a workspace of two apps', { timeout: 60_000 }, () => {
     await expect(startWorkspace({ appDirs: [dir, other] })).rejects.toThrow(
       'has the app id "crm" of another app',
     );
+  });
+});
+
+describe('a workspace on one PostgreSQL server', { timeout: 120_000 }, () => {
+  it('gives each app a database of its own', async () => {
+    const pg = await startPostgres();
+    const dir = await tempDir('org-pg-');
+    try {
+      await writeFiles(join(dir.path, 'notes'), app('notes'));
+      await writeFiles(join(dir.path, 'crm'), app('crm'));
+      const pgWs = await startWorkspace({
+        appDirs: [join(dir.path, 'notes'), join(dir.path, 'crm')],
+        watch: false,
+        databaseUrl: pg.url,
+        authenticate: headerAuthenticate,
+        logWriter: () => {},
+      });
+      try {
+        const names = await Promise.all(
+          pgWs.apps.map(async (one) => {
+            const { rows } = await one.broker.db.query<{ name: string }>(
+              'select current_database() as name',
+            );
+            return rows[0]?.name;
+          }),
+        );
+        expect(names).toEqual(['platform_app_notes', 'platform_app_crm']);
+        await pgWs.apps[0]?.broker.db.query("insert into notes (owner_id, body) values ($1, 'x')", [
+          ada,
+        ]);
+        const count = async (i: number) =>
+          (await pgWs.apps[i]?.broker.db.query('select * from notes'))?.rows.length;
+        expect([await count(0), await count(1)]).toEqual([1, 0]);
+      } finally {
+        await pgWs.close();
+      }
+    } finally {
+      await dir.remove();
+      await pg.stop();
+    }
   });
 });
