@@ -1,4 +1,5 @@
 import { authTablesStep } from '../auth/auth-schema.ts';
+import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
@@ -26,4 +27,6 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 4, ...authTablesStep },
   { version: 5, ...jobTablesStep },
   { version: 6, ...cronStateStep },
+  // Versions 7 to 9 are taken by other features' steps.
+  { version: 10, ...appSessionsApartStep },
 ];
