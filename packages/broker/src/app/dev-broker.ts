@@ -3,6 +3,7 @@ import { mountAppRoutes } from '../api/app-routes.ts';
 import { mountBrokerApi } from '../api/dev-api.ts';
 import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
+import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
@@ -17,6 +18,8 @@ export interface DevBrokerContext {
   readonly appId: string;
   /** `{app_url}`: email links are built from it. */
   readonly appUrl: string;
+  /** The organisation's central store: accounts, verifiers, email links. */
+  readonly central: Database;
   readonly print: LogWriter;
   /** Opens the control plane; the same for every restart, so `.platform/dev.json` stays valid. */
   readonly devToken: string;
@@ -47,6 +50,7 @@ export async function launchDevBroker(
   const broker = await startBroker({
     appDir,
     appId: context.appId,
+    central: context.central,
     listener: front.next(),
     sdkVersion: manifest.runtime.sdk.version,
     declared: declarationsOf(manifest),

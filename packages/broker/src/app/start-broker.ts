@@ -6,6 +6,7 @@ import type { Hono } from 'hono';
 import type { Authenticate } from '../api/rest-routes.ts';
 import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
 import { AuthService } from '../auth/auth-service.ts';
+import { moveAccountsToCentral } from '../auth/move-accounts.ts';
 import { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
 import type { MigrationReport } from '../db/migrations.ts';
@@ -54,6 +55,12 @@ export interface BrokerOptions {
   readonly sdkVersion: string;
   /** Secret names, searches and email aliases platform.yaml declares. */
   readonly declared?: Declarations;
+  /**
+   * The organisation's central store (docs/organisations.md): accounts, password verifiers and
+   * email links live there, never in the app's database. The caller opens and closes it.
+   * @default the app's own database (a broker started alone)
+   */
+  readonly central?: Database;
   /** A PostgreSQL URL instead of PGlite. @default process.env.DATABASE_URL */
   readonly databaseUrl?: string | undefined;
   /** Keep PGlite in memory (tests only). */
@@ -88,6 +95,8 @@ export interface Broker {
   readonly app: Hono<BrokerEnv>;
   readonly server: RunningServer;
   readonly db: Database;
+  /** Where accounts, verifiers and email links live: the central store, or {@link Broker.db}. */
+  readonly central: Database;
   readonly data: DataService;
   readonly files: FileService;
   readonly logs: LogSink;
@@ -182,10 +191,22 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // Temp files and empty folders of writes that a full disk or a crash interrupted.
     await files.blobs.sweep().catch((error) => writer(`WARN  files sweep: ${stackOf(error)}`));
     const outbox = new Outbox(db);
+    if (options.central !== undefined && options.central !== db) {
+      const move = await moveAccountsToCentral(db, options.central);
+      if (move.moved > 0) {
+        writer(`Moved ${move.moved} account(s) of this app into the organisation's central store.`);
+      }
+      for (const email of move.clashes) {
+        writer(
+          `WARN  ${email} already had an account in the central store; this app's rows owned by its old account id keep that id.`,
+        );
+      }
+    }
     const auth = await AuthService.create(
       db,
       outbox,
       resolveAuthOptions(appDir, { print: writer, appUrl: listener.url, ...options.auth, appId }),
+      options.central ?? db,
     );
     const authenticate = options.authenticate ?? auth.authenticate;
     const tokens = new InvocationTokens();
@@ -246,6 +267,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       app,
       server: listener.serve(app),
       db,
+      central: options.central ?? db,
       data,
       files,
       logs,

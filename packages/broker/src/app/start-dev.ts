@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
 import { Frontend } from '../api/frontend.ts';
+import type { Database } from '../db/database.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
@@ -9,6 +10,7 @@ import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
+import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
 import type { Broker, BrokerOptions } from './start-broker.ts';
 import { Teardown } from './teardown.ts';
@@ -32,6 +34,11 @@ export interface DevOptions {
   readonly hostName?: string;
   /** The dev token that opens the control plane (a workspace shares one). @default a new one */
   readonly devToken?: string;
+  /**
+   * The organisation's central store (a workspace shares one; the caller closes it).
+   * @default one of the app's own, in `.platform/central` (docs/organisations.md)
+   */
+  readonly central?: Database;
   /** Re-bundle changed Functions, reload platform.yaml, apply new migrations. @default true */
   readonly watch?: boolean;
   /** Where every line is printed. @default console.log */
@@ -103,11 +110,30 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   return teardown.run(async () => {
     // Closed last; it removes the state file only when this start wrote it.
     teardown.add(() => clearDevState(appDir, devToken));
+    const central =
+      options.central ??
+      (await openCentralStore({
+        dir: appDir,
+        databaseUrl: options.databaseUrl,
+        snapshotPath: options.snapshotPath,
+        ...(options.inMemory ? { inMemory: true } : {}),
+      }));
+    if (options.central === undefined) teardown.add(() => central.close());
     // Bound once: a platform.yaml restart never refuses a connection.
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
     const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
-    const context = { ...options, appDir, appId, appUrl, print, devToken, frontend, front };
+    const context = {
+      ...options,
+      appDir,
+      appId,
+      appUrl,
+      central,
+      print,
+      devToken,
+      frontend,
+      front,
+    };
     const launch = (next: Manifest) => launchDevBroker(context, next);
     const broker = await launch(manifest);
     const pause = () => front.pause();

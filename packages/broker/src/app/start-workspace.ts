@@ -4,6 +4,7 @@ import type { RunningServer } from '../http/serve.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { loadAppId } from '../project/app-id.ts';
 import { newDevToken } from '../project/dev-state.ts';
+import { openCentralStore } from './open-central.ts';
 import { startOrgFront } from './org-front.ts';
 import { describeError } from './reload.ts';
 import { type DevOptions, type DevServer, startDev } from './start-dev.ts';
@@ -86,6 +87,14 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
   const devToken = newDevToken();
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
+    // One central store for the organisation, beside the app folders.
+    const central = await openCentralStore({
+      dir: commonParent(appDirs),
+      databaseUrl: serverUrl ?? '',
+      snapshotPath: options.snapshotPath,
+      ...(options.inMemory ? { inMemory: true } : {}),
+    });
+    teardown.add(() => central.close());
     const apps: DevServer[] = [];
     const first = options.port ?? 0;
     for (const [i, appDir] of appDirs.entries()) {
@@ -96,6 +105,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
         appId,
         hostName: `${appId}.localhost`,
         devToken,
+        central,
         databaseUrl: databaseUrls[i],
         port: first === 0 ? 0 : first + i,
         logWriter: (line) => print(`[${appId}] ${line}`),

@@ -58,12 +58,18 @@ export class AuthService {
   readonly #links: EmailLinkSignIn;
   readonly #passwords: PasswordSignIn;
 
-  private constructor(db: Database, outbox: Outbox, options: ResolvedAuthOptions, keys: AuthKeys) {
+  private constructor(
+    db: Database,
+    central: Database,
+    outbox: Outbox,
+    options: ResolvedAuthOptions,
+    keys: AuthKeys,
+  ) {
     const { clock, appId } = options;
     this.#options = options;
     this.appId = appId;
     this.visibility = options.visibility;
-    const accounts = new Accounts(db, clock);
+    const accounts = new Accounts(central, db, clock);
     const sessions = new Sessions(db, clock, appId, keys.csrf);
     const jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
     this.#accounts = accounts;
@@ -76,7 +82,7 @@ export class AuthService {
     );
     this.#developer = new DeveloperKeys(options, keys.csrf);
     this.#sessions = new BrowserSessions({ sessions, accounts, jwt }, options);
-    const links = new EmailLinks(db, clock, appId);
+    const links = new EmailLinks(central, clock, appId);
     const confirmations = new ConfirmationCookies(keys.csrf, clock);
     this.#links = new EmailLinkSignIn(
       { links, accounts, confirmations },
@@ -87,13 +93,18 @@ export class AuthService {
     this.#passwords = new PasswordSignIn(accounts, this.#links, this.#sessions, options);
   }
 
-  /** Loads (or creates) the signing keys and makes sure the owner account exists; the tables come from the platform schema. */
+  /**
+   * Loads (or creates) the signing keys and makes sure the owner account exists; the tables come
+   * from the platform schema. Accounts, verifiers and email links live in `central`, the
+   * organisation's central store (docs/organisations.md); without one, in the app's database.
+   */
   static async create(
     db: Database,
     outbox: Outbox,
     options: ResolvedAuthOptions,
+    central: Database = db,
   ): Promise<AuthService> {
-    const service = new AuthService(db, outbox, options, await loadAuthKeys(db));
+    const service = new AuthService(db, central, outbox, options, await loadAuthKeys(db));
     await service.#identities.ensureOwner();
     return service;
   }

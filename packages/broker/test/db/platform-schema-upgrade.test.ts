@@ -208,7 +208,7 @@ describe('a data directory made before the platform schema had versions', () => 
     expect(await outbox.list()).toMatchObject([
       { id: expected.emailId, subject: 'Welcome', to: ['friend@example.com'] },
     ]);
-    expect(await new Accounts(db, systemClock).byId(expected.guestId)).toMatchObject({
+    expect(await new Accounts(db, db, systemClock).byId(expected.guestId)).toMatchObject({
       email: 'guest@example.com',
       state: 'confirmed',
     });
