@@ -1,4 +1,4 @@
-import { centralAuthStep } from '../auth/central-auth-schema.ts';
+import { centralAuthStep, centralHandoffsStep } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 
 /**
@@ -6,4 +6,7 @@ import type { SchemaStep } from '../db/platform-schema.ts';
  * databases' platform schema: accounts, verifiers and email links, then the organisation.
  * Never edit or renumber a released step; append.
  */
-export const centralSchema: readonly SchemaStep[] = [{ version: 1, ...centralAuthStep }];
+export const centralSchema: readonly SchemaStep[] = [
+  { version: 1, ...centralAuthStep },
+  { version: 2, ...centralHandoffsStep },
+];

@@ -3,6 +3,7 @@ import { mountAppRoutes } from '../api/app-routes.ts';
 import { mountBrokerApi } from '../api/dev-api.ts';
 import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
+import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
@@ -20,6 +21,8 @@ export interface DevBrokerContext {
   readonly appUrl: string;
   /** The organisation's central store: accounts, verifiers, email links. */
   readonly central: Database;
+  /** The apps of the organisation, for sign-in across them. */
+  readonly peers?: () => readonly OrgPeer[];
   readonly print: LogWriter;
   /** Opens the control plane; the same for every restart, so `.platform/dev.json` stays valid. */
   readonly devToken: string;
@@ -61,6 +64,7 @@ export async function launchDevBroker(
       print,
       devToken,
       appUrl: context.appUrl,
+      ...(context.peers ? { peers: context.peers } : {}),
       ...(clock ? { clock } : {}),
     },
     logWriter: print,

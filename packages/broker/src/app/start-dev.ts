@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
 import { Frontend } from '../api/frontend.ts';
+import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -39,6 +40,8 @@ export interface DevOptions {
    * @default one of the app's own, in `.platform/central` (docs/organisations.md)
    */
   readonly central?: Database;
+  /** The apps of the organisation, this one included, for sign-in across them. @default none */
+  readonly peers?: () => readonly OrgPeer[];
   /** Re-bundle changed Functions, reload platform.yaml, apply new migrations. @default true */
   readonly watch?: boolean;
   /** Where every line is printed. @default console.log */

@@ -106,6 +106,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
         hostName: `${appId}.localhost`,
         devToken,
         central,
+        peers: () => apps.map((one) => ({ appId: one.appId, url: one.url })),
         databaseUrl: databaseUrls[i],
         port: first === 0 ? 0 : first + i,
         logWriter: (line) => print(`[${appId}] ${line}`),

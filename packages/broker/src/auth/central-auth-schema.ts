@@ -34,3 +34,23 @@ export const appSessionsApartStep: SchemaChange = {
 ALTER TABLE platform.sessions DROP CONSTRAINT IF EXISTS sessions_account_id_fkey;
 ${sessionFloorSql}`,
 };
+
+/**
+ * One-time handoffs of a sign-in from one app of the organisation to another (docs/auth.md,
+ * "Several apps"): only the code's hash, bound to the receiving app and to the nonce cookie of
+ * the browser that asked, valid one minute.
+ */
+export const centralHandoffsStep: SchemaChange = {
+  name: 'handoffs',
+  sql: `
+CREATE TABLE IF NOT EXISTS platform.handoffs (
+  code_hash text PRIMARY KEY,
+  account_id uuid NOT NULL,
+  app_id text NOT NULL,
+  state_hash text NOT NULL,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+`,
+};

@@ -1,5 +1,5 @@
 // Two private apps of one organisation under one platform dev, in a real headless Chromium:
-// one account (in the central store) signs in to both, each app keeps its own session and
+// one sign-in (an account of the central store) serves both apps, each app keeps its own session and
 // cookies on its own `<appId>.localhost` name, a session cookie or access token of one app is
 // refused by the other in both directions, and no app database holds a password verifier.
 import { cp } from 'node:fs/promises';
@@ -24,6 +24,7 @@ declare global {
 }
 
 const PAT = 'pat@example.com';
+const SAM = 'sam@example.com';
 const PASSWORD = 'a long password';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -50,6 +51,9 @@ beforeAll(async () => {
   // One account of the organisation, granted in both private apps.
   await addAccount(ws.apps[0]!.broker, PAT, PASSWORD);
   for (const app of ws.apps) await app.broker.auth.grantAccess(PAT);
+  // A member granted in one app only.
+  await addAccount(ws.apps[0]!.broker, SAM, PASSWORD);
+  await ws.apps[0]!.broker.auth.grantAccess(SAM);
   browser = await launchChromium();
 }, 180_000);
 
@@ -69,11 +73,14 @@ const userOf = async (page: Page) => {
 describe('one organisation, two apps, in a real Chromium', { timeout: 90_000 }, () => {
   let page: Page;
 
-  it('signs one account in to both apps, each with its own session cookie', async () => {
+  it('signs in once for both apps, each with its own session cookie', async () => {
     page = await openPage(browser);
     expect((await signInWithPassword(page, notes().url, PAT, PASSWORD)).status()).toBe(200);
     const inNotes = await userOf(page);
-    expect((await signInWithPassword(page, crm().url, PAT, PASSWORD)).status()).toBe(200);
+    // No second sign-in: the other app takes the sign-in over from the first.
+    const landed = await page.goto(`${crm().url}/`);
+    expect(landed?.status()).toBe(200);
+    expect(page.url()).toBe(`${crm().url}/`);
     const inCrm = await userOf(page);
     // The same account (the central store's), so the same `auth.uid()` in both apps' RLS.
     expect(inNotes?.id).toBeDefined();
@@ -98,6 +105,7 @@ describe('one organisation, two apps, in a real Chromium', { timeout: 90_000 }, 
         const tab = await other.newPage();
         await tab.goto(`${to.url}/`);
         // Treated as signed out: the app's sign-in page, not its private page.
+        expect(new URL(tab.url()).host).toBe(`${to.appId}.localhost:${to.port}`);
         expect(new URL(tab.url()).pathname).toBe('/_platform/auth/sign-in');
       } finally {
         await other.close();
@@ -128,6 +136,18 @@ describe('one organisation, two apps, in a real Chromium', { timeout: 90_000 }, 
         body: '{"note":"theirs"}',
       });
       expect(foreign.status).toBe(401);
+    }
+  });
+
+  it('still answers 403 in an app where the signed-in member has no grant', async () => {
+    const other = await openPage(browser);
+    try {
+      expect((await signInWithPassword(other, notes().url, SAM, PASSWORD)).status()).toBe(200);
+      const denied = await other.goto(`${crm().url}/`);
+      expect(denied?.status()).toBe(403);
+      expect(await other.content()).toContain(SAM);
+    } finally {
+      await other.context().close();
     }
   });
 
