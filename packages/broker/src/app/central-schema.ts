@@ -1,5 +1,6 @@
 import { centralAuthStep, centralHandoffsStep } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
+import { membershipsStep } from '../org/org-schema.ts';
 
 /**
  * The central store's own schema steps (docs/organisations.md), numbered apart from the app
@@ -9,4 +10,5 @@ import type { SchemaStep } from '../db/platform-schema.ts';
 export const centralSchema: readonly SchemaStep[] = [
   { version: 1, ...centralAuthStep },
   { version: 2, ...centralHandoffsStep },
+  { version: 3, ...membershipsStep },
 ];

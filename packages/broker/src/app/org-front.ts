@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound } from '../http/error-handler.ts';
-import { dashboardPaths, OWNER_API_PREFIX } from '../http/paths.ts';
+import { dashboardPaths, OWNER_API_PREFIX, orgApiPaths } from '../http/paths.ts';
 import { requestId } from '../http/request-id.ts';
 import { listenBroker, type RunningServer } from '../http/serve.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import type { Memberships } from '../org/memberships.ts';
 import { orgPageHtml } from '../org/org-page.ts';
 
 /** One app of the organisation, as the organisation's front reaches it. */
@@ -26,6 +27,8 @@ export interface OrgFrontOptions {
   readonly apps: () => readonly OrgApp[];
   /** The dev token the workspace's apps share: `/v1/apps` (the list) needs it. */
   readonly devToken: string;
+  /** The organisation's members and roles. */
+  readonly members: Memberships;
   /** Port on 127.0.0.1; `0` picks a free one. */
   readonly port: number;
   readonly print: LogWriter;
@@ -33,7 +36,8 @@ export interface OrgFrontOptions {
 
 /**
  * The organisation's `{base_url}` for a workspace of several apps (docs/organisations.md): the
- * organisation page at `/`, the list of apps at `GET /v1/apps` (dev token), and every app's
+ * organisation page at `/`, the list of apps at `GET /v1/apps` and of members with their roles
+ * at `GET /v1/organisation/members` (dev token), and every app's
  * owner API at `/v1/apps/{appId}/...`, answered by that app's broker exactly as on the app's own
  * port (its own control-plane admission included). An unknown app id is `APP_NOT_FOUND`.
  */
@@ -54,25 +58,45 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     }
     return found;
   };
-  app.get('/', (c) => {
+  const isDeveloper = (c: Context<BrokerEnv>) => {
+    const token = readBearer(c.req.header('authorization')) ?? c.req.query('key');
+    return typeof token === 'string' && safeEqual(token, options.devToken);
+  };
+  const requireDeveloper = (c: Context<BrokerEnv>, what: string) => {
+    if (!isDeveloper(c)) {
+      throw new PlatformError({
+        code: 'PERMISSION_DENIED',
+        message: `${what} needs the dev token of an app’s .platform/dev.json.`,
+      });
+    }
+  };
+  app.get('/', async (c) => {
     const nonce = randomBytes(12).toString('base64url');
     const apps = options.apps().map((one) => ({
       appId: one.appId,
       url: one.url,
       dashboard: `${one.url}${dashboardPaths.page}`,
     }));
-    return c.html(orgPageHtml({ organisation: options.organisation, apps, nonce }), 200, {
+    // The dev-token link (`/?key=<dev token>`, printed by platform dev) also shows the members.
+    const members = isDeveloper(c) ? await options.members.list() : undefined;
+    const page = orgPageHtml({
+      organisation: options.organisation,
+      apps,
+      ...(members ? { members } : {}),
+      nonce,
+    });
+    return c.html(page, 200, {
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
       'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
     });
   });
+  app.get(orgApiPaths.members, async (c) => {
+    requireDeveloper(c, 'The list of members');
+    return c.json({ members: await options.members.list() });
+  });
   app.get(OWNER_API_PREFIX, (c) => {
-    const token = readBearer(c.req.header('authorization'));
-    if (typeof token !== 'string' || !safeEqual(token, options.devToken)) {
-      throw new PlatformError({
-        code: 'PERMISSION_DENIED',
-        message: 'The list of apps needs the dev token of an app’s .platform/dev.json.',
-      });
-    }
+    requireDeveloper(c, 'The list of apps');
     return c.json({
       apps: options.apps().map((one) => ({ appId: one.appId, url: one.url })),
     });

@@ -5,6 +5,7 @@ import type { SchemaStep } from '../db/platform-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
+import { membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
 
 /**
@@ -29,4 +30,6 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 6, ...cronStateStep },
   // Versions 7 to 9 are taken by other features' steps.
   { version: 10, ...appSessionsApartStep },
+  // A broker running alone keeps its accounts, so also its organisation's members.
+  { version: 11, ...membershipsStep },
 ];

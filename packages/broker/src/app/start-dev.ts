@@ -3,6 +3,7 @@ import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/sche
 import { Frontend } from '../api/frontend.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import { PgliteDatabase } from '../db/pglite-database.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
@@ -113,6 +114,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   return teardown.run(async () => {
     // Closed last; it removes the state file only when this start wrote it.
     teardown.add(() => clearDevState(appDir, devToken));
+    // Bound once: a platform.yaml restart never refuses a connection.
+    const front = await DevFront.listen(options.port ?? 0);
+    teardown.add(() => front.close());
     const central =
       options.central ??
       (await openCentralStore({
@@ -121,10 +125,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         snapshotPath: options.snapshotPath,
         ...(options.inMemory ? { inMemory: true } : {}),
       }));
-    if (options.central === undefined) teardown.add(() => central.close());
-    // Bound once: a platform.yaml restart never refuses a connection.
-    const front = await DevFront.listen(options.port ?? 0);
-    teardown.add(() => front.close());
+    if (options.central === undefined) {
+      teardown.add(() => central.close());
+      // A second start on this folder names this URL in its refusal, as the app's database does.
+      if (central instanceof PgliteDatabase) await central.lock?.announce(front.url);
+    }
     const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
     const context = {
       ...options,

@@ -2,6 +2,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { RunningServer } from '../http/serve.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { Memberships } from '../org/memberships.ts';
 import { loadAppId } from '../project/app-id.ts';
 import { newDevToken } from '../project/dev-state.ts';
 import { openCentralStore } from './open-central.ts';
@@ -35,7 +36,7 @@ export interface WorkspaceServer {
   app(appId: string): DevServer | undefined;
   /** The dev token all the apps share (each app's `.platform/dev.json` holds it). */
   readonly devToken: string;
-  /** The organisation page with the dev token, for the terminal. */
+  /** The organisation page's dev-token link (it shows the members too), for the terminal. */
   readonly dashboardUrl: string;
   /** Settles once every app has applied the changes seen so far (tests). */
   settled(): Promise<void>;
@@ -118,6 +119,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       organisation,
       apps: () => apps,
       devToken,
+      members: new Memberships(central),
       port: first === 0 ? 0 : first + appDirs.length,
       print,
     });
@@ -128,7 +130,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       apps,
       app: (appId) => apps.find((one) => one.appId === appId),
       devToken,
-      dashboardUrl: `${front.url}/`,
+      dashboardUrl: `${front.url}/?key=${devToken}`,
       settled: async () => {
         await Promise.all(apps.map((one) => one.settled()));
       },

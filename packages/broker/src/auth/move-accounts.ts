@@ -82,6 +82,7 @@ export async function moveAccountsToCentral(
   // Only once every row is safely in the central store.
   await app.transaction(async (tx) => {
     await tx.query('DELETE FROM platform.email_links');
+    await tx.query('DELETE FROM platform.memberships');
     await tx.query('DELETE FROM platform.accounts');
   });
   return { moved: accounts.length - clashes.length, clashes };

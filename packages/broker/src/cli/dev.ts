@@ -123,7 +123,8 @@ async function runWorkspace(
   }
   io.stdout(`platform dev: organisation ${workspace.organisation}, ${workspace.apps.length} apps`);
   for (const app of workspace.apps) io.stdout(`${app.appId}  ${app.url}`);
-  io.stdout(`Organisation: ${workspace.url}/`);
+  // The dev token is already readable in each app's .platform/dev.json by whoever sees this.
+  io.stdout(`Organisation: ${workspace.dashboardUrl}`);
   const signal = await stopped;
   io.stdout(`Stopping (${signal})...`);
   await workspace.close();

@@ -25,13 +25,23 @@ th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left}th{background:#e
 
 /**
  * The organisation page at `{base_url}/`: the organisation's apps with their URLs and a link to
- * each app's dashboard. No script; the inline style carries the Content Security Policy nonce.
+ * each app's dashboard, and (for the developer) its members and roles. No script; the inline
+ * style carries the Content Security Policy nonce.
  */
 export function orgPageHtml(page: {
   readonly organisation: string;
   readonly apps: readonly OrgPageApp[];
+  /** Members and their roles; shown to the developer (dev token) only. */
+  readonly members?: readonly { readonly email: string; readonly role: string }[];
   readonly nonce: string;
 }): string {
+  const members =
+    page.members === undefined
+      ? ''
+      : `<h2>Members</h2>
+<table><thead><tr><th>Email</th><th>Role</th></tr></thead><tbody>
+${page.members.map((m) => `<tr><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td></tr>`).join('\n')}
+</tbody></table>`;
   const rows = page.apps
     .map(
       (app) =>
@@ -45,5 +55,5 @@ export function orgPageHtml(page: {
 <main><h2>Apps</h2>
 <table><thead><tr><th>App id</th><th>URL</th><th></th></tr></thead><tbody>
 ${rows}
-</tbody></table></main></body></html>`;
+</tbody></table>${members}</main></body></html>`;
 }

@@ -121,6 +121,16 @@ describe('a workspace of two apps', { timeout: 60_000 }, () => {
     expect(html).toContain('Organisation Acme');
     for (const one of ws.apps) expect(html).toContain(one.url);
     expect(html).not.toContain(ws.devToken);
+    // Members and roles only for the developer; every app's owner is one account.
+    expect(html).not.toContain('Members');
+    const members = await fetch(`${ws.url}/v1/organisation/members`, { headers: auth });
+    expect(await members.json()).toEqual({
+      members: [{ accountId: expect.any(String), email: 'owner@localhost', role: 'administrator' }],
+    });
+    expect((await fetch(`${ws.url}/v1/organisation/members`)).status).toBe(403);
+    const withKey = await (await fetch(ws.dashboardUrl)).text();
+    expect(withKey).toContain('<h2>Members</h2>');
+    expect(withKey).toContain('owner@localhost');
   });
 
   it('refuses an app folder listed twice and two apps with one stored id', async () => {

@@ -61,7 +61,7 @@ const accountRows = async (db: Database) =>
     )
   ).rows;
 
-describe('the central store', { timeout: 60_000 }, () => {
+describe('the central store', { timeout: 120_000 }, () => {
   it("takes over a single app's accounts on its first start, verifier and all", async () => {
     const first = await broker('notes');
     await addAccount(first.broker, 'pat@example.com', PASSWORD);

@@ -171,7 +171,24 @@ describe('a data directory made before the platform schema had versions', () => 
       const record = row as { app_id?: string };
       return record.app_id === 'local' ? { ...record, app_id: expected.appId } : record;
     };
-    expect(await platformRows(db)).toEqual({
+    // The organisation's members: every account, the oldest its administrator.
+    const accounts = (before.rows.accounts ?? []) as { id: string; created_at: string }[];
+    const oldest = [...accounts].sort((a, b) => a.created_at.localeCompare(b.created_at))[0];
+    const memberships = accounts
+      .map((a) => ({
+        account_id: a.id,
+        role: a.id === oldest?.id ? 'administrator' : 'member',
+        joined_at: a.created_at,
+      }))
+      .sort((a, b) => a.account_id.localeCompare(b.account_id));
+    const after = await platformRows(db);
+    expect(
+      [...((after.memberships ?? []) as { account_id: string }[])].sort((a, b) =>
+        a.account_id.localeCompare(b.account_id),
+      ),
+    ).toEqual(memberships);
+    delete after.memberships;
+    expect(after).toEqual({
       ...before.rows,
       accounts: before.rows.accounts?.map((row) => ({
         ...(row as object),
