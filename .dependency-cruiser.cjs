@@ -8,7 +8,7 @@ const brokerFloors = [
   ['cli'],
   ['app'],
   ['api'],
-  ['auth', 'jobs', 'search', 'data', 'files', 'outbox'],
+  ['auth', 'jobs', 'search', 'data', 'files', 'outbox', 'org'],
   ['functions', 'secrets', 'http', 'db'],
   ['project', 'logs', 'kernel'],
 ];

@@ -80,6 +80,10 @@ export const errorMeanings = {
     'The broker running a job attempt stopped before it finished; the attempt counts as used.',
   APP_NOT_FOUND: 'No app with this id is served here.',
   APP_RESTARTING: 'The app is starting a new version; try again in a moment.',
+  ROLE_CHANGE_FORBIDDEN: "Only an organisation's administrators change its members' roles.",
+  LAST_ADMINISTRATOR:
+    "The organisation's only administrator must first make another member administrator.",
+  MEMBER_NOT_FOUND: 'No member of the organisation has this address.',
   CRON_NOT_DECLARED: 'No cron schedule with this name is declared.',
   INTEGRATION_SLOT_NOT_DECLARED: 'No integration slot with this name is declared.',
   INTEGRATION_EVENT_INVALID: 'The emitted event breaks a rule of the integration contract.',

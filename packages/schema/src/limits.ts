@@ -11,6 +11,8 @@ export const limits = {
   emailLinkSeconds: 15 * 60,
   confirmationDeadlineSeconds: DAY,
   sessionSeconds: 30 * DAY,
+  /** A sign-in handed from one app of an organisation to another (ours; the spec shows none). */
+  handoffSeconds: 60,
   accessTokenSeconds: 60 * 60,
   /** The access token is refreshed during its final minute. */
   accessTokenRefreshWindowSeconds: 60,

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { mountAiRoutes } from '../ai/ai-routes.ts';
 import type { AiService } from '../ai/ai-service.ts';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
+import { mountLegacyAppPaths } from '../api/legacy-app-paths.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
 import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
@@ -84,6 +85,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountOutboxRoutes(app, { outbox: services.outbox, received: services.inbound });
   if (services.inbound) mountInboundMailRoutes(app, { inbound: services.inbound });
   if (services.ai) mountAiRoutes(app, { ai: services.ai });
+  if (services.jobs) mountLegacyAppPaths(app, services.jobs.scope.appId);
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   return app;

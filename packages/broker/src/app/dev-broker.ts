@@ -3,6 +3,8 @@ import { mountAppRoutes } from '../api/app-routes.ts';
 import { mountBrokerApi } from '../api/dev-api.ts';
 import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
+import type { OrgPeer } from '../auth/auth-options.ts';
+import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
@@ -13,6 +15,14 @@ import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts'
 export interface DevBrokerContext {
   /** The app folder (absolute). */
   readonly appDir: string;
+  /** The app's id. */
+  readonly appId: string;
+  /** `{app_url}`: email links are built from it. */
+  readonly appUrl: string;
+  /** The organisation's central store: accounts, verifiers, email links. */
+  readonly central: Database;
+  /** The apps of the organisation, for sign-in across them. */
+  readonly peers?: () => readonly OrgPeer[];
   readonly print: LogWriter;
   /** Opens the control plane; the same for every restart, so `.platform/dev.json` stays valid. */
   readonly devToken: string;
@@ -43,13 +53,22 @@ export async function launchDevBroker(
   const routes = RouteTable.fromManifest(manifest);
   const broker = await startBroker({
     appDir,
+    appId: context.appId,
+    central: context.central,
     listener: front.next(),
     sdkVersion: manifest.runtime.sdk.version,
     declared: declarationsOf(manifest),
     searches: manifest.data.search,
     inboundFunction: manifest.email.inbound?.function,
     jobs: { queues: manifest.queues, cron: manifest.cron, ...(clock ? { clock } : {}) },
-    auth: { visibility: manifest.visibility, print, devToken, ...(clock ? { clock } : {}) },
+    auth: {
+      visibility: manifest.visibility,
+      print,
+      devToken,
+      appUrl: context.appUrl,
+      ...(context.peers ? { peers: context.peers } : {}),
+      ...(clock ? { clock } : {}),
+    },
     logWriter: print,
     databaseUrl: context.databaseUrl,
     snapshotPath: context.snapshotPath,

@@ -29,6 +29,7 @@ const notReady = () =>
  */
 export class DevFront {
   readonly #server: RunningServer;
+  readonly #front: App;
   /** The broker that answers the app's requests; none while (re)starting. */
   #active: App | undefined;
   /** The broker most recently built: its Functions reach their runtime routes through it. */
@@ -57,7 +58,16 @@ export class DevFront {
         if (this.#inFlight === 0) for (const wake of this.#drained.splice(0)) wake();
       }
     });
+    this.#front = front;
     this.#server = listener.serve(front);
+  }
+
+  /**
+   * Answers `request` as a request on this port would be answered (the organisation's
+   * `{base_url}` forwards an app's owner API calls here), restarts included.
+   */
+  fetch(request: Request, env?: Parameters<App['fetch']>[1]): Promise<Response> {
+    return Promise.resolve(this.#front.fetch(request, env));
   }
 
   /** Binds `port` on 127.0.0.1 (`0`: a free one). */

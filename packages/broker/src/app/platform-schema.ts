@@ -1,10 +1,12 @@
 import { authTablesStep } from '../auth/auth-schema.ts';
+import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
 import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
+import { membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
 
 /**
@@ -28,4 +30,8 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 5, ...jobTablesStep },
   { version: 6, ...cronStateStep },
   { version: 7, ...inboundMailTableStep },
+  // Version 8 is push.
+  { version: 9, ...appSessionsApartStep },
+  // A broker running alone keeps its accounts, so also its organisation's members.
+  { version: 10, ...membershipsStep },
 ];

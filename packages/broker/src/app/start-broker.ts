@@ -8,6 +8,7 @@ import { AiService } from '../ai/ai-service.ts';
 import type { Authenticate } from '../api/rest-routes.ts';
 import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
 import { AuthService } from '../auth/auth-service.ts';
+import { moveAccountsToCentral } from '../auth/move-accounts.ts';
 import { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
 import type { MigrationReport } from '../db/migrations.ts';
@@ -25,9 +26,11 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import { type BrokerListener, listenBroker, type RunningServer } from '../http/serve.ts';
 import { devMailDomain, InboundAddresses } from '../inbound-mail/addresses.ts';
 import { InboundMail } from '../inbound-mail/inbound-mail.ts';
+import { localScope } from '../jobs/job-service.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
+import { loadAppId } from '../project/app-id.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
 import { SearchService } from '../search/search-service.ts';
 import { SecretStore } from '../secrets/secret-store.ts';
@@ -43,6 +46,11 @@ export interface BrokerOptions {
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
   /**
+   * The app's id in `/v1/apps/{appId}/...`, sessions, tokens and jobs.
+   * @default `auth.appId`, else the id kept in `.platform/app.json` (docs/organisations.md)
+   */
+  readonly appId?: string;
+  /**
    * A port already bound to serve on instead of `port` (`platform dev` keeps one across
    * restarts); the broker's close calls its `close()`.
    */
@@ -51,6 +59,12 @@ export interface BrokerOptions {
   readonly sdkVersion: string;
   /** Secret names, searches and email aliases platform.yaml declares. */
   readonly declared?: Declarations;
+  /**
+   * The organisation's central store (docs/organisations.md): accounts, password verifiers and
+   * email links live there, never in the app's database. The caller opens and closes it.
+   * @default the app's own database (a broker started alone)
+   */
+  readonly central?: Database;
   /** A PostgreSQL URL instead of PGlite. @default process.env.DATABASE_URL */
   readonly databaseUrl?: string | undefined;
   /** Keep PGlite in memory (tests only). */
@@ -88,9 +102,13 @@ export interface BrokerOptions {
 
 /** A running broker. */
 export interface Broker {
+  /** The app's id (docs/organisations.md). */
+  readonly appId: string;
   readonly app: Hono<BrokerEnv>;
   readonly server: RunningServer;
   readonly db: Database;
+  /** Where accounts, verifiers and email links live: the central store, or {@link Broker.db}. */
+  readonly central: Database;
   readonly data: DataService;
   readonly files: FileService;
   readonly logs: LogSink;
@@ -149,6 +167,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   await chmod(stateDir, 0o700);
   // Everything in .platform (database, files, secrets, bundles) stays out of git.
   await writeFile(join(stateDir, '.gitignore'), '*\n');
+  const appId = options.appId ?? options.auth?.appId ?? (await loadAppId(appDir));
   const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
   const writer = options.logWriter ?? ((line: string) => console.log(line));
   const teardown = new Teardown((error) => writer(`broker close error: ${stackOf(error)}`));
@@ -198,10 +217,22 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       logs,
       ...(options.ai?.timeoutMs === undefined ? {} : { timeoutMs: options.ai.timeoutMs }),
     });
+    if (options.central !== undefined && options.central !== db) {
+      const move = await moveAccountsToCentral(db, options.central);
+      if (move.moved > 0) {
+        writer(`Moved ${move.moved} account(s) of this app into the organisation's central store.`);
+      }
+      for (const email of move.clashes) {
+        writer(
+          `WARN  ${email} already had an account in the central store; this app's rows owned by its old account id keep that id.`,
+        );
+      }
+    }
     const auth = await AuthService.create(
       db,
       outbox,
-      resolveAuthOptions(appDir, { print: writer, appUrl: listener.url, ...options.auth }),
+      resolveAuthOptions(appDir, { print: writer, appUrl: listener.url, ...options.auth, appId }),
+      options.central ?? db,
     );
     const authenticate = options.authenticate ?? auth.authenticate;
     const tokens = new InvocationTokens();
@@ -245,7 +276,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       db,
       files,
       invoker,
-      { paused, ...options.jobs },
+      { paused, scope: { ...localScope, appId }, ...options.jobs },
       reportError,
     );
     teardown.add(() => jobs.stop());
@@ -271,9 +302,11 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     });
     options.mount?.(app, { invoker, authenticate });
     return {
+      appId,
       app,
       server: listener.serve(app),
       db,
+      central: options.central ?? db,
       data,
       files,
       logs,

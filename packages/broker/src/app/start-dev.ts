@@ -2,14 +2,19 @@ import { resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
 import type { AiOptions } from '../ai/ai-config.ts';
 import { Frontend } from '../api/frontend.ts';
+import type { OrgPeer } from '../auth/auth-options.ts';
+import type { Database } from '../db/database.ts';
+import { PgliteDatabase } from '../db/pglite-database.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { loadAppId } from '../project/app-id.ts';
 import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
+import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
 import type { Broker, BrokerOptions } from './start-broker.ts';
 import { Teardown } from './teardown.ts';
@@ -23,6 +28,25 @@ export interface DevOptions {
   readonly port?: number;
   /** Port of the SMTP listener on 127.0.0.1 (inbound email); `0` picks a free one. @default 0 */
   readonly smtpPort?: number;
+  /**
+   * The app's id (an app of a workspace gets it from the workspace, which keeps ids unique).
+   * @default the id kept in `.platform/app.json`
+   */
+  readonly appId?: string;
+  /**
+   * The host name of the app's URL: `<appId>.localhost` when a workspace serves several apps,
+   * so that browsers keep each app's cookies apart (docs/organisations.md). @default 'localhost'
+   */
+  readonly hostName?: string;
+  /** The dev token that opens the control plane (a workspace shares one). @default a new one */
+  readonly devToken?: string;
+  /**
+   * The organisation's central store (a workspace shares one; the caller closes it).
+   * @default one of the app's own, in `.platform/central` (docs/organisations.md)
+   */
+  readonly central?: Database;
+  /** The apps of the organisation, this one included, for sign-in across them. @default none */
+  readonly peers?: () => readonly OrgPeer[];
   /** Re-bundle changed Functions, reload platform.yaml, apply new migrations. @default true */
   readonly watch?: boolean;
   /** Where every line is printed. @default console.log */
@@ -50,11 +74,17 @@ export class ManifestInvalidError extends Error {
 
 /** A running `platform dev`. */
 export interface DevServer {
-  /** `http://localhost:<port>`. */
+  /** The app's URL, `{app_url}`: `http://localhost:<port>`, or `http://<hostName>:<port>`. */
   readonly url: string;
   readonly port: number;
   /** The SMTP listener receiving the app's mail (docs/email.md); bound once, like the port. */
   readonly smtp: { readonly port: number; readonly url: string };
+  /** The app's id (docs/organisations.md). */
+  readonly appId: string;
+  /** The dev token of `.platform/dev.json`. */
+  readonly devToken: string;
+  /** Answers a request as the app's port does (restarts included), without a socket. */
+  fetch(request: Request): Promise<Response>;
   /** The current broker (a changed platform.yaml starts a new one on the same port). */
   readonly broker: Broker;
   /** Milliseconds from the call to ready. */
@@ -85,7 +115,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const appDir = resolve(options.appDir);
   const print = options.logWriter ?? ((line: string) => console.log(line));
   const manifest = await validManifest(appDir, print);
-  const devToken = newDevToken();
+  const devToken = options.devToken ?? newDevToken();
+  const appId = options.appId ?? (await loadAppId(appDir));
   const frontend = new Frontend(appDir);
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
@@ -94,7 +125,31 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Bound once: a platform.yaml restart never refuses a connection.
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
-    const context = { ...options, appDir, print, devToken, frontend, front };
+    const central =
+      options.central ??
+      (await openCentralStore({
+        dir: appDir,
+        databaseUrl: options.databaseUrl,
+        snapshotPath: options.snapshotPath,
+        ...(options.inMemory ? { inMemory: true } : {}),
+      }));
+    if (options.central === undefined) {
+      teardown.add(() => central.close());
+      // A second start on this folder names this URL in its refusal, as the app's database does.
+      if (central instanceof PgliteDatabase) await central.lock?.announce(front.url);
+    }
+    const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
+    const context = {
+      ...options,
+      appDir,
+      appId,
+      appUrl,
+      central,
+      print,
+      devToken,
+      frontend,
+      front,
+    };
     const launch = (next: Manifest) => launchDevBroker(context, next);
     const broker = await launch(manifest);
     const pause = () => front.pause();
@@ -108,22 +163,25 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       onError: (error) => print(describeError(error)),
     });
     teardown.add(() => smtp.close());
-    const { url, port } = front;
-    await writeDevState(appDir, { url, pid: process.pid, token: devToken });
+    // Node's resolver knows no `*.localhost`: the command line reaches the app as `localhost`.
+    await writeDevState(appDir, { url: front.url, appId, pid: process.pid, token: devToken });
     if (options.watch !== false) {
       const watcher = watchApp(appDir, (paths) => app.changed(paths));
       teardown.add(() => watcher.close());
       await watcher.ready;
     }
     return {
-      url,
-      port,
+      url: appUrl,
+      port: front.port,
       smtp: { port: smtp.port, url: smtp.url },
+      appId,
+      devToken,
+      fetch: (request) => front.fetch(request),
       get broker() {
         return app.broker;
       },
       readyMs: Math.round(performance.now() - started),
-      dashboardUrl: `${url}${dashboardPaths.page}?key=${devToken}`,
+      dashboardUrl: `${appUrl}${dashboardPaths.page}?key=${devToken}`,
       settled: async () => {
         // Let the watcher's debounce deliver pending events before waiting on the reloads.
         await new Promise((r) => setTimeout(r, 250));

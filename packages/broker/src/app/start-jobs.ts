@@ -2,6 +2,7 @@ import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifes
 import type { Database } from '../db/database.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
+import { adoptLocalRows } from '../jobs/adopt-local-rows.ts';
 import { CronScheduler } from '../jobs/cron/cron-scheduler.ts';
 import type { JobScope } from '../jobs/job-policy.ts';
 import { JobService } from '../jobs/job-service.ts';
@@ -55,6 +56,7 @@ export async function startBrokerJobs(
     ...(options.scope ? { scope: options.scope } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  await adoptLocalRows(db, service.scope);
   await service.configure({ queues: options.queues ?? [], cron: options.cron ?? [] });
   const worker = new JobWorker({
     jobs: service,

@@ -30,6 +30,15 @@ interface AccountRow {
   state: AccountState;
   confirm_deadline: Date | string | null;
   password_verifier: string | null;
+  sessions_valid_after: Date | string | null;
+  kept_session: string | null;
+}
+
+/** A session as the session floor judges it. */
+export interface SessionStamp {
+  readonly id: string;
+  readonly accountId: string;
+  readonly createdAt: Date;
 }
 
 const toAccount = (row: AccountRow): Account => ({
@@ -45,14 +54,21 @@ const toAccount = (row: AccountRow): Account => ({
  * The accounts table (`platform.accounts`) and the confirmation states of spec 3.3. The
  * deadline is applied whenever an account is read, against the injected clock, so tests move
  * time instead of waiting and no timer has to run.
+ *
+ * Accounts and their verifiers live in `central`, the organisation's central store (or, for a
+ * broker started alone, its own database); this app's sessions live in `app`. An account's
+ * session floor (`sessions_valid_after`, `kept_session`) is how a change that ends its
+ * sessions reaches every app: each app's sessions made before it are refused ({@link admits}).
  */
 export class Accounts {
   readonly #db: Database;
+  readonly #app: Database;
   readonly #clock: Clock;
   readonly #changed = new Set<(id: string) => void>();
 
-  constructor(db: Database, clock: Clock) {
-    this.#db = db;
+  constructor(central: Database, app: Database, clock: Clock) {
+    this.#db = central;
+    this.#app = app;
     this.#clock = clock;
   }
 
@@ -70,12 +86,47 @@ export class Accounts {
    * query: what every request with an access JWT revalidates.
    */
   async bySession(sessionId: string, appId: string): Promise<Account | undefined> {
-    const { rows } = await this.#db.query<AccountRow>(
-      `SELECT a.* FROM platform.sessions s JOIN platform.accounts a ON a.id = s.account_id
-       WHERE s.id = $1 AND s.app_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3`,
+    const { rows } = await this.#app.query<{ account_id: string; created_at: Date | string }>(
+      `SELECT account_id, created_at FROM platform.sessions
+       WHERE id = $1 AND app_id = $2 AND revoked_at IS NULL AND expires_at > $3`,
       [sessionId, appId, this.#clock.now()],
     );
-    return rows[0] === undefined ? undefined : this.#applyDeadline(toAccount(rows[0]));
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    return this.admits({
+      id: sessionId,
+      accountId: row.account_id,
+      createdAt: new Date(row.created_at),
+    });
+  }
+
+  /**
+   * The account of a live session of this app (deadline applied), unless the account's session
+   * floor ended the session: a session made before it, other than the one it keeps.
+   */
+  async admits(session: SessionStamp): Promise<Account | undefined> {
+    const { rows } = await this.#db.query<AccountRow>(
+      'SELECT * FROM platform.accounts WHERE id = $1',
+      [session.accountId],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const floor = row.sessions_valid_after === null ? null : new Date(row.sessions_valid_after);
+    if (floor !== null && session.createdAt < floor && row.kept_session !== session.id) {
+      return undefined;
+    }
+    return this.#applyDeadline(toAccount(row));
+  }
+
+  /**
+   * Ends every session of the account in every app except `keep` (a password change): this
+   * app's at once, the other apps' through the session floor.
+   */
+  async endSessionsElsewhere(id: string, keep: string | undefined): Promise<void> {
+    await this.#db.query(
+      'UPDATE platform.accounts SET sessions_valid_after = $2, kept_session = $3 WHERE id = $1',
+      [id, this.#clock.now(), keep ?? null],
+    );
   }
 
   /** The account with this address (deadline applied), if any. */
@@ -143,13 +194,15 @@ export class Accounts {
    */
   async confirm(id: string, registrantSession?: string): Promise<void> {
     const now = this.#clock.now();
-    await this.#db.transaction(async (tx) => {
-      const dropPassword = registrantSession === undefined ? ', password_verifier = NULL' : '';
-      await tx.query(
-        `UPDATE platform.accounts SET state = 'confirmed', confirm_deadline = NULL${dropPassword}
-         WHERE id = $1`,
-        [id],
-      );
+    const dropPassword = registrantSession === undefined ? ', password_verifier = NULL' : '';
+    // The account first: from here on no app accepts a session made before, but the kept one.
+    await this.#db.query(
+      `UPDATE platform.accounts SET state = 'confirmed', confirm_deadline = NULL${dropPassword},
+         sessions_valid_after = $2, kept_session = $3
+       WHERE id = $1`,
+      [id, now, registrantSession ?? null],
+    );
+    await this.#app.transaction(async (tx) => {
       if (registrantSession !== undefined) {
         await tx.query(
           `UPDATE platform.sessions
@@ -185,11 +238,12 @@ export class Accounts {
       return account;
     }
     const now = this.#clock.now();
-    await this.#db.transaction(async (tx) => {
-      await tx.query(
-        `UPDATE platform.accounts SET state = 'paused' WHERE id = $1 AND state = 'unconfirmed'`,
-        [account.id],
-      );
+    await this.#db.query(
+      `UPDATE platform.accounts SET state = 'paused', sessions_valid_after = $2, kept_session = NULL
+       WHERE id = $1 AND state = 'unconfirmed'`,
+      [account.id, now],
+    );
+    await this.#app.transaction(async (tx) => {
       await tx.query(
         `UPDATE platform.sessions SET revoked_at = $2, revoked_reason = 'confirmation deadline'
          WHERE account_id = $1 AND revoked_at IS NULL`,

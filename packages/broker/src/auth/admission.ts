@@ -7,6 +7,7 @@ import type { AuthService } from './auth-service.ts';
 import { admitControlPlane } from './control-plane.ts';
 import { formPage } from './form-pages.ts';
 import { signInPath, wantsHtml } from './forms.ts';
+import { startRelay } from './handoff-routes.ts';
 import { type Identity, INVALID } from './identity.ts';
 import { accessDeniedPage, verificationPage } from './pages.ts';
 
@@ -41,7 +42,7 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
     const identity = bearer ?? (await auth.cookie(c.req.raw));
     if (identity === undefined) {
       if (path === browserRoutes.session.path) return next();
-      if (html) return c.redirect(signInPath(c.req.url), 302);
+      if (html) return startRelay(auth, c.req.raw) ?? c.redirect(signInPath(c.req.url), 302);
       throw new PlatformError({
         code: 'AUTH_REQUIRED',
         message: 'This app is private. Sign in first.',

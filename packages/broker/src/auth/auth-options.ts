@@ -14,8 +14,21 @@ export interface PasswordRateLimit {
   readonly windowSeconds: number;
 }
 
+/** An app of the same organisation (docs/organisations.md). */
+export interface OrgPeer {
+  readonly appId: string;
+  /** Its `{app_url}`. */
+  readonly url: string;
+}
+
 /** How sign-in behaves for one broker. */
 export interface AuthOptions {
+  /**
+   * The apps of the organisation, this one included: a browser without a session here is
+   * first sent past the others, and one that is signed in at one of them comes back signed in
+   * here (docs/auth.md, "Several apps"). @default none: this app alone
+   */
+  readonly peers?: () => readonly OrgPeer[];
   /** The app's id: app access tokens and access JWTs are bound to it. @default the app folder's name */
   readonly appId?: string;
   /** @default 'private' (the manifest's default, the safe choice) */
@@ -69,6 +82,7 @@ export interface ResolvedAuthOptions {
   readonly print: (line: string) => void;
   readonly devToken: string | undefined;
   readonly appUrl: string | undefined;
+  readonly peers: () => readonly OrgPeer[];
 }
 
 /** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
@@ -91,6 +105,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     print: options.print ?? ((line) => console.log(line)),
     devToken: options.devToken,
     appUrl: options.appUrl,
+    peers: options.peers ?? (() => []),
   };
 }
 

@@ -1,16 +1,7 @@
 import type { SchemaChange } from '../db/platform-schema.ts';
 
-/**
- * The broker's own sign-in tables in the `platform` schema, which no app role can reach: the
- * app's tables never hold a password, a verifier, a refresh token or an access token.
- * Every statement is idempotent, so this first step adopts the tables of a data directory made
- * before the platform schema had versions.
- */
-export const authSchemaSql = `
-CREATE TABLE IF NOT EXISTS platform.auth_keys (
-  name text PRIMARY KEY,
-  secret text NOT NULL
-);
+/** The accounts table: identities and their password verifiers (the central store's). */
+export const accountsTableSql = `
 CREATE TABLE IF NOT EXISTS platform.accounts (
   id uuid PRIMARY KEY,
   email text NOT NULL UNIQUE,
@@ -20,20 +11,10 @@ CREATE TABLE IF NOT EXISTS platform.accounts (
   password_verifier text,
   created_at timestamptz NOT NULL
 );
-CREATE TABLE IF NOT EXISTS platform.sessions (
-  id text PRIMARY KEY,
-  account_id uuid NOT NULL REFERENCES platform.accounts (id) ON DELETE CASCADE,
-  app_id text NOT NULL,
-  provisional boolean NOT NULL,
-  refresh_hash text NOT NULL,
-  previous_refresh_hash text,
-  rotated_at timestamptz NOT NULL,
-  created_at timestamptz NOT NULL,
-  expires_at timestamptz NOT NULL,
-  revoked_at timestamptz,
-  revoked_reason text
-);
-CREATE INDEX IF NOT EXISTS sessions_account ON platform.sessions (account_id);
+`;
+
+/** Pending and used email links (the central store's). */
+export const emailLinksTableSql = `
 CREATE TABLE IF NOT EXISTS platform.email_links (
   id text PRIMARY KEY,
   app_id text NOT NULL,
@@ -48,6 +29,35 @@ CREATE TABLE IF NOT EXISTS platform.email_links (
   approved_account uuid,
   claimed_at timestamptz
 );
+`;
+
+/**
+ * The broker's own sign-in tables in the `platform` schema, which no app role can reach: the
+ * app's tables never hold a password, a verifier, a refresh token or an access token.
+ * Every statement is idempotent, so this first step adopts the tables of a data directory made
+ * before the platform schema had versions.
+ */
+export const authSchemaSql = `
+CREATE TABLE IF NOT EXISTS platform.auth_keys (
+  name text PRIMARY KEY,
+  secret text NOT NULL
+);
+${accountsTableSql}
+CREATE TABLE IF NOT EXISTS platform.sessions (
+  id text PRIMARY KEY,
+  account_id uuid NOT NULL REFERENCES platform.accounts (id) ON DELETE CASCADE,
+  app_id text NOT NULL,
+  provisional boolean NOT NULL,
+  refresh_hash text NOT NULL,
+  previous_refresh_hash text,
+  rotated_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  revoked_at timestamptz,
+  revoked_reason text
+);
+CREATE INDEX IF NOT EXISTS sessions_account ON platform.sessions (account_id);
+${emailLinksTableSql}
 CREATE TABLE IF NOT EXISTS platform.app_grants (
   app_id text NOT NULL,
   email text NOT NULL,

@@ -6,7 +6,7 @@ import { type Account, Accounts } from './accounts.ts';
 import { AppGrants } from './app-grants.ts';
 import { type AppTokenInfo, AppTokens } from './app-tokens.ts';
 import { type AuthKeys, loadAuthKeys } from './auth-keys.ts';
-import type { AppVisibility, ResolvedAuthOptions } from './auth-options.ts';
+import type { AppVisibility, OrgPeer, ResolvedAuthOptions } from './auth-options.ts';
 import { BrowserSessions, type SessionRefresh } from './browser-sessions.ts';
 import { ConfirmationCookies } from './confirmation-cookie.ts';
 import { isSecure } from './cookies.ts';
@@ -19,6 +19,7 @@ import {
   type LinkPreview,
 } from './email-link-sign-in.ts';
 import { EmailLinks } from './email-links.ts';
+import { Handoffs } from './handoffs.ts';
 import { Identities, type Identity, type INVALID } from './identity.ts';
 import {
   type PasswordAttempt,
@@ -57,13 +58,20 @@ export class AuthService {
   readonly #sessions: BrowserSessions;
   readonly #links: EmailLinkSignIn;
   readonly #passwords: PasswordSignIn;
+  readonly #handoffs: Handoffs;
 
-  private constructor(db: Database, outbox: Outbox, options: ResolvedAuthOptions, keys: AuthKeys) {
+  private constructor(
+    db: Database,
+    central: Database,
+    outbox: Outbox,
+    options: ResolvedAuthOptions,
+    keys: AuthKeys,
+  ) {
     const { clock, appId } = options;
     this.#options = options;
     this.appId = appId;
     this.visibility = options.visibility;
-    const accounts = new Accounts(db, clock);
+    const accounts = new Accounts(central, db, clock);
     const sessions = new Sessions(db, clock, appId, keys.csrf);
     const jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
     this.#accounts = accounts;
@@ -76,7 +84,7 @@ export class AuthService {
     );
     this.#developer = new DeveloperKeys(options, keys.csrf);
     this.#sessions = new BrowserSessions({ sessions, accounts, jwt }, options);
-    const links = new EmailLinks(db, clock, appId);
+    const links = new EmailLinks(central, clock, appId);
     const confirmations = new ConfirmationCookies(keys.csrf, clock);
     this.#links = new EmailLinkSignIn(
       { links, accounts, confirmations },
@@ -85,15 +93,21 @@ export class AuthService {
       options,
     );
     this.#passwords = new PasswordSignIn(accounts, this.#links, this.#sessions, options);
+    this.#handoffs = new Handoffs(central, clock);
   }
 
-  /** Loads (or creates) the signing keys and makes sure the owner account exists; the tables come from the platform schema. */
+  /**
+   * Loads (or creates) the signing keys and makes sure the owner account exists; the tables come
+   * from the platform schema. Accounts, verifiers and email links live in `central`, the
+   * organisation's central store (docs/organisations.md); without one, in the app's database.
+   */
   static async create(
     db: Database,
     outbox: Outbox,
     options: ResolvedAuthOptions,
+    central: Database = db,
   ): Promise<AuthService> {
-    const service = new AuthService(db, outbox, options, await loadAuthKeys(db));
+    const service = new AuthService(db, central, outbox, options, await loadAuthKeys(db));
     await service.#identities.ensureOwner();
     return service;
   }
@@ -255,6 +269,27 @@ export class AuthService {
   /** Revokes an app access token by id; `false` when this app has no such live token. */
   revokeAppToken(id: string): Promise<boolean> {
     return this.#tokens.revoke(id);
+  }
+
+  /** The apps of the organisation, this one included (none for an app alone). */
+  peers(): readonly OrgPeer[] {
+    return this.#options.peers();
+  }
+
+  /** A one-time code that signs `accountId` in at app `appId`, for the browser whose nonce hashes to `stateHash`. */
+  issueHandoff(accountId: string, appId: string, stateHash: string): Promise<string> {
+    return this.#handoffs.issue(accountId, appId, stateHash);
+  }
+
+  /**
+   * Redeems a handoff code for this app and this browser's nonce: resolves to the `Set-Cookie`
+   * of a new session of this app, `undefined` when the code is not (or no longer) good.
+   */
+  async redeemHandoff(code: string, nonce: string, request: Request): Promise<string | undefined> {
+    const accountId = await this.#handoffs.redeem(code, this.appId, nonce);
+    const account = accountId === undefined ? undefined : await this.#accounts.byId(accountId);
+    if (account === undefined || account.state === 'paused') return undefined;
+    return this.#sessions.start(account, request);
   }
 
   /** The account with this address (its confirmation deadline applied), if any. */

@@ -70,7 +70,7 @@ export class BrowserSessions {
     const value = readCookie(request, authCookies.session);
     if (value === undefined) return { state: 'none' };
     const check = await sessions.check(value, { rotate: true });
-    const account = check.ok ? await accounts.byId(check.session.accountId) : undefined;
+    const account = check.ok ? await accounts.admits(check.session) : undefined;
     if (!check.ok || account === undefined || account.state === 'paused') {
       if (check.ok) await sessions.revoke(check.session.id, 'account paused');
       return { state: 'ended', setCookie: this.#clear(request) };

@@ -13,6 +13,8 @@ export const authCookies = {
   confirm: { name: 'platform_confirm', path: `${AUTH_BASE}/confirm`, sameSite: 'Strict' },
   /** The CSRF key behind every form token of the sign-in pages. */
   csrf: { name: 'platform_csrf', path: AUTH_BASE, sameSite: 'Strict' },
+  /** The nonce a sign-in handed over from another app of the organisation must match. */
+  handoff: { name: 'platform_handoff', path: `${AUTH_BASE}/handoff`, sameSite: 'Lax' },
   /** HMAC of the dev token, set by the dashboard's dev-token link: GET/HEAD of the control plane only. */
   developer: { name: 'platform_dev', path: '/', sameSite: 'Strict' },
 } as const;

@@ -163,7 +163,7 @@ export class Identities {
     if (value === undefined) return undefined;
     const check = await this.#stores.sessions.check(value, { rotate: false });
     if (!check.ok) return undefined;
-    const account = await this.#stores.accounts.byId(check.session.accountId);
+    const account = await this.#stores.accounts.admits(check.session);
     return account === undefined || account.state === 'paused'
       ? undefined
       : { account, via: 'session', sessionId: check.session.id };

@@ -4,6 +4,7 @@ import { admission } from './admission.ts';
 import type { AuthService } from './auth-service.ts';
 import { mountControlRoutes } from './control-routes.ts';
 import { mountEmailLinkRoutes } from './email-link-routes.ts';
+import { mountHandoffRoutes } from './handoff-routes.ts';
 import { mountPasswordRoutes } from './password-routes.ts';
 import { mountSessionRoutes } from './session-routes.ts';
 
@@ -28,5 +29,6 @@ export function mountAuth(
   mountEmailLinkRoutes(app, auth);
   mountPasswordRoutes(app, auth);
   mountSessionRoutes(app, auth);
+  mountHandoffRoutes(app, auth);
   mountControlRoutes(app, auth);
 }

@@ -108,6 +108,7 @@ export class PasswordSignIn {
   async setPassword(accountId: string, password: string, keepSession?: string): Promise<void> {
     const verifier = await hashPassword(password, this.#options.passwordCost);
     await this.#accounts.setVerifier(accountId, verifier);
+    await this.#accounts.endSessionsElsewhere(accountId, keepSession);
     await this.#sessions.endOthers(accountId, keepSession);
   }
 

@@ -1,12 +1,19 @@
 import { resolve } from 'node:path';
 import { fillPath } from '@platform/schema/routes';
-import { localScope } from '../jobs/job-service.ts';
 import { describeFailure, findDev } from './dev-client.ts';
 import { type CliIO, exitCodes } from './io.ts';
 
-/** A path template of the broker API with its `:appId` set to the local broker's app. */
-export const localAppPath = (path: string, params: Record<string, string> = {}): string =>
-  fillPath(path, { appId: localScope.appId, ...params });
+/** A broker API path, or one that needs the running app's id (an owner API path). */
+export type BrokerPath = string | ((appId: string) => string);
+
+/**
+ * A path template of the owner API with its parameters set, and its `:appId` set to the id of
+ * the app the running `platform dev` serves (read from its `.platform/dev.json`).
+ */
+export const appPath =
+  (path: string, params: Record<string, string> = {}): ((appId: string) => string) =>
+  (appId) =>
+    fillPath(path, { appId, ...params });
 
 /** A request to the broker API; a `json` body is sent as `application/json`. */
 export interface BrokerRequest {
@@ -28,7 +35,7 @@ export interface BrokerRequest {
 export async function brokerFetch(
   io: CliIO,
   appDir: string,
-  path: string,
+  path: BrokerPath,
   request: BrokerRequest = {},
 ): Promise<Response | number> {
   const fail = (line: string) => {
@@ -45,7 +52,7 @@ export async function brokerFetch(
     request.bytes ?? (request.json === undefined ? undefined : JSON.stringify(request.json));
   let response: Response;
   try {
-    response = await fetch(new URL(path, dev.url), {
+    response = await fetch(new URL(typeof path === 'string' ? path : path(dev.appId), dev.url), {
       method: request.method ?? (body === undefined ? 'GET' : 'POST'),
       headers,
       ...(body === undefined ? {} : { body }),
@@ -62,14 +69,14 @@ export async function brokerFetch(
  *
  * @example
  * ```ts
- * const body = await callBroker(io, '.', '/v1/apps/local/jobs?limit=10');
+ * const body = await callBroker(io, '.', appPath(jobsApiPaths.list));
  * if (typeof body === 'number') return body;
  * ```
  */
 export async function callBroker<T>(
   io: CliIO,
   appDir: string,
-  path: string,
+  path: BrokerPath,
   request: BrokerRequest = {},
 ): Promise<T | number> {
   const response = await brokerFetch(io, appDir, path, request);

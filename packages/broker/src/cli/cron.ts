@@ -1,7 +1,7 @@
 import { jobsApiPaths } from '../http/paths.ts';
 import type { CronFire } from '../jobs/cron/cron-scheduler.ts';
 import type { CronRunSummary, CronSummary } from '../jobs/cron/cron-summary.ts';
-import { callBroker, localAppPath } from './broker-call.ts';
+import { appPath, callBroker } from './broker-call.ts';
 import { type CliIO, defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform cron run <name> [--wait] [--app <dir>] [--json]
@@ -29,7 +29,7 @@ async function follow(io: CliIO, app: string, runId: string): Promise<Run | numb
     const body = await callBroker<{ run: Run }>(
       io,
       app,
-      localAppPath(jobsApiPaths.cronRunGet, { runId }),
+      appPath(jobsApiPaths.cronRunGet, { runId }),
     );
     if (typeof body === 'number' || terminal(body.run))
       return typeof body === 'number' ? body : body.run;
@@ -54,7 +54,7 @@ export const cronCommand = defineCommand({
       const body = await callBroker<{ schedules: CronSummary[] }>(
         io,
         values.app,
-        localAppPath(jobsApiPaths.cron),
+        appPath(jobsApiPaths.cron),
       );
       if (typeof body === 'number') return body;
       if (values.json) io.stdout(JSON.stringify(body, null, 2));
@@ -72,7 +72,7 @@ export const cronCommand = defineCommand({
     const started = await callBroker<{ run: CronFire }>(
       io,
       values.app,
-      localAppPath(jobsApiPaths.cronRun, { name }),
+      appPath(jobsApiPaths.cronRun, { name }),
       { json: {} },
     );
     if (typeof started === 'number') return started;

@@ -2,13 +2,14 @@ import { relative, resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
 import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
 import { type DevServer, ManifestInvalidError, startDev } from '../app/start-dev.ts';
-import { defineCommand, exitCodes } from './io.ts';
+import { startWorkspace, type WorkspaceServer } from '../app/start-workspace.ts';
+import { type CliIO, defineCommand, exitCodes } from './io.ts';
 import { isPortFree } from './port.ts';
 
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir] [--port <n>] [--smtp-port <n>] [--no-watch] [--ai-mode <mode>]
+const usage = `Usage: platform dev [appDir...] [--port <n>] [--smtp-port <n>] [--no-watch] [--ai-mode <mode>]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
@@ -16,11 +17,16 @@ then the dashboard's link (it carries the dev token of .platform/dev.json), then
 listener that receives the app's mail (docs/email.md).
 Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process.
 
+Several app folders run as one organisation: each app at http://<appId>.localhost:<port> on
+its own port (the following ports), with its own database, files, secrets and jobs, and the
+organisation's page and owner API (/v1/apps/<appId>/...) on the port after them.
+
 Options:
-  --port <n>     Port on localhost; 0 picks a free one. Default ${DEFAULT_DEV_PORT}, or a free
-                 port when ${DEFAULT_DEV_PORT} is taken.
+  --port <n>     Port on localhost (the first app's); 0 picks free ones. Default
+                 ${DEFAULT_DEV_PORT}, or free ports when ${DEFAULT_DEV_PORT} is taken.
   --smtp-port <n>
-                 Port of the SMTP listener on 127.0.0.1 (inbound email). Default: a free port.
+                 Port of the SMTP listener on 127.0.0.1 (inbound email; one app only).
+                 Default: a free port.
   --no-watch     Do not re-bundle changed Functions or reload platform.yaml.
   --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
                  offline). Overrides PLATFORM_AI_MODE.
@@ -30,6 +36,9 @@ AI (docs/ai.md): with no configuration ctx.ai answers offline and deterministica
 answers in ai-fixtures.yaml). PLATFORM_AI_BASE_URL, PLATFORM_AI_API_KEY and PLATFORM_AI_MODEL
 (or PLATFORM_AI_TEXT_MODEL, _VISION_MODEL, _OBJECT_MODEL, _IMAGE_MODEL) select an
 OpenAI-compatible endpoint instead.`;
+
+/** Most app folders one `platform dev` serves (ports are taken one after another). */
+const MAX_WORKSPACE_APPS = 20;
 
 /** Resolves on the first SIGINT or SIGTERM. */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -69,7 +78,7 @@ export const devCommand = defineCommand({
     watch: { type: 'boolean', default: true },
     'ai-mode': { type: 'string' },
   },
-  maxPositionals: 1,
+  maxPositionals: MAX_WORKSPACE_APPS,
   async run(parsed, io, usageError) {
     const portText = parsed.values.port;
     if (portText !== undefined && !/^\d{1,5}$/.test(portText)) {
@@ -78,12 +87,6 @@ export const devCommand = defineCommand({
     const smtpPortText = parsed.values['smtp-port'];
     if (smtpPortText !== undefined && !/^\d{1,5}$/.test(smtpPortText)) {
       return usageError('--smtp-port must be a number');
-    }
-    const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
-    let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
-    if (portText === undefined && !(await isPortFree(port))) {
-      io.stderr(`Port ${port} is in use; using a free port instead (pass --port to choose).`);
-      port = 0;
     }
     const aiMode = parsed.values['ai-mode'];
     let ai: AiOptions;
@@ -94,6 +97,18 @@ export const devCommand = defineCommand({
       });
     } catch (error) {
       return usageError((error as Error).message);
+    }
+    if (parsed.positionals.length > 1) {
+      if (smtpPortText !== undefined) {
+        return usageError('--smtp-port serves one app; with several apps each gets a free port');
+      }
+      return runWorkspace(parsed.positionals, portText, parsed.values.watch, ai, io);
+    }
+    const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
+    let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
+    if (portText === undefined && !(await isPortFree(port))) {
+      io.stderr(`Port ${port} is in use; using a free port instead (pass --port to choose).`);
+      port = 0;
     }
     const stopped = stopSignal();
     let dev: DevServer;
@@ -128,3 +143,47 @@ export const devCommand = defineCommand({
     return exitCodes.ok;
   },
 });
+
+/** `platform dev a b ...`: the apps as one organisation, until SIGINT or SIGTERM. */
+async function runWorkspace(
+  folders: readonly string[],
+  portText: string | undefined,
+  watch: boolean | undefined,
+  ai: AiOptions,
+  io: CliIO,
+): Promise<number> {
+  const appDirs = folders.map((folder) => resolve(io.cwd, folder));
+  let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
+  if (portText === undefined && !(await isPortFree(port))) {
+    io.stderr(`Port ${port} is in use; using free ports instead (pass --port to choose).`);
+    port = 0;
+  }
+  const stopped = stopSignal();
+  let workspace: WorkspaceServer;
+  try {
+    workspace = await startWorkspace({
+      appDirs,
+      port,
+      watch: watch !== false,
+      logWriter: io.stdout,
+      ai,
+    });
+  } catch (error) {
+    if (error instanceof ManifestInvalidError) {
+      for (const d of error.errors) io.stderr(formatDiagnostic(d, 'platform.yaml'));
+      io.stderr(`platform.yaml: ${error.errors.length} error(s); not starting.`);
+    } else io.stderr(`platform dev: ${(error as Error).message}`);
+    return exitCodes.failed;
+  }
+  io.stdout(`platform dev: organisation ${workspace.organisation}, ${workspace.apps.length} apps`);
+  for (const app of workspace.apps) {
+    io.stdout(`${app.appId}  ${app.url}`);
+    io.stdout(mailLine(app));
+  }
+  // The dev token is already readable in each app's .platform/dev.json by whoever sees this.
+  io.stdout(`Organisation: ${workspace.dashboardUrl}`);
+  const signal = await stopped;
+  io.stdout(`Stopping (${signal})...`);
+  await workspace.close();
+  return exitCodes.ok;
+}

@@ -1,14 +1,14 @@
 import { jobsApiPaths } from '../http/paths.ts';
 import type { JobPage } from '../jobs/job-history.ts';
 import type { Job } from '../jobs/job-rows.ts';
-import { callBroker, localAppPath } from './broker-call.ts';
+import { appPath, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform jobs [--queue <q>] [--state <s>] [--limit <n>] [--from <iso>] [--to <iso>]
                      [--cursor <c>] [--app <dir>] [--json]
 
 Lists the app's background jobs, newest first, from the platform dev that serves the app
-(the jobs API, GET /v1/apps/local/jobs): safe metadata only, never payloads or keys.
+(the jobs API, GET /v1/apps/{appId}/jobs): safe metadata only, never payloads or keys.
 
 Options:
   --queue <q>     Only this queue.
@@ -52,7 +52,9 @@ export const jobsCommand = defineCommand({
       const value = values[key];
       if (value !== undefined) query.set(key, value);
     }
-    const path = `${localAppPath(jobsApiPaths.list)}${query.size > 0 ? `?${query}` : ''}`;
+    const search = query.size > 0 ? `?${query}` : '';
+    const list = appPath(jobsApiPaths.list);
+    const path = (appId: string) => `${list(appId)}${search}`;
     const page = await callBroker<JobPage>(io, values.app, path);
     if (typeof page === 'number') return page;
     if (values.json) {

@@ -60,22 +60,27 @@ CREATE TABLE IF NOT EXISTS platform.schema_versions (
   applied_at timestamptz NOT NULL DEFAULT now()
 );`;
 
-/** Throws `TypeError` unless the versions are exactly 1, 2, 3, … in order. */
+/**
+ * Throws `TypeError` unless the versions rise strictly from 1 on. A gap is allowed: features
+ * built side by side reserve their numbers, and a step is applied by whether its own version
+ * is recorded, not by counting, so a database keeps taking the steps below its highest one.
+ */
 function checkNumbering(steps: readonly SchemaStep[]): void {
   steps.forEach((step, index) => {
-    if (step.version !== index + 1) {
+    const previous = index === 0 ? 0 : (steps[index - 1] as SchemaStep).version;
+    if (!Number.isInteger(step.version) || step.version <= previous) {
       throw new TypeError(
-        `Platform schema step "${step.name}" has version ${step.version}; expected ${index + 1} (versions run 1, 2, 3, … without gaps).`,
+        `Platform schema step "${step.name}" has version ${step.version}; expected more than ${previous} (versions rise from 1 in the order of the steps).`,
       );
     }
   });
 }
 
-async function currentVersion(session: Session): Promise<number> {
-  const { rows } = await session.query<{ version: number | null }>(
-    'SELECT max(version) AS version FROM platform.schema_versions',
+async function recordedVersions(session: Session): Promise<Set<number>> {
+  const { rows } = await session.query<{ version: number }>(
+    'SELECT version FROM platform.schema_versions',
   );
-  return rows[0]?.version ?? 0;
+  return new Set(rows.map((row) => Number(row.version)));
 }
 
 /**
@@ -120,17 +125,26 @@ async function upgrade(
   session: Session,
   steps: readonly SchemaStep[],
 ): Promise<PlatformSchemaReport> {
-  const latest = steps.length;
+  const latest = steps.at(-1)?.version ?? 0;
   await session.exec(versionTableSql);
-  const from = await currentVersion(session);
+  const recorded = await recordedVersions(session);
+  const from = Math.max(0, ...recorded);
+  const known = new Set(steps.map((step) => step.version));
   if (from > latest) {
     throw new PlatformSchemaError(
       `The database's platform schema is at version ${from}, but this broker knows versions up to ${latest}: a newer broker has used this database. Start it with that newer broker.`,
       from,
     );
   }
+  const foreign = [...recorded].find((version) => !known.has(version));
+  if (foreign !== undefined) {
+    throw new PlatformSchemaError(
+      `The database's platform schema has step ${foreign}, which this broker does not know: a newer broker has used this database. Start it with that newer broker.`,
+      foreign,
+    );
+  }
   const applied: SchemaStep[] = [];
-  for (const step of steps.slice(from)) {
+  for (const step of steps.filter((one) => !recorded.has(one.version))) {
     try {
       await session.transaction(async (tx) => {
         await tx.exec(step.sql);

@@ -30,6 +30,12 @@ export const brokerApiPaths = {
   invoke: `${BROKER_API_PREFIX}/invoke/:name`,
 } as const;
 
+/** The organisation's owner API on `{base_url}` (docs/organisations.md). */
+export const orgApiPaths = {
+  /** `GET`: `{ members: [{ accountId, email, role }] }`. */
+  members: '/v1/organisation/members',
+} as const;
+
 /** The jobs API of spec 4.1, the jobs summary and the cron API. */
 export const jobsApiPaths = {
   list: `${OWNER_API_PREFIX}/:appId/jobs`,

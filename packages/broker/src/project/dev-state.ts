@@ -6,6 +6,8 @@ import { join } from 'node:path';
 export interface DevState {
   /** The app's URL, `http://localhost:<port>`. */
   readonly url: string;
+  /** The app's id, as the owner API paths `/v1/apps/{appId}/...` name it. */
+  readonly appId: string;
   /** The broker's process id. */
   readonly pid: number;
   /** Bearer token of the broker API's direct invocation (`platform invoke`). */
@@ -70,10 +72,11 @@ export async function inspectDevState(appDir: string): Promise<DevStateReading> 
   const state = value as Partial<DevState> | null;
   if (
     typeof state?.url !== 'string' ||
+    typeof state.appId !== 'string' ||
     typeof state.token !== 'string' ||
     !Number.isSafeInteger(state.pid)
   ) {
-    return { status: 'unreadable', problem: 'it needs a url, a pid and a token' };
+    return { status: 'unreadable', problem: 'it needs a url, an appId, a pid and a token' };
   }
   try {
     process.kill(state.pid as number, 0);

@@ -41,6 +41,7 @@ beforeAll(async () => {
     join(env.appDir, '.platform', 'dev.json'),
     JSON.stringify({
       url: env.broker.server.url,
+      appId: env.broker.appId,
       pid: process.pid,
       token: env.broker.auth.brokerKey,
     }),

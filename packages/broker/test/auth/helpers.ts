@@ -255,7 +255,7 @@ export async function latestLinkToken(broker: Broker, email: string): Promise<st
  */
 export async function addAccount(broker: Broker, email: string, password: string): Promise<void> {
   const verifier = await hashPassword(password, 10);
-  await new Accounts(broker.db, systemClock).create(email, 'confirmed', verifier);
+  await new Accounts(broker.central, broker.db, systemClock).create(email, 'confirmed', verifier);
 }
 
 /** Confirms an account's address the way its owner does: an email link, opened and confirmed. */

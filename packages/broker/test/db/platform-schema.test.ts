@@ -11,7 +11,7 @@ import {
 } from '../../src/db/platform-schema.ts';
 import { appWithDatabase, reopen, testSnapshotPath } from '../helpers/db.ts';
 
-const latest = platformSchema.length;
+const latest = platformSchema.at(-1)?.version ?? 0;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -50,7 +50,7 @@ describe('the platform schema', () => {
     const again = await reopen(app.appDir);
     cleanups.push(() => again.db.close());
     expect(again.platformSchema).toEqual({ from: latest, to: latest, applied: [] });
-    expect(await versions(again.db)).toHaveLength(latest);
+    expect(await versions(again.db)).toHaveLength(platformSchema.length);
   });
 
   it('refuses a database a newer broker has used, and changes nothing in it', async () => {
@@ -81,7 +81,7 @@ describe('the platform schema', () => {
       snapshotPath: testSnapshotPath,
     });
     cleanups.push(() => raw.close());
-    expect(await versions(raw)).toHaveLength(latest + 1);
+    expect(await versions(raw)).toHaveLength(platformSchema.length + 1);
     expect(await exists(raw, 'public.later')).toBe(false);
     expect((await raw.query('SELECT name FROM platform.migrations')).rows).toEqual([]);
   });
@@ -107,7 +107,7 @@ describe('the platform schema', () => {
     await expect(failed).rejects.toThrow(
       `Platform schema step ${latest + 1} (half) failed: division by zero`,
     );
-    expect(await versions(app.db)).toHaveLength(latest);
+    expect(await versions(app.db)).toHaveLength(platformSchema.length);
     expect(await exists(app.db, 'platform.half')).toBe(false);
     expect(await exists(app.db, 'platform.half_outbox')).toBe(false);
     expect(await exists(app.db, 'platform.after')).toBe(false);
@@ -120,16 +120,40 @@ describe('the platform schema', () => {
     const fixed = { ...half, sql: 'CREATE TABLE platform.half (id int)' };
     const report = await applyPlatformSchema(app.db, [...platformSchema, fixed, after]);
     expect(report.applied.map((step) => step.name)).toEqual(['half', 'after']);
-    expect(await versions(app.db)).toHaveLength(latest + 2);
+    expect(await versions(app.db)).toHaveLength(platformSchema.length + 2);
   });
 
-  it('refuses steps that are not numbered 1, 2, 3, … in order', async () => {
+  it('refuses steps whose versions do not rise', async () => {
     const app = await appWithDatabase({}, { inMemory: true });
     cleanups.push(app.cleanup);
     const [first, second] = platformSchema as [SchemaStep, SchemaStep];
     await expect(applyPlatformSchema(app.db, [second, first])).rejects.toBeInstanceOf(TypeError);
-    await expect(applyPlatformSchema(app.db, [first, { ...second, version: 3 }])).rejects.toThrow(
-      /has version 3; expected 2/,
+    await expect(applyPlatformSchema(app.db, [first, { ...second, version: 1 }])).rejects.toThrow(
+      /has version 1; expected more than 1/,
+    );
+  });
+
+  it('applies a step below the highest recorded one, and refuses a step it does not know', async () => {
+    const app = await appWithDatabase({}, { inMemory: true });
+    cleanups.push(app.cleanup);
+    const reserved: SchemaStep = {
+      version: latest + 1,
+      name: 'reserved',
+      sql: 'CREATE TABLE platform.reserved (id int)',
+    };
+    const later: SchemaStep = {
+      version: latest + 2,
+      name: 'later',
+      sql: 'CREATE TABLE platform.later (id int)',
+    };
+    await applyPlatformSchema(app.db, [...platformSchema, later]);
+    // A step numbered before one the database already took (built side by side) still runs.
+    const report = await applyPlatformSchema(app.db, [...platformSchema, reserved, later]);
+    expect(report.applied.map((step) => step.name)).toEqual(['reserved']);
+    expect(await exists(app.db, 'platform.reserved')).toBe(true);
+    // A broker without a step the database took is refused, also below its own latest step.
+    await expect(applyPlatformSchema(app.db, [...platformSchema, later])).rejects.toThrow(
+      `has step ${latest + 1}, which this broker does not know`,
     );
   });
 });

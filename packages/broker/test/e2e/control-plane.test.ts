@@ -73,16 +73,16 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
 });
 
 describe('who else reaches the control plane', { timeout: 60_000 }, () => {
-  const paths = [
-    '/v1/apps/local/jobs',
-    '/v1/apps/local/cron',
+  const paths = () => [
+    `/v1/apps/${dev.broker.appId}/jobs`,
+    `/v1/apps/${dev.broker.appId}/cron`,
     '/_platform/broker/outbox',
     '/_platform/broker/tokens',
     '/_platform/dashboard',
   ];
 
   it('nobody without a credential, and not an app access token', async () => {
-    for (const path of paths) expect((await get(path)).status, path).toBe(403);
+    for (const path of paths()) expect((await get(path)).status, path).toBe(403);
     const created = await cli('token', 'create', '--json');
     const { token } = JSON.parse(created.out) as { token: string };
     // The token works on the runtime (it acts as the owner) ...
@@ -93,7 +93,7 @@ describe('who else reaches the control plane', { timeout: 60_000 }, () => {
     });
     expect(call.status).toBe(200);
     // ... and never on the control plane.
-    for (const path of paths) {
+    for (const path of paths()) {
       const response = await get(path, { authorization: `Bearer ${token}` });
       expect(response.status, path).toBe(403);
       expect((await errorFromResponse(response)).code).toBe('PERMISSION_DENIED');
@@ -113,19 +113,21 @@ describe('who else reaches the control plane', { timeout: 60_000 }, () => {
       });
       expect(inject.status).toBe(403);
     }
-    expect((await get('/v1/apps/local/jobs', { authorization: 'Bearer nope' })).status).toBe(403);
+    expect(
+      (await get(`/v1/apps/${dev.broker.appId}/jobs`, { authorization: 'Bearer nope' })).status,
+    ).toBe(403);
   });
 
   it('not a granted account that is not the owner, nor the owner by access JWT', async () => {
     const pat = new FakeBrowser(dev.broker);
     expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
     expect((await pat.navigate('/')).status).toBe(200);
-    for (const path of paths) expect((await pat.request(path)).status, path).toBe(403);
+    for (const path of paths()) expect((await pat.request(path)).status, path).toBe(403);
 
     const owner = new FakeBrowser(dev.broker);
     await owner.signInByEmail('owner@localhost');
     const { body } = await owner.session();
-    for (const path of paths) {
+    for (const path of paths()) {
       const response = await owner.request(path, {
         headers: { authorization: `Bearer ${String(body.token)}` },
       });
@@ -145,11 +147,11 @@ describe('the dashboard', { timeout: 60_000 }, () => {
     await owner.signInByEmail('owner@localhost');
     const page = await owner.navigate('/_platform/dashboard');
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('/v1/apps/local/jobs');
-    expect((await owner.request('/v1/apps/local/jobs')).status).toBe(200);
-    expect((await owner.request('/v1/apps/local/cron')).status).toBe(200);
+    expect(await page.text()).toContain(`/v1/apps/${dev.broker.appId}/jobs`);
+    expect((await owner.request(`/v1/apps/${dev.broker.appId}/jobs`)).status).toBe(200);
+    expect((await owner.request(`/v1/apps/${dev.broker.appId}/cron`)).status).toBe(200);
     expect((await owner.request('/_platform/broker/outbox')).status).toBe(200);
-    const post = await owner.request('/v1/apps/local/cron/tidy/run', {
+    const post = await owner.request(`/v1/apps/${dev.broker.appId}/cron/tidy/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
     });
@@ -171,9 +173,9 @@ describe('the dashboard', { timeout: 60_000 }, () => {
     // The cookie is an HMAC of the token, not the token.
     expect(cookie).not.toContain(devToken);
     expect((await browser.navigate('/_platform/dashboard')).status).toBe(200);
-    expect((await browser.request('/v1/apps/local/jobs/summary')).status).toBe(200);
+    expect((await browser.request(`/v1/apps/${dev.broker.appId}/jobs/summary`)).status).toBe(200);
     // GET and HEAD only: a cookie never authorises a state change.
-    const post = await browser.request('/v1/apps/local/cron/tidy/run', {
+    const post = await browser.request(`/v1/apps/${dev.broker.appId}/cron/tidy/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
     });

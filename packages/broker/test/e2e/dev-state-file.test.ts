@@ -51,7 +51,7 @@ describe('.platform/dev.json as the CLI reads it', () => {
   it('sends the dev token only to a loopback URL', async () => {
     const { port } = server.address() as AddressInfo;
     const url = `http://${outsideAddress()}:${port}`;
-    const state = { url, pid: process.pid, token: 'the-dev-token-of-this-app' };
+    const state = { url, appId: 'app', pid: process.pid, token: 'the-dev-token-of-this-app' };
     await writeFiles(app.path, { '.platform/dev.json': JSON.stringify(state) });
     const result = await platform(['invoke', 'echo', '--app', app.path]);
     expect(seen.filter((header) => header?.includes(state.token))).toEqual([]);

@@ -87,7 +87,7 @@ describe('known secret values never leave the broker', () => {
     const enqueued = (await (await call({ what: 'enqueue' })).json()) as { result: { id: string } };
     const id = enqueued.result.id;
     await waitFor(async () => (await env.broker.jobs.service.get(id)).state === 'dead_lettered');
-    const served = await fetch(`${env.broker.server.url}/v1/apps/local/jobs/${id}`);
+    const served = await fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/jobs/${id}`);
     const text = await served.text();
     expect(served.status).toBe(200);
     expect(text).not.toContain(KEY);

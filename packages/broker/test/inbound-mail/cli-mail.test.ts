@@ -22,7 +22,12 @@ beforeAll(async () => {
     access: 'system',
   });
   domain = env.broker.inboundMail.addresses.domain;
-  await writeDevState(env.appDir, { url: env.broker.server.url, pid: process.pid, token: 't' });
+  await writeDevState(env.appDir, {
+    url: env.broker.server.url,
+    appId: env.broker.appId,
+    pid: process.pid,
+    token: 't',
+  });
 }, 120_000);
 afterAll(() => env?.cleanup());
 

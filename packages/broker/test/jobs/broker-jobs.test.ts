@@ -194,7 +194,7 @@ describe('jobs through the runtime contract and a real consumer', () => {
 
 describe('the jobs API', () => {
   it('lists safe metadata newest first, filters inclusively and pages with cursors', async () => {
-    const all = await api('/v1/apps/local/jobs?limit=100');
+    const all = await api(`/v1/apps/${env.broker.appId}/jobs?limit=100`);
     expect(all.status).toBe(200);
     const jobs = all.body.jobs as Job[];
     expect(jobs.length).toBe(3);
@@ -226,24 +226,28 @@ describe('the jobs API', () => {
       'updatedAt',
     ]);
 
-    const page1 = await api('/v1/apps/local/jobs?limit=2');
-    const page2 = await api(`/v1/apps/local/jobs?limit=2&cursor=${page1.body.nextCursor}`);
+    const page1 = await api(`/v1/apps/${env.broker.appId}/jobs?limit=2`);
+    const page2 = await api(
+      `/v1/apps/${env.broker.appId}/jobs?limit=2&cursor=${page1.body.nextCursor}`,
+    );
     expect([...(page1.body.jobs as Job[]), ...(page2.body.jobs as Job[])].map((j) => j.id)).toEqual(
       jobs.map((j) => j.id),
     );
     expect(page2.body.nextCursor).toBeNull();
 
     const oldest = jobs[jobs.length - 1] as Job;
-    const exact = await api(`/v1/apps/local/jobs?from=${oldest.createdAt}&to=${oldest.createdAt}`);
+    const exact = await api(
+      `/v1/apps/${env.broker.appId}/jobs?from=${oldest.createdAt}&to=${oldest.createdAt}`,
+    );
     expect((exact.body.jobs as Job[]).map((j) => j.id)).toEqual([oldest.id]);
-    const dead = await api('/v1/apps/local/jobs?state=dead_lettered&queue=work');
+    const dead = await api(`/v1/apps/${env.broker.appId}/jobs?state=dead_lettered&queue=work`);
     expect((dead.body.jobs as Job[]).map((j) => j.state)).toEqual(['dead_lettered']);
 
-    expect(await api(`/v1/apps/local/jobs/${oldest.id}`)).toEqual({
+    expect(await api(`/v1/apps/${env.broker.appId}/jobs/${oldest.id}`)).toEqual({
       status: 200,
       body: { job: oldest },
     });
-    expect(await api('/v1/apps/local/jobs/job_missing')).toMatchObject({
+    expect(await api(`/v1/apps/${env.broker.appId}/jobs/job_missing`)).toMatchObject({
       status: 404,
       body: { error: { code: 'JOB_NOT_FOUND' } },
     });
@@ -251,19 +255,19 @@ describe('the jobs API', () => {
       status: 404,
       body: { error: { code: 'APP_NOT_FOUND' } },
     });
-    expect(await api('/v1/apps/local/jobs?state=done')).toMatchObject({
+    expect(await api(`/v1/apps/${env.broker.appId}/jobs?state=done`)).toMatchObject({
       status: 400,
       body: { error: { code: 'INVALID_INPUT' } },
     });
-    expect(await api('/v1/apps/local/jobs?limit=101')).toMatchObject({
+    expect(await api(`/v1/apps/${env.broker.appId}/jobs?limit=101`)).toMatchObject({
       status: 400,
       body: { error: { code: 'INVALID_INPUT' } },
     });
-    expect(await api('/v1/apps/local/jobs?from=yesterday')).toMatchObject({
+    expect(await api(`/v1/apps/${env.broker.appId}/jobs?from=yesterday`)).toMatchObject({
       status: 400,
       body: { error: { code: 'INVALID_INPUT' } },
     });
-    expect(await api('/v1/apps/local/jobs?cursor=bogus')).toMatchObject({
+    expect(await api(`/v1/apps/${env.broker.appId}/jobs?cursor=bogus`)).toMatchObject({
       status: 400,
       body: { error: { code: 'INVALID_INPUT' } },
     });

@@ -56,7 +56,12 @@ export default defineFunction({ input: s.object({}), handler: async () => null }
     });
     jobIds.unshift(job.id);
   }
-  await writeDevState(env.appDir, { url: env.broker.server.url, pid: process.pid, token: 't' });
+  await writeDevState(env.appDir, {
+    url: env.broker.server.url,
+    appId: env.broker.appId,
+    pid: process.pid,
+    token: 't',
+  });
 }, 120_000);
 afterAll(() => env?.cleanup());
 
@@ -156,11 +161,14 @@ describe('platform cron', () => {
   });
 
   it('accepts the manual trigger only as JSON (no cross-site form posts)', async () => {
-    const response = await fetch(`${env.broker.server.url}/v1/apps/local/cron/tick/run`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain' },
-      body: '{}',
-    });
+    const response = await fetch(
+      `${env.broker.server.url}/v1/apps/${env.broker.appId}/cron/tick/run`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: '{}',
+      },
+    );
     expect(response.status).toBe(415);
     const other = await fetch(`${env.broker.server.url}/v1/apps/other/cron/tick/run`, {
       method: 'POST',

@@ -108,7 +108,7 @@ const firstJob = () => text('#history tbody tr:first-child td:nth-child(2)');
 describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
   it('shows totals, depth, queue policy and cron schedules', async () => {
     // One manual run, so the cron table has a last run.
-    const trigger = await env.broker.app.request('/v1/apps/local/cron/nightly/run', {
+    const trigger = await env.broker.app.request(`/v1/apps/${env.broker.appId}/cron/nightly/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
     });
@@ -217,7 +217,7 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
     // The same range through the API answers the same totals.
     const summary = (await (
       await env.broker.app.request(
-        `/v1/apps/local/jobs/summary?from=${encodeURIComponent('2025-01-15T09:10:00.000+01:00')}&to=${encodeURIComponent('2025-01-15T09:19:59.999+01:00')}`,
+        `/v1/apps/${env.broker.appId}/jobs/summary?from=${encodeURIComponent('2025-01-15T09:10:00.000+01:00')}&to=${encodeURIComponent('2025-01-15T09:19:59.999+01:00')}`,
       )
     ).json()) as JobSummary;
     expect(summary.totals.created).toBe(10);

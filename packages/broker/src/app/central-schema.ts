@@ -1,0 +1,14 @@
+import { centralAuthStep, centralHandoffsStep } from '../auth/central-auth-schema.ts';
+import type { SchemaStep } from '../db/platform-schema.ts';
+import { membershipsStep } from '../org/org-schema.ts';
+
+/**
+ * The central store's own schema steps (docs/organisations.md), numbered apart from the app
+ * databases' platform schema: accounts, verifiers and email links, then the organisation.
+ * Never edit or renumber a released step; append.
+ */
+export const centralSchema: readonly SchemaStep[] = [
+  { version: 1, ...centralAuthStep },
+  { version: 2, ...centralHandoffsStep },
+  { version: 3, ...membershipsStep },
+];

@@ -1,0 +1,64 @@
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Database } from '../db/database.ts';
+import { ensureDatabase } from '../db/database-per-app.ts';
+import { defaultSnapshotPath } from '../db/open-database.ts';
+import { PgliteDatabase } from '../db/pglite-database.ts';
+import { applyPlatformSchema } from '../db/platform-schema.ts';
+import { PostgresDatabase } from '../db/postgres-database.ts';
+import { centralSchema } from './central-schema.ts';
+
+/** The central store's database on a shared PostgreSQL server. */
+export const CENTRAL_DATABASE = 'platform_central';
+
+/** Where the organisation's central store lives. */
+export interface CentralStoreOptions {
+  /** The workspace folder: PGlite keeps the store in `<dir>/.platform/central`. */
+  readonly dir: string;
+  /** A PostgreSQL server: the store is its database `platform_central`. @default process.env.DATABASE_URL */
+  readonly databaseUrl?: string | undefined;
+  /** Keep PGlite in memory (tests only). */
+  readonly inMemory?: boolean;
+  /** Snapshot of a fresh cluster, to skip initdb. */
+  readonly snapshotPath?: string | undefined;
+}
+
+/**
+ * Opens the organisation's central store (docs/organisations.md): a database of its own, never
+ * an app's, holding accounts, password verifiers and email links, brought up to date with its
+ * own schema steps ({@link centralSchema}). The caller closes it.
+ *
+ * @example
+ * ```ts
+ * const central = await openCentralStore({ dir: workspaceDir });
+ * const dev = await startDev({ appDir, central });
+ * ```
+ */
+export async function openCentralStore(options: CentralStoreOptions): Promise<Database> {
+  const url = options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
+  let db: Database;
+  if (url) {
+    db = await PostgresDatabase.connect(await ensureDatabase(url, CENTRAL_DATABASE));
+  } else {
+    let dataDir: string | undefined;
+    if (!options.inMemory) {
+      const stateDir = join(options.dir, '.platform');
+      await mkdir(stateDir, { recursive: true, mode: 0o700 });
+      await chmod(stateDir, 0o700);
+      await writeFile(join(stateDir, '.gitignore'), '*\n');
+      dataDir = join(stateDir, 'central');
+    }
+    db = await PgliteDatabase.open({
+      dataDir,
+      snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
+      vector: false,
+    });
+  }
+  try {
+    await applyPlatformSchema(db, centralSchema);
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

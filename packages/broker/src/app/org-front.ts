@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import { PlatformError } from '@platform/errors';
+import { type Context, Hono } from 'hono';
+import { readBearer } from '../http/bearer.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { handleError, handleNotFound } from '../http/error-handler.ts';
+import { dashboardPaths, OWNER_API_PREFIX, orgApiPaths } from '../http/paths.ts';
+import { requestId } from '../http/request-id.ts';
+import { listenBroker, type RunningServer } from '../http/serve.ts';
+import { safeEqual } from '../kernel/crypto.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import type { Memberships } from '../org/memberships.ts';
+import { orgPageHtml } from '../org/org-page.ts';
+
+/** One app of the organisation, as the organisation's front reaches it. */
+export interface OrgApp {
+  readonly appId: string;
+  /** `{app_url}`. */
+  readonly url: string;
+  /** Answers a request as the app's own port does. */
+  fetch(request: Request): Promise<Response>;
+}
+
+/** How to start the organisation's front, `{base_url}`. */
+export interface OrgFrontOptions {
+  readonly organisation: string;
+  readonly apps: () => readonly OrgApp[];
+  /** The dev token the workspace's apps share: `/v1/apps` (the list) needs it. */
+  readonly devToken: string;
+  /** The organisation's members and roles. */
+  readonly members: Memberships;
+  /** Port on 127.0.0.1; `0` picks a free one. */
+  readonly port: number;
+  readonly print: LogWriter;
+}
+
+/**
+ * The organisation's `{base_url}` for a workspace of several apps (docs/organisations.md): the
+ * organisation page at `/`, the list of apps at `GET /v1/apps` and of members with their roles
+ * at `GET /v1/organisation/members` (dev token), and every app's
+ * owner API at `/v1/apps/{appId}/...`, answered by that app's broker exactly as on the app's own
+ * port (its own control-plane admission included). An unknown app id is `APP_NOT_FOUND`.
+ */
+export async function startOrgFront(options: OrgFrontOptions): Promise<RunningServer> {
+  const listener = await listenBroker({ port: options.port });
+  const app = new Hono<BrokerEnv>();
+  app.use(requestId());
+  app.onError(handleError((error, id) => options.print(`broker error ${id}: ${String(error)}`)));
+  app.notFound(handleNotFound);
+  const byId = (appId: string) => {
+    const found = options.apps().find((candidate) => candidate.appId === appId);
+    if (!found) {
+      throw new PlatformError({
+        code: 'APP_NOT_FOUND',
+        message: `The organisation has no app "${appId}"; GET ${OWNER_API_PREFIX} lists its apps.`,
+        details: { appId },
+      });
+    }
+    return found;
+  };
+  const isDeveloper = (c: Context<BrokerEnv>) => {
+    const token = readBearer(c.req.header('authorization')) ?? c.req.query('key');
+    return typeof token === 'string' && safeEqual(token, options.devToken);
+  };
+  const requireDeveloper = (c: Context<BrokerEnv>, what: string) => {
+    if (!isDeveloper(c)) {
+      throw new PlatformError({
+        code: 'PERMISSION_DENIED',
+        message: `${what} needs the dev token of an app’s .platform/dev.json.`,
+      });
+    }
+  };
+  app.get('/', async (c) => {
+    const nonce = randomBytes(12).toString('base64url');
+    const apps = options.apps().map((one) => ({
+      appId: one.appId,
+      url: one.url,
+      dashboard: `${one.url}${dashboardPaths.page}`,
+    }));
+    // The dev-token link (`/?key=<dev token>`, printed by platform dev) also shows the members.
+    const members = isDeveloper(c) ? await options.members.list() : undefined;
+    const page = orgPageHtml({
+      organisation: options.organisation,
+      apps,
+      ...(members ? { members } : {}),
+      nonce,
+    });
+    return c.html(page, 200, {
+      'referrer-policy': 'no-referrer',
+      'cache-control': 'no-store',
+      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+    });
+  });
+  app.get(orgApiPaths.members, async (c) => {
+    requireDeveloper(c, 'The list of members');
+    return c.json({ members: await options.members.list() });
+  });
+  app.get(OWNER_API_PREFIX, (c) => {
+    requireDeveloper(c, 'The list of apps');
+    return c.json({
+      apps: options.apps().map((one) => ({ appId: one.appId, url: one.url })),
+    });
+  });
+  app.all(`${OWNER_API_PREFIX}/:appId/*`, async (c) => {
+    const target = byId(c.req.param('appId'));
+    const incoming = new URL(c.req.url);
+    const { method } = c.req;
+    const hasBody = method !== 'GET' && method !== 'HEAD';
+    return target.fetch(
+      new Request(new URL(`${incoming.pathname}${incoming.search}`, target.url), {
+        method,
+        headers: c.req.raw.headers,
+        ...(hasBody ? { body: await c.req.arrayBuffer() } : {}),
+      }),
+    );
+  });
+  return listener.serve(app);
+}

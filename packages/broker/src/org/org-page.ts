@@ -1,0 +1,59 @@
+/** One app as the organisation page lists it. */
+export interface OrgPageApp {
+  readonly appId: string;
+  /** `{app_url}`. */
+  readonly url: string;
+  /** Its dashboard page (it asks for the dev token or an owner's sign-in itself). */
+  readonly dashboard: string;
+}
+
+const escapeHtml = (text: string): string =>
+  text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+
+const style = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f6f6f8}
+header{background:#1b1b1f;color:#fff;padding:.75rem 1.5rem}header h1{font-size:1.1rem;margin:0}
+main{padding:1rem 1.5rem;max-width:60rem}
+table{border-collapse:collapse;background:#fff;width:100%}
+th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left}th{background:#eee}
+`;
+
+/**
+ * The organisation page at `{base_url}/`: the organisation's apps with their URLs and a link to
+ * each app's dashboard, and (for the developer) its members and roles. No script; the inline
+ * style carries the Content Security Policy nonce.
+ */
+export function orgPageHtml(page: {
+  readonly organisation: string;
+  readonly apps: readonly OrgPageApp[];
+  /** Members and their roles; shown to the developer (dev token) only. */
+  readonly members?: readonly { readonly email: string; readonly role: string }[];
+  readonly nonce: string;
+}): string {
+  const members =
+    page.members === undefined
+      ? ''
+      : `<h2>Members</h2>
+<table><thead><tr><th>Email</th><th>Role</th></tr></thead><tbody>
+${page.members.map((m) => `<tr><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td></tr>`).join('\n')}
+</tbody></table>`;
+  const rows = page.apps
+    .map(
+      (app) =>
+        `<tr><td><code>${escapeHtml(app.appId)}</code></td><td><a href="${escapeHtml(app.url)}/">${escapeHtml(app.url)}</a></td><td><a href="${escapeHtml(app.dashboard)}">dashboard</a></td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(page.organisation)}: apps</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
+<body><header><h1>Organisation ${escapeHtml(page.organisation)}</h1></header>
+<main><h2>Apps</h2>
+<table><thead><tr><th>App id</th><th>URL</th><th></th></tr></thead><tbody>
+${rows}
+</tbody></table>${members}</main></body></html>`;
+}

@@ -1,0 +1,87 @@
+// The organisation's members in the central store: every new account joins it (the first as
+// administrator); only administrators change roles; the only administrator cannot step down
+// or leave; a refused change writes nothing.
+import { isPlatformError } from '@platform/errors';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCentralStore } from '../../src/app/open-central.ts';
+import { Accounts } from '../../src/auth/accounts.ts';
+import type { Database } from '../../src/db/database.ts';
+import { Memberships } from '../../src/org/memberships.ts';
+import { TestClock } from '../auth/helpers.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+
+let central: Database;
+let members: Memberships;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  central = await openCentralStore({
+    dir: '.',
+    inMemory: true,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+  });
+  // Sessions are no concern here: the central store stands in for the app database too.
+  const accounts = new Accounts(central, central, new TestClock());
+  for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) {
+    ids[email] = (await accounts.create(email, 'confirmed')).id;
+  }
+  members = new Memberships(central);
+}, 60_000);
+
+afterAll(() => central?.close());
+
+const codeOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    if (isPlatformError(error)) return { code: error.code, status: error.status };
+    throw error;
+  }
+  throw new Error('expected a PlatformError');
+};
+
+describe('the organisation', { timeout: 30_000 }, () => {
+  it('has every account as a member, the first as administrator', async () => {
+    expect(await members.list()).toEqual([
+      { accountId: ids['ada@example.com'], email: 'ada@example.com', role: 'administrator' },
+      { accountId: ids['bob@example.com'], email: 'bob@example.com', role: 'member' },
+      { accountId: ids['cy@example.com'], email: 'cy@example.com', role: 'member' },
+    ]);
+  });
+
+  it('lets only administrators change roles', async () => {
+    expect(
+      await codeOf(members.setRole(ids['bob@example.com']!, 'cy@example.com', 'administrator')),
+    ).toEqual({ code: 'ROLE_CHANGE_FORBIDDEN', status: 403 });
+    expect(await members.roleOf(ids['cy@example.com']!)).toBe('member');
+    expect(
+      await codeOf(members.setRole(ids['ada@example.com']!, 'nobody@example.com', 'member')),
+    ).toEqual({ code: 'MEMBER_NOT_FOUND', status: 404 });
+  });
+
+  it('keeps the only administrator until another member is one', async () => {
+    const ada = ids['ada@example.com']!;
+    expect(await codeOf(members.setRole(ada, 'ada@example.com', 'member'))).toEqual({
+      code: 'LAST_ADMINISTRATOR',
+      status: 409,
+    });
+    expect(await codeOf(members.remove(ada, 'ada@example.com'))).toEqual({
+      code: 'LAST_ADMINISTRATOR',
+      status: 409,
+    });
+    expect(await members.roleOf(ada)).toBe('administrator');
+    await members.setRole(ada, 'bob@example.com', 'administrator');
+    await members.remove(ada, 'ada@example.com');
+    expect(await members.roleOf(ada)).toBeUndefined();
+    expect((await members.list()).map((m) => [m.email, m.role])).toEqual([
+      ['bob@example.com', 'administrator'],
+      ['cy@example.com', 'member'],
+    ]);
+    // A member may leave; removing someone else takes an administrator.
+    expect(await codeOf(members.remove(ids['cy@example.com']!, 'bob@example.com'))).toEqual({
+      code: 'ROLE_CHANGE_FORBIDDEN',
+      status: 403,
+    });
+  });
+});
