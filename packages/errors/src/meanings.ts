@@ -56,6 +56,12 @@ export const errorMeanings = {
   SECRET_NOT_DECLARED: 'The secret name is not declared in platform.yaml.',
   SECRET_NOT_SET: 'The secret is declared but has no value.',
   EMAIL_ALIAS_NOT_DECLARED: 'The sender alias is not declared in platform.yaml.',
+  NOTIFICATION_TOO_LARGE:
+    'The encoded notification is larger than a Web Push message can carry; shorten it.',
+  PUSH_SUBSCRIPTION_INVALID:
+    'The push subscription is malformed: its endpoint or its p256dh/auth keys break a rule.',
+  PUSH_SERVICE_UNAVAILABLE:
+    'No push service accepted the notification (down, or busy after retries); try again.',
   AI_INPUT_INVALID: 'The AI call input or its attachments break a rule.',
   QUEUE_NOT_DECLARED: 'No queue with this name is declared.',
   JOB_NOT_FOUND: 'No job with this id exists in this app.',

@@ -18,6 +18,8 @@ import { anonymousCaller } from '../kernel/caller.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { mountOutboxRoutes } from '../outbox/outbox-routes.ts';
+import { mountPushRoutes } from '../push/push-routes.ts';
+import type { PushService } from '../push/push-service.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 
 /** Everything the HTTP app serves. */
@@ -31,6 +33,11 @@ export interface BrokerServices {
   readonly invoker: FunctionInvoker;
   /** Jobs behind `ctx.jobs` and the jobs API; without it they answer FEATURE_NOT_AVAILABLE. */
   readonly jobs?: JobService;
+  /**
+   * Web Push behind `ctx.notifications`, the browser's push routes and, in development, the
+   * local push service; without it `notifications.send` answers FEATURE_NOT_AVAILABLE.
+   */
+  readonly push?: PushService;
   /**
    * The identity of a browser or app-token request. Sign-in plugs sessions and app
    * access tokens in here.
@@ -64,12 +71,15 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   app.use(requestId());
   app.onError(handleError(services.reportError ?? ((error) => console.error(error))));
   app.notFound(handleNotFound);
+  // The local push service authenticates senders by VAPID, not sign-in: it comes before admission.
+  services.push?.local?.mount(app);
   // Admission runs before every route mounted after it (runtime, Functions, frontend).
   if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
+  if (services.push) mountPushRoutes(app, { push: services.push, authenticate });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   return app;

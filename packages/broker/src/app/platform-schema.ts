@@ -5,6 +5,7 @@ import { fileTablesStep } from '../files/file-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
+import { pushTablesStep } from '../push/push-schema.ts';
 
 /**
  * The broker's own schema, in the order its steps run, each with its version for good. Each
@@ -26,4 +27,9 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 4, ...authTablesStep },
   { version: 5, ...jobTablesStep },
   { version: 6, ...cronStateStep },
+  // Version 7 belongs to inbound email, which lands on its own branch; this placeholder holds
+  // its number so that push keeps 8 and the numbering stays gapless. Merging inbound email
+  // replaces this line with its step.
+  { version: 7, name: 'reserved', sql: 'SELECT 1' },
+  { version: 8, ...pushTablesStep },
 ];

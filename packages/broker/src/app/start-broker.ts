@@ -24,6 +24,7 @@ import { type BrokerListener, listenBroker, type RunningServer } from '../http/s
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
+import { PushService } from '../push/push-service.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
 import { SearchService } from '../search/search-service.ts';
 import { SecretStore } from '../secrets/secret-store.ts';
@@ -83,6 +84,8 @@ export interface Broker {
   readonly files: FileService;
   readonly logs: LogSink;
   readonly outbox: Outbox;
+  /** Web Push: VAPID keys, subscriptions, `notifications.send`, the local push service. */
+  readonly push: PushService;
   readonly invoker: FunctionInvoker;
   /**
    * The declared searches of `data.search`; `undefined` when platform.yaml declares none. After
@@ -216,8 +219,13 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // does not fit the database yet is reported and prepared again on its first call.
     const search = searches.length > 0 ? new SearchService(db, searches) : undefined;
     await prepareSearches(search, writer);
+    const push = await PushService.create(db, {
+      stateDir,
+      brokerUrl: `http://127.0.0.1:${listener.port}`,
+    });
     const app = createBrokerApp({
       jobs: jobs.service,
+      push,
       ...(search ? { search } : {}),
       data,
       files,
@@ -239,6 +247,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       files,
       logs,
       outbox,
+      push,
       invoker,
       search,
       jobs,

@@ -22,9 +22,18 @@ export const brokerApiPaths = {
   tokens: `${BROKER_API_PREFIX}/tokens`,
   /** Captured development email. */
   outbox: `${BROKER_API_PREFIX}/outbox`,
+  /** Notifications the local push service received (development). */
+  pushDeliveries: `${BROKER_API_PREFIX}/push/deliveries`,
   /** `platform invoke`: run a Function directly. */
   invoke: `${BROKER_API_PREFIX}/invoke/:name`,
 } as const;
+
+/**
+ * The local push service of `platform dev` (docs/notifications.md): the endpoint of each local
+ * subscription, `POST` by the broker's own sender with a VAPID-signed, aes128gcm-encrypted body.
+ * It answers outside sign-in (a push service authenticates senders by VAPID, not by session).
+ */
+export const LOCAL_PUSH_PREFIX = '/_platform/push-service';
 
 /** The jobs API of spec 4.1, the jobs summary and the cron API. */
 export const jobsApiPaths = {
