@@ -60,6 +60,8 @@ export const errorMeanings = {
     'The encoded notification is larger than a Web Push message can carry; shorten it.',
   PUSH_SUBSCRIPTION_INVALID:
     'The push subscription is malformed: its endpoint or its p256dh/auth keys break a rule.',
+  PUSH_PERMISSION_DENIED:
+    'The user did not allow notifications for this site; they can allow them in site settings.',
   PUSH_SERVICE_UNAVAILABLE:
     'No push service accepted the notification (down, or busy after retries); try again.',
   AI_INPUT_INVALID: 'The AI call input or its attachments break a rule.',

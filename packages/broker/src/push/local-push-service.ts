@@ -1,10 +1,10 @@
 import { createECDH, createPublicKey, randomBytes } from 'node:crypto';
 import type { Hono } from 'hono';
-import ece from 'http_ece';
 import { jwtVerify } from 'jose';
 import type { Database } from '../db/database.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { LOCAL_PUSH_PREFIX } from '../http/paths.ts';
+import { ece } from './ece.ts';
 import type { PushSubscriptionKeys } from './subscription-check.ts';
 
 /** A notification the local push service received, verified and decrypted. */

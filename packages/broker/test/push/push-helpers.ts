@@ -1,7 +1,7 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import ece from 'http_ece';
+import { ece } from '../../src/push/ece.ts';
 
 /** A device made in the test: a browser's subscription keys, with the private half kept. */
 export function testDevice(endpoint: string) {
