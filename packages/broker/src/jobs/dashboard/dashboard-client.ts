@@ -11,7 +11,7 @@ const $ = <T extends HTMLElement>(id: string): T => {
   return element as T;
 };
 
-const api = document.body.dataset as { jobs: string; summary: string; cron: string };
+const api = document.body.dataset as { jobs: string; summary: string; cron: string; push: string };
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
 /** An instant in this browser's time zone, `YYYY-MM-DD HH:mm:ss`. */
@@ -145,6 +145,33 @@ async function loadCron(): Promise<void> {
   );
 }
 
+interface PushDelivery {
+  readonly receivedAt: string;
+  readonly userId: string | null;
+  readonly payload: { title?: unknown; body?: unknown; url?: unknown; tag?: unknown } | string;
+}
+
+async function loadPush(): Promise<void> {
+  const { deliveries } = await get<{ deliveries: PushDelivery[] }>(api.push, { limit: '50' });
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  fill(
+    'push',
+    deliveries.map((d) => {
+      const p = typeof d.payload === 'string' ? { title: d.payload } : d.payload;
+      return row([
+        localTime(d.receivedAt),
+        d.userId ?? '',
+        text(p.title),
+        text(p.body),
+        text(p.url),
+        text(p.tag),
+      ]);
+    }),
+    'No notification received yet: subscribe a device, then send from a Function.',
+    6,
+  );
+}
+
 const jobRow = (j: Job) =>
   row(
     [
@@ -232,11 +259,11 @@ $('prev').addEventListener(
 
 $('tz').textContent = Intl.DateTimeFormat().resolvedOptions().timeZone;
 run(async () => {
-  await Promise.all([loadSummary(), loadCron(), loadHistory()]);
+  await Promise.all([loadSummary(), loadCron(), loadHistory(), loadPush()]);
   document.body.dataset.ready = 'true';
 })();
 // Totals, depth and cron move on their own; the history stays put until asked (stable pages).
 setInterval(
-  run(() => Promise.all([loadSummary(), loadCron()]).then(() => undefined)),
+  run(() => Promise.all([loadSummary(), loadCron(), loadPush()]).then(() => undefined)),
   5000,
 );

@@ -1,7 +1,13 @@
 /** What the page needs to know; the script reads the API paths from `data-*` attributes. */
 export interface DashboardPage {
   readonly appId: string;
-  readonly api: { readonly jobs: string; readonly summary: string; readonly cron: string };
+  readonly api: {
+    readonly jobs: string;
+    readonly summary: string;
+    readonly cron: string;
+    /** Notifications the local push service received (development). */
+    readonly push: string;
+  };
   readonly script: string;
   /** The Content Security Policy nonce of the inline style. */
   readonly nonce: string;
@@ -44,7 +50,7 @@ export function dashboardHtml(page: DashboardPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.appId)}: background jobs</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}">
+<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-push="${escapeHtml(page.api.push)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
@@ -82,7 +88,12 @@ export function dashboardHtml(page: DashboardPage): string {
 <table id="cron"><thead><tr><th>Name</th><th>Schedule</th><th>Time zone</th><th>Function</th><th>Enabled</th>
 <th>Last run</th><th>Last state</th><th>Next run</th></tr></thead><tbody></tbody></table>
 </section>
-<p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>). Only safe metadata is shown: never payloads, idempotency keys or users.</p>
+<p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>). Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>
+<section id="push-section" aria-labelledby="push-title">
+<h2 id="push-title">Push notifications</h2>
+<p class="muted">What the local push service of platform dev received, after checking the VAPID signature and decrypting it as the device would. Nothing goes to a public push service in development.</p>
+<table id="push"><thead><tr><th>Received</th><th>User</th><th>Title</th><th>Body</th><th>URL</th><th>Tag</th></tr></thead><tbody></tbody></table>
+</section>
 </main>
 <script src="${escapeHtml(page.script)}"></script>
 </body></html>`;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../../http/broker-env.ts';
-import { dashboardPaths, jobsApiPaths } from '../../http/paths.ts';
+import { brokerApiPaths, dashboardPaths, jobsApiPaths } from '../../http/paths.ts';
 import { dashboardHtml } from './dashboard-html.ts';
 
 // From source the client sits beside this file; from the published build (dist/*.js), the
@@ -44,7 +44,7 @@ const fill = (path: string, appId: string) => path.replace(':appId', encodeURICo
 /**
  * Mounts the dashboard's Background jobs section (spec 4.5): a plain HTML page and one bundled
  * script that reads the jobs API (history), the jobs summary (totals, depth, queue policy) and
- * the cron summary. Served with a strict Content Security Policy: this origin's script and
+ * the cron summary, and the notifications the local push service received. Served with a strict Content Security Policy: this origin's script and
  * API only, no framing.
  */
 export function mountDashboard(
@@ -55,6 +55,7 @@ export function mountDashboard(
     jobs: fill(jobsApiPaths.list, options.appId),
     summary: fill(options.paths.summary, options.appId),
     cron: fill(options.paths.cron, options.appId),
+    push: brokerApiPaths.pushDeliveries,
   };
   app.get(dashboardPaths.page, (c) => {
     const nonce = randomBytes(12).toString('base64url');
