@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   broker: () => import('./broker/functions.ts'),
   search: () => import('./search/search.ts'),
   jobs: () => import('./jobs/jobs.ts'),
+  push: () => import('./push/push.ts'),
 };
 
 const wanted = process.argv.slice(2);
