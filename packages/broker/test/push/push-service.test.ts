@@ -78,6 +78,25 @@ describe('subscriptions', () => {
     expect(await rowCount()).toBe(before);
   });
 
+  it('move to whoever subscribes the same device last, and keep at most 20 per user', async () => {
+    const DAN = '2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a';
+    const EVE = '8e9f0a1b-2c3d-4e5f-8a6b-7c8d9e0f1a2b';
+    const shared = testDevice('https://push.example.com/send/shared').subscription;
+    expect((await subscribe(shared, DAN)).status).toBe(200);
+    expect((await subscribe(shared, EVE)).status).toBe(200);
+    expect(await env.broker.push.subscriptions.ofUsers([DAN])).toEqual([]);
+    expect((await env.broker.push.subscriptions.ofUsers([EVE])).map((d) => d.endpoint)).toEqual([
+      shared.endpoint,
+    ]);
+    for (let i = 0; i < 21; i++) {
+      await subscribe(testDevice(`https://push.example.com/send/eve-${i}`).subscription, EVE);
+    }
+    const kept = await env.broker.push.subscriptions.ofUsers([EVE]);
+    expect(kept).toHaveLength(20);
+    expect(kept.map((d) => d.endpoint)).not.toContain(shared.endpoint);
+    for (const device of kept) await env.broker.push.subscriptions.expire(device.endpoint);
+  });
+
   it('belong to a signed-in user', async () => {
     const response = await post('/_platform/api/push/subscriptions', { local: true });
     expect(response.status).toBe(401);
