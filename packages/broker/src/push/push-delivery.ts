@@ -1,7 +1,7 @@
 import { limits } from '@platform/schema';
 import webpush from 'web-push';
 import type { PushSubscriptionKeys } from './subscription-check.ts';
-import type { VapidKeys } from './vapid-keys.ts';
+import type { VapidSigner } from './vapid-signer.ts';
 
 /** What became of one push message to one device. */
 export type DeliveryOutcome =
@@ -16,9 +16,8 @@ export type DeliveryOutcome =
 
 /** How {@link deliverPush} sends. */
 export interface DeliveryOptions {
-  readonly vapid: VapidKeys;
-  /** The VAPID `sub` claim: a `mailto:` or `https:` contact for the push service's operator. */
-  readonly subject: string;
+  /** Signs the VAPID header with the app's key. */
+  readonly signer: VapidSigner;
   /** Waits between attempts; tests and benches pass a faster one. @default setTimeout */
   readonly sleep?: (milliseconds: number) => Promise<void>;
   /** Per-attempt time limit. @default 10 seconds */
@@ -37,17 +36,17 @@ function retryAfterSeconds(value: string | null): number | undefined {
 }
 
 /**
- * Encrypts `payload` for one subscription (RFC 8291, aes128gcm), signs the VAPID JWT for the
- * endpoint's origin (RFC 8292) with `web-push`, and POSTs it. 429 and 5xx answers and network
+ * Encrypts `payload` for one subscription (RFC 8291, aes128gcm) and adds the VAPID header for
+ * the endpoint's origin (RFC 8292), both with `web-push`, and POSTs it. 429 and 5xx answers and network
  * failures are retried up to `limits.push.sendMaxAttempts` times with doubling backoff (or the
  * service's `Retry-After`, up to `limits.push.retryAfterMaxSeconds`). Each attempt is encrypted
- * afresh: a new salt and sender key per message, as RFC 8291 requires. `web-push` only builds the
- * request here: its own sender speaks https alone, and the local push service is plain http on
- * loopback.
+ * afresh: a new salt and sender key per message, as RFC 8291 requires. The request is built from
+ * `web-push`'s parts rather than its `sendNotification`, which speaks https alone (the local push
+ * service is plain http on loopback) and parses URLs with Node's deprecated `url.parse`.
  *
  * @example
  * ```ts
- * const outcome = await deliverPush(subscription, bytes, { vapid, subject: 'mailto:ops@example.com' });
+ * const outcome = await deliverPush(subscription, bytes, { signer });
  * ```
  */
 export async function deliverPush(
@@ -59,27 +58,24 @@ export async function deliverPush(
   const attempts = limits.push.sendMaxAttempts;
   let last: DeliveryOutcome = { kind: 'unavailable', status: null, reason: 'not sent' };
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
-    const request = webpush.generateRequestDetails(
-      { endpoint: subscription.endpoint, keys: { ...subscription.keys } },
+    const { cipherText } = webpush.encrypt(
+      subscription.keys.p256dh,
+      subscription.keys.auth,
       Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
-      {
-        vapidDetails: {
-          subject: options.subject,
-          publicKey: options.vapid.publicKey,
-          privateKey: options.vapid.privateKey,
-        },
-        TTL: limits.push.ttlSeconds,
-        contentEncoding: 'aes128gcm',
-      },
+      'aes128gcm',
     );
     let response: Response;
     try {
-      response = await fetch(request.endpoint, {
+      response = await fetch(subscription.endpoint, {
         method: 'POST',
-        headers: Object.fromEntries(
-          Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
-        ),
-        body: new Uint8Array(request.body as Buffer),
+        headers: {
+          TTL: String(limits.push.ttlSeconds),
+          Urgency: 'normal',
+          'Content-Type': 'application/octet-stream',
+          'Content-Encoding': 'aes128gcm',
+          Authorization: options.signer.authorization(new URL(subscription.endpoint).origin),
+        },
+        body: new Uint8Array(cipherText),
         signal: AbortSignal.timeout(options.timeoutMilliseconds ?? 10_000),
       });
       // The body is the push service's business; read it so the connection is reused.

@@ -6,6 +6,7 @@ import { type DeliveryOutcome, deliverPush } from './push-delivery.ts';
 import { PushSubscriptions } from './push-subscriptions.ts';
 import { checkSubscription, type PushSubscriptionKeys } from './subscription-check.ts';
 import { loadVapidKeys, type VapidKeys } from './vapid-keys.ts';
+import { VapidSigner } from './vapid-signer.ts';
 
 /** A notification for app users (the body of `notifications.send`). */
 export interface Notification extends NotificationPayload {
@@ -53,10 +54,12 @@ export class PushService {
   /** The local push service, in development. */
   readonly local: LocalPushService | undefined;
   readonly #vapid: VapidKeys;
+  readonly #signer: VapidSigner;
   readonly #options: PushServiceOptions;
 
   private constructor(db: Database, vapid: VapidKeys, options: PushServiceOptions) {
     this.#vapid = vapid;
+    this.#signer = new VapidSigner(vapid, options.subject ?? 'mailto:push@localhost.invalid');
     this.#options = options;
     this.subscriptions = new PushSubscriptions(db, options.appId ?? 'local');
     this.local =
@@ -134,8 +137,7 @@ export class PushService {
       devices.map(async (device) => {
         const endpoint = currentLocalEndpoint(device.endpoint, this.#options.brokerUrl);
         const outcome = await deliverPush({ endpoint, keys: device.keys }, payload, {
-          vapid: this.#vapid,
-          subject: this.#options.subject ?? 'mailto:push@localhost.invalid',
+          signer: this.#signer,
           ...(this.#options.sleep ? { sleep: this.#options.sleep } : {}),
         });
         if (outcome.kind === 'gone') await this.subscriptions.expire(device.endpoint);

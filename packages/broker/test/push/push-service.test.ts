@@ -1,8 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import webpush from 'web-push';
 import { deliverPush } from '../../src/push/push-delivery.ts';
-import { vapidKeysPath } from '../../src/push/vapid-keys.ts';
+import { type VapidKeys, vapidKeysPath } from '../../src/push/vapid-keys.ts';
+import { VapidSigner } from '../../src/push/vapid-signer.ts';
 import { brokerFor } from '../helpers/broker.ts';
 import { scriptedPushService, testDevice } from './push-helpers.ts';
 
@@ -166,10 +168,32 @@ describe('notifications.send through the local push service', () => {
     const device = await env.broker.push.local!.subscribe(env.broker.server.url, null);
     const other = (await import('web-push')).default.generateVAPIDKeys();
     const outcome = await deliverPush(device, new TextEncoder().encode('{}'), {
-      vapid: other,
-      subject: 'mailto:ops@example.com',
+      signer: new VapidSigner(other, 'mailto:ops@example.com'),
     });
     expect(outcome).toEqual({ kind: 'rejected', status: 403 });
+  });
+});
+
+describe('the local push service', () => {
+  it('refuses a JWT for another audience, and a message without TTL', async () => {
+    const device = await env.broker.push.local!.subscribe(env.broker.server.url, null);
+    const keys = JSON.parse(
+      await readFile(vapidKeysPath(join(env.appDir, '.platform')), 'utf8'),
+    ) as VapidKeys;
+    const { cipherText } = webpush.encrypt(device.keys.p256dh, device.keys.auth, '{}', 'aes128gcm');
+    const post = (headers: Record<string, string>) =>
+      fetch(device.endpoint, {
+        method: 'POST',
+        headers: { 'content-encoding': 'aes128gcm', ...headers },
+        body: new Uint8Array(cipherText),
+      });
+    const signer = new VapidSigner(keys, 'mailto:ops@example.com');
+    const right = signer.authorization(new URL(device.endpoint).origin);
+    const wrong = signer.authorization('https://push.example.com');
+    expect((await post({ ttl: '60', authorization: wrong })).status).toBe(401);
+    expect((await post({ authorization: right })).status).toBe(400);
+    expect((await post({ ttl: '60' })).status).toBe(401);
+    expect((await post({ ttl: '60', authorization: right })).status).toBe(201);
   });
 });
 
