@@ -237,3 +237,22 @@ describe('notifications.send to browser push services', () => {
     }
   });
 });
+
+describe('a broker that uses the browsers’ push services', () => {
+  it('serves pushService "browser", accepts only https endpoints and makes no local devices', async () => {
+    const { PushService } = await import('../../src/push/push-service.ts');
+    const push = await PushService.create(env.broker.db, {
+      stateDir: join(env.appDir, '.platform'),
+      brokerUrl: env.broker.server.url,
+      pushService: 'browser',
+    });
+    expect(push.pushService).toBe('browser');
+    expect(push.local).toBeUndefined();
+    await expect(push.subscribeLocal(ALICE)).rejects.toMatchObject({
+      code: 'PUSH_SUBSCRIPTION_INVALID',
+    });
+    await expect(
+      push.subscribe(ALICE, testDevice('http://127.0.0.1:9/push/x').subscription),
+    ).rejects.toMatchObject({ code: 'PUSH_SUBSCRIPTION_INVALID', details: { field: 'endpoint' } });
+  });
+});
