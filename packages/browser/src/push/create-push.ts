@@ -118,21 +118,25 @@ export function createPush(options: PushOptions = {}): PlatformPush {
     },
 
     async unsubscribe(options) {
+      let removed = false;
       const local = storage()?.getItem(LOCAL_KEY);
       if (local) {
-        const { removed } = (await request(browserRoutes.pushUnsubscribe, {
-          endpoint: local,
-        })) as { removed: boolean };
+        ({ removed } = (await request(browserRoutes.pushUnsubscribe, { endpoint: local })) as {
+          removed: boolean;
+        });
         storage()?.removeItem(LOCAL_KEY);
-        return removed;
       }
-      const subscription = await (await registrationOf(options)).pushManager.getSubscription();
-      if (!subscription) return false;
-      const { removed } = (await request(browserRoutes.pushUnsubscribe, {
+      // `getRegistration`, not `ready`: a page that never registered a worker has nothing more
+      // to remove, and `ready` would wait for ever.
+      const registration =
+        options?.registration ?? (await globalThis.navigator?.serviceWorker?.getRegistration());
+      const subscription = await registration?.pushManager.getSubscription();
+      if (!subscription) return removed;
+      const answer = (await request(browserRoutes.pushUnsubscribe, {
         endpoint: subscription.endpoint,
       })) as { removed: boolean };
       await subscription.unsubscribe();
-      return removed;
+      return removed || answer.removed;
     },
   };
 }

@@ -57,7 +57,9 @@ export interface PlatformPush {
    */
   subscribe(options?: SubscribeOptions): Promise<PushDevice>;
   /**
-   * Removes this device's subscription; resolves to whether there was one.
+   * Removes this device's subscription (at the platform and, for a browser push service, in the
+   * service worker's `pushManager`); resolves to whether the platform had one. Uses
+   * `options.registration` or the page's current registration, if any.
    *
    * @example
    * ```ts
