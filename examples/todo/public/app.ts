@@ -148,6 +148,17 @@ $('notify').addEventListener('click', () => {
   })();
 });
 
+$('notify-off').addEventListener('click', () => {
+  void (async () => {
+    try {
+      const removed = await push.unsubscribe();
+      status(removed ? 'Reminders off for this device.' : 'Reminders were not on for this device.');
+    } catch (error) {
+      status(isPlatformError(error) ? `${error.code}: ${error.message}` : String(error));
+    }
+  })();
+});
+
 async function start(): Promise<void> {
   if ('serviceWorker' in navigator) {
     await navigator.serviceWorker.register('/sw.js', { type: 'module' }).catch(() => undefined);

@@ -126,6 +126,13 @@ describe('push notifications in Chromium', () => {
         data: { url: `${new URL(dev.url).origin}/` },
       },
     ]);
+
+    // Turning reminders off removes this device: the next reminder reaches nobody.
+    await page.click('#notify-off');
+    await expect
+      .poll(() => page.locator('#status').textContent())
+      .toBe('Reminders off for this device.');
+    expect(await invokeAsSystem('sendReminder', { todoId })).toMatchObject({ delivered: 0 });
     await page.context().close();
   });
 });
