@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   broker: () => import('./broker/functions.ts'),
   search: () => import('./search/search.ts'),
   jobs: () => import('./jobs/jobs.ts'),
+  ai: () => import('./ai/ai.ts'),
   push: () => import('./push/push.ts'),
 };
 

@@ -13,6 +13,7 @@ declare module '@platform/browser' {
       "readAttachment": FunctionTypes<typeof import("./functions/read-attachment/index.js").default, "user">;
       "exportTodos": FunctionTypes<typeof import("./functions/export-todos/index.js").default, "user">;
       "searchTodos": FunctionTypes<typeof import("./functions/search-todos/index.js").default, "user">;
+      "suggestTitle": FunctionTypes<typeof import("./functions/suggest-title/index.js").default, "user">;
       "publicStats": FunctionTypes<typeof import("./functions/public-stats/index.js").default, "public">;
       "sendReminder": FunctionTypes<typeof import("./functions/send-reminder/index.js").default, "system">;
       "dailyDigest": FunctionTypes<typeof import("./functions/daily-digest/index.js").default, "system">;

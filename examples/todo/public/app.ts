@@ -91,6 +91,22 @@ $('new-todo').addEventListener('submit', (event) => {
   });
 });
 
+// The suggestTitle Function asks ctx.ai for a short title for what was typed.
+$('suggest').addEventListener('click', () => {
+  const input = $<HTMLInputElement>('title');
+  if (input.value.trim() === '') return;
+  void (async () => {
+    try {
+      const { title } = await platform.functions.call('suggestTitle', { description: input.value });
+      input.value = title;
+      status('');
+    } catch (error) {
+      if (isPlatformError(error, 'AUTH_REQUIRED')) signedOut();
+      else status(isPlatformError(error) ? `${error.code}: ${error.message}` : String(error));
+    }
+  })();
+});
+
 // Search goes through the searchTodos Function (ctx.data.search runs only in Functions, under
 // the caller's RLS); the page shows the hits best first.
 $('search').addEventListener('submit', (event) => {

@@ -9,6 +9,8 @@ export const errorStatus = {
   // Spec 7.2
   AUTH_REQUIRED: 401,
   ACCESS_DENIED: 403,
+  // Spec 3.3: the owner's account missed its confirmation deadline; the app is paused.
+  ACCOUNT_VERIFICATION_REQUIRED: 503,
   IDEMPOTENCY_KEY_REUSED: 409,
   QUEUE_NOT_ACTIVE: 409,
   FILE_INPUT_CHANGED: 409,
@@ -48,6 +50,8 @@ export const errorStatus = {
   ROW_NOT_FOUND: 404,
   DATA_CONSTRAINT_VIOLATION: 409,
   PERMISSION_DENIED: 403,
+  RPC_NOT_FOUND: 404,
+  RPC_FAILED: 400,
   FILE_NOT_FOUND: 404,
   FILE_TOO_LARGE: 413,
   STORAGE_UNAVAILABLE: 503,
@@ -59,6 +63,9 @@ export const errorStatus = {
   PUSH_SERVICE_UNAVAILABLE: 503,
   PUSH_PERMISSION_DENIED: 403,
   AI_INPUT_INVALID: 400,
+  AI_PROVIDER_FAILED: 502,
+  AI_PROVIDER_UNAVAILABLE: 503,
+  AI_OUTPUT_INVALID: 502,
   QUEUE_NOT_DECLARED: 404,
   JOB_NOT_FOUND: 404,
   ACTIVE_JOBS_LIMIT: 429,
@@ -85,6 +92,8 @@ export type ErrorCode = keyof typeof errorStatus;
 export const retryableCodes: ReadonlySet<string> = new Set<ErrorCode>([
   'SEARCH_UNAVAILABLE',
   'INTEGRATION_PROVIDER_UNAVAILABLE',
+  'AI_PROVIDER_UNAVAILABLE',
+  'AI_OUTPUT_INVALID',
   'RATE_LIMITED',
   'FUNCTION_TIMEOUT',
   'FUNCTION_UNAVAILABLE',

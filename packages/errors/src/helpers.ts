@@ -21,7 +21,7 @@ function helper(status: number, retryable: boolean) {
 /**
  * Expected failures a Function throws so that they reach the caller with their code, message and
  * details. Each helper returns the error; `throw` it. Only `unavailable` is retryable, and in a
- * queue consumer it is the one that schedules another attempt.
+ * queue consumer it is the only one that schedules another attempt (see `retriesJob`).
  *
  * @example
  * ```ts

@@ -5,6 +5,8 @@ export const errorMeanings = {
   // Spec 7.2
   AUTH_REQUIRED: 'The operation needs a signed-in user and there is none.',
   ACCESS_DENIED: 'The signed-in account has no grant to this private app.',
+  ACCOUNT_VERIFICATION_REQUIRED:
+    'The app is paused until its owner confirms their email address; retrying does not help until then.',
   IDEMPOTENCY_KEY_REUSED:
     'The idempotency key was already used in this queue with a different payload.',
   QUEUE_NOT_ACTIVE: 'The job was dead-lettered because its queue is no longer declared.',
@@ -50,6 +52,9 @@ export const errorMeanings = {
   ROW_NOT_FOUND: 'No row with this id is visible to the caller.',
   DATA_CONSTRAINT_VIOLATION: 'The write breaks a constraint of the table.',
   PERMISSION_DENIED: 'Row-level security or access rules deny this operation.',
+  RPC_NOT_FOUND:
+    'No database function with this name (and these argument names) is in the public schema.',
+  RPC_FAILED: 'The database function raised an error; its message says why.',
   FILE_NOT_FOUND: 'No file with this reference is visible to the caller.',
   FILE_TOO_LARGE: 'The file is larger than the platform accepts.',
   STORAGE_UNAVAILABLE: 'The disk is full or failing: the write was not kept; try again later.',
@@ -65,6 +70,10 @@ export const errorMeanings = {
   PUSH_SERVICE_UNAVAILABLE:
     'No push service accepted the notification (down, or busy after retries); try again.',
   AI_INPUT_INVALID: 'The AI call input or its attachments break a rule.',
+  AI_PROVIDER_FAILED: 'The AI provider refused or failed the call; sending it again will not help.',
+  AI_PROVIDER_UNAVAILABLE: 'The AI provider timed out, was rate limited or was down; retry later.',
+  AI_OUTPUT_INVALID:
+    'The AI provider answered with output that is not valid for the call; a retry may help.',
   QUEUE_NOT_DECLARED: 'No queue with this name is declared.',
   JOB_NOT_FOUND: 'No job with this id exists in this app.',
   ACTIVE_JOBS_LIMIT: 'The app already holds the maximum number of active jobs.',

@@ -58,6 +58,21 @@ export const browserRoutes = {
   pushUnsubscribe: route('POST', '/_platform/api/push/subscriptions/remove', '2.6.0'),
 } as const;
 
+/**
+ * Managed files over HTTP on the app's origin, for a client holding an app access token (it acts
+ * as the owner, spec 2.2) or a session (docs/broker.md, "Managed files over HTTP"). The body of
+ * `upload` and `replace` is the file's bytes, its `content-type` the file's type, `?name=` its
+ * name; they answer `{ file }` (`fileInfoSchema`). `download` answers the bytes, `info` `{ file }`,
+ * `remove` `{ ok: true }`. `:ref` is the file's ref.
+ */
+export const fileRoutes = {
+  upload: route('POST', '/_platform/api/files'),
+  download: route('GET', '/_platform/api/files/:ref'),
+  info: route('GET', '/_platform/api/files/:ref/info'),
+  replace: route('PUT', '/_platform/api/files/:ref'),
+  remove: route('DELETE', '/_platform/api/files/:ref'),
+} as const;
+
 /** The path prefix of every route a Function's handler context calls on the broker. */
 export const RUNTIME_PREFIX = '/_platform/runtime';
 

@@ -6,7 +6,12 @@ const packageJson = fileURLToPath(new URL('../package.json', import.meta.url));
 /** The module text that replaces src/version.ts in the build. */
 export function versionModule(): string {
   const { version } = JSON.parse(readFileSync(packageJson, 'utf8')) as { version: string };
-  return `export const PLATFORM_SDK_VERSION = ${JSON.stringify(version)};\n`;
+  // Keeps the pinned-version global of src/version.ts, which the broker defines when it bundles.
+  return [
+    'const pinned = globalThis.__PLATFORM_PINNED_SDK_VERSION__;',
+    `export const PLATFORM_SDK_VERSION = typeof pinned === 'string' ? pinned : ${JSON.stringify(version)};`,
+    '',
+  ].join('\n');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PlatformError, s } from '../src/index.ts';
+import { offlineText } from '../src/testing/index.ts';
 import { mswBroker } from './helpers.ts';
 
 // Every context member against the msw mock broker generated from the contract.
@@ -99,7 +100,7 @@ describe('ai', () => {
     net.use({ ai: { generateObject: () => ({ total: 12.5 }) } });
     const { ai } = net.context().context;
     expect(await ai.generateText({ prompt: 'hi', instructions: 'be brief' })).toEqual({
-      text: 'Echo: hi',
+      text: offlineText({ prompt: 'hi', instructions: 'be brief' }),
     });
     const chunks: string[] = [];
     for await (const chunk of (await ai.streamText({
@@ -107,7 +108,7 @@ describe('ai', () => {
     })) as unknown as AsyncIterable<string>) {
       chunks.push(chunk);
     }
-    expect(chunks.join('')).toBe('Echo: one two three');
+    expect(chunks.join('')).toBe(offlineText({ prompt: 'one two three' }));
     const { object } = await ai.generateObject({
       prompt: 'receipt',
       schema: s.object({ total: s.number() }),

@@ -71,7 +71,23 @@ describe('PLATFORM_SDK_VERSION', () => {
       plugins: [versionPlugin],
     });
     const text = out.outputFiles[0]?.text ?? '';
-    expect(text).toContain(`PLATFORM_SDK_VERSION = ${JSON.stringify(pkg.version)}`);
+    expect(text).toContain(`: ${JSON.stringify(pkg.version)}`);
+    expect(text).toContain('__PLATFORM_PINNED_SDK_VERSION__');
     expect(text).not.toContain('dependencies');
+  });
+
+  it('in the build still reports the pin the broker defines when it bundles a Function', async () => {
+    const out = await build({
+      entryPoints: [new URL('../src/version.ts', import.meta.url).pathname],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      plugins: [versionPlugin],
+      define: { 'globalThis.__PLATFORM_PINNED_SDK_VERSION__': '"2.3.0"' },
+    });
+    const text = out.outputFiles[0]?.text ?? '';
+    const url = `data:text/javascript;base64,${Buffer.from(text).toString('base64')}`;
+    const built = (await import(url)) as { PLATFORM_SDK_VERSION: string };
+    expect(built.PLATFORM_SDK_VERSION).toBe('2.3.0');
   });
 });

@@ -6,6 +6,7 @@ import {
   supports,
 } from '@platform/schema/contract';
 import type { Hono } from 'hono';
+import type { AiService } from '../ai/ai-service.ts';
 import type { DataService } from '../data/data-service.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationGrant, InvocationTokens } from '../functions/invocation-tokens.ts';
@@ -27,10 +28,12 @@ export interface RuntimeServices {
   readonly secrets: SecretStore;
   readonly outbox: Outbox;
   readonly logs: LogSink;
-  /** `data.search`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
+  /** `data.search`; absent when platform.yaml declares none (every name is then undeclared). */
   readonly search?: SearchService;
   /** `ctx.jobs`. */
   readonly jobs?: JobService | undefined;
+  /** `ctx.ai`; without it the AI routes answer `FEATURE_NOT_AVAILABLE`. */
+  readonly ai?: AiService | undefined;
   /** `ctx.notifications`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
   readonly push?: PushService | undefined;
 }
@@ -40,6 +43,8 @@ type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never
 interface RouteContext {
   readonly grant: InvocationGrant;
   readonly params: Readonly<Record<string, string>>;
+  /** Aborted when the caller goes away (streaming routes stop their source). */
+  readonly signal: AbortSignal;
 }
 
 type Handler<R> = (body: Body<R>, ctx: RouteContext) => Promise<unknown>;
@@ -61,11 +66,12 @@ const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
  * Mounts every route of the runtime contract (`runtimeContract` of `@platform/schema/contract`):
  * the invocation token is checked, the route's `since` is compared with the Function's pinned
  * SDK, the JSON body is read with its size limit and parsed with the contract's schema, then the
- * service runs as the invocation's caller. Features whose issues have not landed answer
+ * service runs as the invocation's caller. Features this broker does not serve answer
  * `FEATURE_NOT_AVAILABLE` (501), never a fake success.
  */
 export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServices): void {
-  const { data, files, secrets, outbox, logs, jobs, push } = services;
+  const { data, files, secrets, outbox, logs, jobs, ai, push } = services;
+  const noAi = notAvailable('AI is not available: this broker was started without an AI service.');
   const handlers: { [N in RuntimeRouteName]: Handler<(typeof runtimeContract)[N]> } = {
     dataList: async (body, { grant, params }) => ({
       rows: await data.list(grant.caller, params.table!, body),
@@ -82,7 +88,13 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     dataSearch: async (body, { grant, params }) =>
       services.search
         ? services.search.search(grant.caller, params.name!, body)
-        : notAvailable('Search is not available: platform.yaml declares no data.search.')(),
+        : Promise.reject(
+            new PlatformError({
+              code: 'SEARCH_NOT_DECLARED',
+              message: `No search named "${params.name}" is declared: platform.yaml has no data.search (docs/search.md).`,
+              details: { search: params.name ?? '' },
+            }),
+          ),
     filesUpload: async (body, { grant }) => ({
       file: await files.upload(grant.caller, {
         data: bytes(body.data),
@@ -110,10 +122,21 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       await files.checkGrantedRead(grant.fileGrant, body.ref);
       return { file: await files.info(grant.caller, body.ref) };
     },
-    aiGenerateText: notServedYet('ctx.ai'),
-    aiStreamText: notServedYet('ctx.ai'),
-    aiGenerateObject: notServedYet('ctx.ai'),
-    aiGenerateImage: notServedYet('ctx.ai'),
+    aiGenerateText: ai
+      ? async (body, { grant, signal }) => ai.generateText(body, { grant, signal })
+      : noAi,
+    aiStreamText: ai
+      ? async (body, { grant, signal }) =>
+          new Response(await ai.streamText(body, { grant, signal }), {
+            headers: { 'content-type': 'text/plain; charset=utf-8' },
+          })
+      : noAi,
+    aiGenerateObject: ai
+      ? async (body, { grant, signal }) => ai.generateObject(body, { grant, signal })
+      : noAi,
+    aiGenerateImage: ai
+      ? async (body, { grant, signal }) => ai.generateImage(body, { grant, signal })
+      : noAi,
     emailSend: async (body, { grant }) =>
       outbox.capture(body, grant.emailAliases, {
         requestId: grant.requestId,
@@ -152,7 +175,11 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     const route = runtimeContract[name] as ContractRoute;
     const handler = handlers[name] as Handler<ContractRoute>;
     const maxBytes =
-      name === 'filesUpload' || name === 'filesReplace' ? bodyLimits.files : bodyLimits.json;
+      name === 'filesUpload' || name === 'filesReplace'
+        ? bodyLimits.files
+        : name.startsWith('ai')
+          ? bodyLimits.ai
+          : bodyLimits.json;
     app.on(route.method, route.path, async (c) => {
       const grant = services.tokens.verify(readBearer(c.req.header('authorization')) ?? undefined);
       if (!grant) {
@@ -169,7 +196,13 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
         });
       }
       const body = parseWith(route.request, await readJsonBody(c.req.raw, { maxBytes }));
-      return c.json((await handler(body as never, { grant, params: c.req.param() })) as object);
+      const result = await handler(body as never, {
+        grant,
+        params: c.req.param(),
+        signal: c.req.raw.signal,
+      });
+      // Streaming routes answer their own Response; everything else is JSON.
+      return result instanceof Response ? result : c.json(result as object);
     });
   }
 }

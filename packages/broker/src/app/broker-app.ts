@@ -1,10 +1,13 @@
 import { Hono } from 'hono';
+import { mountAiRoutes } from '../ai/ai-routes.ts';
+import type { AiService } from '../ai/ai-service.ts';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
 import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
+import { mountFileRoutes } from '../files/file-routes.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationTokens } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
@@ -31,6 +34,8 @@ export interface BrokerServices {
   readonly logs: LogSink;
   readonly tokens: InvocationTokens;
   readonly invoker: FunctionInvoker;
+  /** `ctx.ai` and the AI calls listing; without it the AI routes answer FEATURE_NOT_AVAILABLE. */
+  readonly ai?: AiService;
   /** Jobs behind `ctx.jobs` and the jobs API; without it they answer FEATURE_NOT_AVAILABLE. */
   readonly jobs?: JobService;
   /**
@@ -78,7 +83,9 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
+  mountFileRoutes(app, { files: services.files, authenticate });
   mountOutboxRoutes(app, { outbox: services.outbox });
+  if (services.ai) mountAiRoutes(app, { ai: services.ai });
   if (services.push) mountPushRoutes(app, { push: services.push, authenticate });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });

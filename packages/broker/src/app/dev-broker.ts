@@ -25,6 +25,7 @@ export interface DevBrokerContext {
   readonly snapshotPath?: string | undefined;
   readonly inMemory?: boolean;
   readonly clock?: Clock;
+  readonly ai?: BrokerOptions['ai'];
 }
 
 /**
@@ -52,6 +53,7 @@ export async function launchDevBroker(
     databaseUrl: context.databaseUrl,
     snapshotPath: context.snapshotPath,
     ...(context.inMemory ? { inMemory: true } : {}),
+    ...(context.ai ? { ai: context.ai } : {}),
     ...(context.authenticate ? { authenticate: context.authenticate } : {}),
     mount: (app, services) => {
       mountBrokerApi(app, { invoker: services.invoker, devToken });

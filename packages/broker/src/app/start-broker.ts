@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
+import { type AiOptions, createAiProvider } from '../ai/ai-config.ts';
+import { AiService } from '../ai/ai-service.ts';
 import type { Authenticate } from '../api/rest-routes.ts';
 import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
 import { AuthService } from '../auth/auth-service.ts';
@@ -73,6 +75,8 @@ export interface BrokerOptions {
   readonly searches?: readonly SearchDeclaration[];
   /** Queues, cron schedules and worker settings (docs/jobs.md). */
   readonly jobs?: BrokerJobsOptions;
+  /** The AI provider and its models (docs/ai.md). @default the offline, deterministic AI */
+  readonly ai?: AiOptions;
 }
 
 /** A running broker. */
@@ -97,6 +101,8 @@ export interface Broker {
   readonly jobs: BrokerJobs;
   /** Accounts, sessions, grants and app access tokens. */
   readonly auth: AuthService;
+  /** `ctx.ai` and its recent calls. */
+  readonly ai: AiService;
   readonly migrations: MigrationReport;
   /** Milliseconds the database took to open, bootstrap and migrate. */
   readonly dbMilliseconds: number;
@@ -167,6 +173,10 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       for (const value of values) known.add(value);
       redactor.set(known);
     });
+    // The AI key, endpoint and model names are redacted like secrets wherever output is printed.
+    const aiProvider = await createAiProvider(appDir, options.ai);
+    for (const value of aiProvider.confidential) known.add(value);
+    redactor.set(known);
     await secrets.values();
     teardown.add(secrets.watch());
     const data = new DataService(db);
@@ -175,6 +185,12 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // Temp files and empty folders of writes that a full disk or a crash interrupted.
     await files.blobs.sweep().catch((error) => writer(`WARN  files sweep: ${stackOf(error)}`));
     const outbox = new Outbox(db);
+    const ai = new AiService({
+      provider: aiProvider,
+      files,
+      logs,
+      ...(options.ai?.timeoutMs === undefined ? {} : { timeoutMs: options.ai.timeoutMs }),
+    });
     const auth = await AuthService.create(
       db,
       outbox,
@@ -224,6 +240,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       brokerUrl: `http://127.0.0.1:${listener.port}`,
     });
     const app = createBrokerApp({
+      ai,
       jobs: jobs.service,
       push,
       ...(search ? { search } : {}),
@@ -252,6 +269,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       search,
       jobs,
       auth,
+      ai,
       migrations: opened.migrations,
       dbMilliseconds: opened.milliseconds,
       functions,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
+import type { AiOptions } from '../ai/ai-config.ts';
 import { Frontend } from '../api/frontend.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -30,6 +31,8 @@ export interface DevOptions {
   readonly inMemory?: boolean;
   /** Time source of sign-in, jobs and cron (tests advance it instead of waiting). @default the machine's */
   readonly clock?: Clock;
+  /** The AI provider (docs/ai.md). @default the offline, deterministic AI */
+  readonly ai?: AiOptions;
 }
 
 /** platform.yaml has errors: nothing was started. */

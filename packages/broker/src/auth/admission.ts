@@ -57,7 +57,6 @@ function pausedApp(auth: AuthService, request: Request, html: boolean): Response
   if (!html) {
     throw new PlatformError({
       code: 'ACCOUNT_VERIFICATION_REQUIRED',
-      status: 503,
       message: 'This app is paused until its owner confirms their email address.',
     });
   }

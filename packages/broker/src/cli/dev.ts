@@ -1,5 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
+import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
 import { type DevServer, ManifestInvalidError, startDev } from '../app/start-dev.ts';
 import { defineCommand, exitCodes } from './io.ts';
 import { isPortFree } from './port.ts';
@@ -7,7 +8,7 @@ import { isPortFree } from './port.ts';
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir] [--port <n>] [--no-watch]
+const usage = `Usage: platform dev [appDir] [--port <n>] [--no-watch] [--ai-mode <mode>]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
@@ -18,7 +19,14 @@ Options:
   --port <n>     Port on localhost; 0 picks a free one. Default ${DEFAULT_DEV_PORT}, or a free
                  port when ${DEFAULT_DEV_PORT} is taken.
   --no-watch     Do not re-bundle changed Functions or reload platform.yaml.
-  -h, --help     Show this help.`;
+  --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
+                 offline). Overrides PLATFORM_AI_MODE.
+  -h, --help     Show this help.
+
+AI (docs/ai.md): with no configuration ctx.ai answers offline and deterministically (pin
+answers in ai-fixtures.yaml). PLATFORM_AI_BASE_URL, PLATFORM_AI_API_KEY and PLATFORM_AI_MODEL
+(or PLATFORM_AI_TEXT_MODEL, _VISION_MODEL, _OBJECT_MODEL, _IMAGE_MODEL) select an
+OpenAI-compatible endpoint instead.`;
 
 /** Resolves on the first SIGINT or SIGTERM. */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -42,7 +50,11 @@ export const devCommand = defineCommand({
   name: 'dev',
   summary: 'Serve an app locally: Functions, data, files and frontend, reloaded on change.',
   usage,
-  options: { port: { type: 'string' }, watch: { type: 'boolean', default: true } },
+  options: {
+    port: { type: 'string' },
+    watch: { type: 'boolean', default: true },
+    'ai-mode': { type: 'string' },
+  },
   maxPositionals: 1,
   async run(parsed, io, usageError) {
     const portText = parsed.values.port;
@@ -55,10 +67,20 @@ export const devCommand = defineCommand({
       io.stderr(`Port ${port} is in use; using a free port instead (pass --port to choose).`);
       port = 0;
     }
+    const aiMode = parsed.values['ai-mode'];
+    let ai: AiOptions;
+    try {
+      ai = aiOptionsFromEnv({
+        ...process.env,
+        ...(aiMode === undefined ? {} : { PLATFORM_AI_MODE: aiMode }),
+      });
+    } catch (error) {
+      return usageError((error as Error).message);
+    }
     const stopped = stopSignal();
     let dev: DevServer;
     try {
-      dev = await startDev({ appDir, port, watch: parsed.values.watch, logWriter: io.stdout });
+      dev = await startDev({ appDir, port, watch: parsed.values.watch, logWriter: io.stdout, ai });
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
         const file = relative(io.cwd, resolve(appDir, 'platform.yaml'));

@@ -4,6 +4,7 @@ import { runAs } from '../db/run-as.ts';
 import type { Caller } from '../kernel/caller.ts';
 import { readId, readLimit, readSelect, readValues, readWhere } from './data-input.ts';
 import { toDataError } from './pg-errors.ts';
+import { callRpc } from './rpc.ts';
 import { insertRow, selectById, selectRows, updateRow } from './sql.ts';
 import { TableCatalog, type TableInfo } from './table-catalog.ts';
 
@@ -101,6 +102,11 @@ export class DataService {
       }
       return updated;
     });
+  }
+
+  /** `POST /rest/v1/rpc/<name>`: a database function of the public schema, as `caller`. */
+  rpc(caller: Caller, name: string, args: unknown): Promise<unknown> {
+    return callRpc(this.#db, caller, name, args);
   }
 
   async #run<T>(

@@ -10,6 +10,8 @@ export interface BundleKey {
   readonly entrypoint: string;
   readonly sdkDir: string;
   readonly sdkVersion: string;
+  /** The pinned version the bundle reports as `PLATFORM_SDK_VERSION`. */
+  readonly pinned: string;
 }
 
 interface Record {

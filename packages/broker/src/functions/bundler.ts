@@ -61,6 +61,9 @@ function toDiagnostic(message: Message): BundleDiagnostic {
 
 const HOST_ENTRY = '__platform_host_entry__.ts';
 
+/** The expression `@platform/server` reads its reported version from when the bundler sets it. */
+const PINNED_SDK_GLOBAL = 'globalThis.__PLATFORM_PINNED_SDK_VERSION__';
+
 // The broker keeps the process's stdin open and never writes to it; end of input means the
 // broker is gone (even after a SIGKILL), so the process exits instead of living on as an orphan.
 const PARENT_WATCHDOG = `const deno = (globalThis as { Deno?: { stdin: { read(b: Uint8Array): Promise<number | null> }; exit(code: number): never } }).Deno;
@@ -113,6 +116,11 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
       target: 'es2022',
       mainFields: ['module', 'main'],
       conditions: ['@platform/source', 'deno', 'worker', 'browser', 'import'],
+      // The SDK's version module reads this global (packages/server/src/version.ts): the Function
+      // reports the version platform.yaml pins, not the version of the copy that serves it.
+      ...(options.sdk.pinned === undefined
+        ? {}
+        : { define: { [PINNED_SDK_GLOBAL]: JSON.stringify(options.sdk.pinned) } }),
       sourcemap: 'inline',
       write: false,
       metafile: true,

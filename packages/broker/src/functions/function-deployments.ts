@@ -172,7 +172,12 @@ export class FunctionDeployments {
   async #bundle(fn: FunctionDeclaration): Promise<BundleResult> {
     const { appDir, stateDir, sdk } = this.#options;
     const outFile = join(stateDir, 'functions', `${fn.name}.js`);
-    const key = { entrypoint: fn.entrypoint, sdkDir: sdk.resolveDir, sdkVersion: sdk.version };
+    const key = {
+      entrypoint: fn.entrypoint,
+      sdkDir: sdk.resolveDir,
+      sdkVersion: sdk.version,
+      pinned: sdk.pinned ?? sdk.version,
+    };
     const reused = await reusableBundle(key, outFile);
     if (reused) return reused;
     const bundle = await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });

@@ -11,6 +11,11 @@ export interface SdkSource {
   readonly version: string;
   /** `broker` for the copy shipped with the broker, `app` for the app's own `node_modules`. */
   readonly origin: 'broker' | 'app';
+  /**
+   * `runtime.sdk.version` the app pins. The bundle's `PLATFORM_SDK_VERSION` reports it (spec 9),
+   * since one copy serves every older pin of its major version. Absent: the copy's own version.
+   */
+  readonly pinned?: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -65,5 +70,5 @@ export function resolveSdk(
       details: { pinned, available: source.version },
     });
   }
-  return source;
+  return { ...source, pinned };
 }

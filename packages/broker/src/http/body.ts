@@ -7,6 +7,8 @@ export const bodyLimits = {
   json: 1024 * 1024,
   /** File uploads and replaces: a file of `limits.files.maxBytes` as base64, plus the JSON around it. */
   files: Math.ceil((limits.files.maxBytes * 4) / 3) + 64 * 1024,
+  /** AI calls: in-memory image attachments of `limits.ai.attachmentsTotalMaxBytes` as base64. */
+  ai: Math.ceil((limits.ai.attachmentsTotalMaxBytes * 4) / 3) + 64 * 1024,
 } as const;
 
 /**
@@ -123,6 +125,35 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
     chunks.push(value);
   }
   return utf8.decode(Buffer.concat(chunks));
+}
+
+/**
+ * Reads a request body as bytes, at most `maxBytes` (a larger declared `content-length` is
+ * refused before a byte is read; a chunked body is cancelled at the limit): `tooLarge(maxBytes)`
+ * past it.
+ */
+export async function readBodyBytes(
+  request: Request,
+  maxBytes: number,
+  tooLargeError: (maxBytes: number) => PlatformError = tooLarge,
+): Promise<Uint8Array> {
+  if (Number(request.headers.get('content-length') ?? '0') > maxBytes)
+    throw tooLargeError(maxBytes);
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }
 
 function unsupported(type: string): PlatformError {

@@ -22,6 +22,8 @@ export const brokerApiPaths = {
   tokens: `${BROKER_API_PREFIX}/tokens`,
   /** Captured development email. */
   outbox: `${BROKER_API_PREFIX}/outbox`,
+  /** The recent AI calls (no prompts, outputs or keys). */
+  aiCalls: `${BROKER_API_PREFIX}/ai/calls`,
   /** Notifications the local push service received (development). */
   pushDeliveries: `${BROKER_API_PREFIX}/push/deliveries`,
   /** `platform invoke`: run a Function directly. */

@@ -1,4 +1,4 @@
-import { isPlatformError } from '@platform/errors';
+import { isPlatformError, retriesJob } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { QueueDeclaration } from '@platform/schema/manifest';
 
@@ -60,19 +60,6 @@ export function retryDelaySeconds(
 export const retryDelaySql = `LEAST(${limits.queues.retryDelaySeconds.max}::bigint,
   retry_delay_seconds::bigint * CASE WHEN retry_backoff THEN power(2, GREATEST(attempt - 1, 0))::bigint ELSE 1 END)`;
 
-// Failures of the platform around the consumer (a crash, a process that died or would not start,
-// an unreadable answer): the attempt is used and the job retries while attempts remain.
-const crashCodes = new Set([
-  'FUNCTION_FAILED',
-  'FUNCTION_TIMEOUT',
-  'FUNCTION_UNAVAILABLE',
-  'JOB_ATTEMPT_LOST',
-  'INTERNAL',
-  'INVALID_RESPONSE',
-  'NETWORK_ERROR',
-  'TIMEOUT',
-]);
-
 /** What to do with a failed attempt (spec 3.1, 7.1 rule 3). */
 export interface FailureVerdict {
   /** `true`: another attempt if any remain; `false`: dead-letter now. */
@@ -81,18 +68,17 @@ export interface FailureVerdict {
 }
 
 /**
- * Classifies a failed attempt: `errors.unavailable` (and any other retryable platform error)
- * retries; unknown crashes and timeouts retry; every other expected error (a Function's own code
- * from `errors.badRequest`/`notFound`/..., or `INVALID_INPUT` when the payload no longer matches
- * the consumer's schema) is terminal.
+ * Classifies a failed attempt with {@link retriesJob}, the rule the test kit applies too:
+ * `errors.unavailable` retries, every other expected error of the consumer is terminal, and what
+ * the platform catches (crashes, timeouts, platform-call failures) retries.
  */
 export function classifyFailure(failure: unknown): FailureVerdict {
+  const retry = retriesJob(failure);
   if (isPlatformError(failure)) {
-    const error = boundedError(failure.code, failure.message, failure.status);
-    return { retry: failure.retryable || crashCodes.has(failure.code), error };
+    return { retry, error: boundedError(failure.code, failure.message, failure.status) };
   }
   const message = failure instanceof Error ? failure.message : String(failure);
-  return { retry: true, error: boundedError('FUNCTION_FAILED', message, 500) };
+  return { retry, error: boundedError('FUNCTION_FAILED', message, 500) };
 }
 
 /** An error cut to the stored bounds: code 64 characters, message `limits.jobs.errorMaxLength`. */

@@ -40,7 +40,9 @@ describe('account confirmation (spec 3.3)', () => {
       method: 'POST',
     });
     expect(api.status).toBe(503);
-    expect(await api.json()).toMatchObject({ error: { code: 'ACCOUNT_VERIFICATION_REQUIRED' } });
+    expect(await api.json()).toMatchObject({
+      error: { code: 'ACCOUNT_VERIFICATION_REQUIRED', retryable: false },
+    });
     expect(await env.broker.auth.activeSession(sessionId)).toBeUndefined();
     expect(await env.broker.auth.appPaused()).toBe(true);
     // Data is kept: the account and its app still exist; sign-in pages still render.

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobSummary } from '../../src/jobs/job-summary.ts';
+import { anonymousCaller } from '../../src/kernel/caller.ts';
 import { ManualClock } from '../../src/kernel/clock.ts';
 import { brokerFor } from '../helpers/broker.ts';
 import { launchChromium } from '../helpers/chromium.ts';
@@ -229,5 +230,35 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
     await page.click('#clear');
     await waitText('total-created', String(COUNT));
     await waitRows(25);
+  });
+
+  it('lists recent AI calls: Function, kind, duration and outcome, never the prompt or output', async () => {
+    const grant = {
+      requestId: 'req_dash',
+      functionName: 'suggestTitle',
+      caller: anonymousCaller,
+      sdkVersion: '2.6.0',
+      secrets: [],
+      emailAliases: [],
+    };
+    const { text: output } = await env.broker.ai.generateText(
+      { prompt: 'secret plans' },
+      { grant },
+    );
+    await env.broker.ai.generateText({ prompt: ' ' }, { grant }).catch(() => undefined);
+    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const cells = async (n: number) =>
+      (await page.locator(`#ai-calls tbody tr:nth-child(${n}) td`).allTextContents()).slice(1);
+    expect(await cells(1)).toEqual([
+      'suggestTitle',
+      'generateText',
+      expect.stringMatching(/^[\d.]+ ms$/),
+      'AI_INPUT_INVALID',
+    ]);
+    expect(await cells(2)).toEqual(['suggestTitle', 'generateText', expect.any(String), 'ok']);
+    const html = await page.content();
+    expect(html).not.toContain('secret plans');
+    expect(html).not.toContain(output);
   });
 });

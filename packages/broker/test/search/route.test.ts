@@ -85,8 +85,11 @@ describe('the dataSearch runtime route', () => {
     expect(await irrelevant.json()).toMatchObject({ error: { code: 'SEARCH_INPUT_INVALID' } });
   });
 
-  it('says FEATURE_NOT_AVAILABLE when the broker was given no search service', async () => {
+  it('says SEARCH_NOT_DECLARED, as the test kit does, when platform.yaml declares no search', async () => {
     const response = await call(appWith(undefined), 'docs', body);
-    expect(await response.json()).toMatchObject({ error: { code: 'FEATURE_NOT_AVAILABLE' } });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({
+      error: { code: 'SEARCH_NOT_DECLARED', details: { search: 'docs' } },
+    });
   });
 });

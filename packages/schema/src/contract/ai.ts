@@ -21,7 +21,14 @@ export const attachmentSchema = z.discriminatedUnion('type', [
 ]);
 
 const attachments = z.array(attachmentSchema).optional();
-const aiErrors = ['AI_INPUT_INVALID', 'FILE_NOT_FOUND'] as const;
+const aiErrors = [
+  'AI_INPUT_INVALID',
+  'AI_PROVIDER_FAILED',
+  'AI_PROVIDER_UNAVAILABLE',
+  'AI_OUTPUT_INVALID',
+  'FILE_NOT_FOUND',
+  'FILE_INPUT_CHANGED',
+] as const;
 
 const textRequest = z.strictObject({
   instructions: z.string().optional(),
@@ -63,5 +70,10 @@ export const aiGenerateImage = defineRoute('aiGenerateImage', contextRoutes.aiGe
     contentType: z.literal('image/png'),
     revisedPrompt: z.string().optional(),
   }),
-  errors: ['AI_INPUT_INVALID'],
+  errors: [
+    'AI_INPUT_INVALID',
+    'AI_PROVIDER_FAILED',
+    'AI_PROVIDER_UNAVAILABLE',
+    'AI_OUTPUT_INVALID',
+  ],
 });

@@ -98,6 +98,13 @@ export {
 } from '../sdk-versions.ts';
 export { type FunctionAccess, functionAccessLevels } from './access.ts';
 export { attachmentSchema, imageContentTypes } from './ai.ts';
+export {
+  gifFrames,
+  type ImageContentType,
+  isPdf,
+  pdfPageCount,
+  sniffImageType,
+} from './attachment-bytes.ts';
 export { browserUserSchema } from './browser.ts';
 export { base64, fileRef, jsonObject, jsonValue, timestamp } from './common.ts';
 export { searchHitSchema, searchOptionsSchema, whereSchema } from './data.ts';

@@ -1,6 +1,6 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
-import { imageContentTypes } from '@platform/schema/contract';
+import { gifFrames, imageContentTypes, sniffImageType } from '@platform/schema/contract';
 import { toBase64 } from './bytes.ts';
 
 type WireAttachment =
@@ -71,7 +71,7 @@ export function checkAttachments(attachments: unknown): WireAttachment[] | undef
       );
     }
     const type = contentType as (typeof imageContentTypes)[number];
-    if (!matchesType(a.data, type)) {
+    if (sniffImageType(a.data) !== type) {
       throw invalid(`attachments[${index}] bytes are not a ${type} image.`, { index });
     }
     if (type === 'image/gif' && gifFrames(a.data) > 1) {
@@ -100,56 +100,4 @@ interface ImageBytes {
   type: 'image';
   bytes: Uint8Array;
   contentType: (typeof imageContentTypes)[number];
-}
-
-function startsWith(bytes: Uint8Array, prefix: readonly number[], offset = 0): boolean {
-  return prefix.every((byte, i) => bytes[offset + i] === byte);
-}
-
-const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
-
-function matchesType(bytes: Uint8Array, type: (typeof imageContentTypes)[number]): boolean {
-  switch (type) {
-    case 'image/png':
-      return startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    case 'image/jpeg':
-      return startsWith(bytes, [0xff, 0xd8, 0xff]);
-    case 'image/webp':
-      return startsWith(bytes, ascii('RIFF')) && startsWith(bytes, ascii('WEBP'), 8);
-    case 'image/gif':
-      return startsWith(bytes, ascii('GIF87a')) || startsWith(bytes, ascii('GIF89a'));
-  }
-}
-
-/** Counts the image frames of a GIF by walking its blocks; a malformed GIF counts as animated. */
-export function gifFrames(bytes: Uint8Array): number {
-  let pos = 13;
-  const flags = bytes[10] ?? 0;
-  if (flags & 0x80) pos += 3 * 2 ** ((flags & 0x07) + 1);
-  let frames = 0;
-  const skipSubBlocks = () => {
-    while (pos < bytes.length) {
-      const size = bytes[pos] ?? 0;
-      pos += 1 + size;
-      if (size === 0) return;
-    }
-  };
-  while (pos < bytes.length) {
-    const block = bytes[pos];
-    if (block === 0x3b) return frames;
-    if (block === 0x21) {
-      pos += 2;
-      skipSubBlocks();
-    } else if (block === 0x2c) {
-      frames++;
-      const local = bytes[pos + 9] ?? 0;
-      pos += 10;
-      if (local & 0x80) pos += 3 * 2 ** ((local & 0x07) + 1);
-      pos += 1;
-      skipSubBlocks();
-    } else {
-      return Number.POSITIVE_INFINITY;
-    }
-  }
-  return frames === 0 ? Number.POSITIVE_INFINITY : frames;
 }

@@ -14,6 +14,7 @@
  *
  * @packageDocumentation
  */
+
 export { memoryRoutes, type RouteCall, type RouteImpl } from './memory-routes.ts';
 export {
   type FakeAi,
@@ -28,6 +29,21 @@ export {
   type MockBrokerOptions,
   type ReceivedRequest,
 } from './mock-broker.ts';
+export {
+  type AiFixture,
+  createOfflineAi,
+  encodePng,
+  fixtureMatches,
+  type OfflineAi,
+  type OfflineAiOptions,
+  type OfflineTextRequest,
+  offlineChunks,
+  offlineImage,
+  offlineObject,
+  offlineText,
+  parseAiFixtures,
+} from './offline-ai/index.ts';
+export { type JobAttemptOutcome, runJobAttempt } from './run-job-attempt.ts';
 export {
   createTestContext,
   runFunction,

@@ -9,6 +9,7 @@ import {
 } from '@platform/schema/contract';
 import { fromBase64, toBase64 } from '../context/bytes.ts';
 import type { MemoryState } from './memory-state.ts';
+import { offlineChunks } from './offline-ai/index.ts';
 
 type Contract = typeof runtimeContract;
 
@@ -51,10 +52,6 @@ function file(state: MemoryState, ref: string) {
   if (!stored) throw fail('FILE_NOT_FOUND', `No file ${ref}`, { ref });
   return stored;
 }
-
-// A 1x1 transparent PNG, the default generated image.
-const PIXEL =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /**
  * The in-memory behaviour of every runtime route, with the semantics the real broker has
@@ -131,28 +128,34 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     return { ok: true };
   },
   filesInfo: ({ body, state }) => ({ file: file(state, body.ref).info }),
-  aiGenerateText: ({ body, state }) => ({
-    text: state.seed.ai?.generateText?.(body) ?? `Echo: ${body.prompt}`,
-  }),
+  aiGenerateText: ({ body, state }) => {
+    const text = state.seed.ai?.generateText?.(body);
+    return text === undefined ? state.offlineAi.generateText(body) : { text };
+  },
   aiStreamText({ body, state }) {
-    const text = state.seed.ai?.generateText?.(body) ?? `Echo: ${body.prompt}`;
-    const words = text.split(/(?<= )/);
+    const text = state.seed.ai?.generateText?.(body);
+    const chunks = text === undefined ? state.offlineAi.streamText(body) : offlineChunks(text);
     const encoder = new TextEncoder();
     return new ReadableStream<Uint8Array>({
       pull(controller) {
-        const word = words.shift();
-        if (word === undefined) controller.close();
-        else controller.enqueue(encoder.encode(word));
+        const chunk = chunks.shift();
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(encoder.encode(chunk));
       },
     });
   },
-  aiGenerateObject: ({ body, state }) => ({ object: state.seed.ai?.generateObject?.(body) ?? {} }),
+  aiGenerateObject: ({ body, state }) => {
+    const object = state.seed.ai?.generateObject?.(body);
+    return object === undefined ? state.offlineAi.generateObject(body) : { object };
+  },
   aiGenerateImage({ body, state }) {
-    const image = state.seed.ai?.generateImage?.(body);
+    const image = state.seed.ai?.generateImage?.(body) ?? state.offlineAi.generateImage(body);
     return {
-      data: image ? toBase64(image.data) : PIXEL,
+      data: toBase64(image.data),
       contentType: 'image/png',
-      ...(image?.revisedPrompt === undefined ? {} : { revisedPrompt: image.revisedPrompt }),
+      ...('revisedPrompt' in image && image.revisedPrompt !== undefined
+        ? { revisedPrompt: image.revisedPrompt }
+        : {}),
     };
   },
   emailSend({ body, state }) {

@@ -5,6 +5,7 @@ import type {
   RouteResponse,
   runtimeContract,
 } from '@platform/schema/contract';
+import { type AiFixture, createOfflineAi, type OfflineAi } from './offline-ai/index.ts';
 
 type Contract = typeof runtimeContract;
 type Body<N extends keyof Contract> = RouteRequest<Contract[N]>;
@@ -24,8 +25,14 @@ export interface StoredJob {
   files: readonly string[] | undefined;
 }
 
-/** A fake AI: each function answers one kind of call. */
+/**
+ * Overrides of the offline AI: each function answers one kind of call. What is not overridden
+ * is answered by the same deterministic offline AI the local broker uses (`fixtures` pin
+ * answers for chosen prompts there too).
+ */
 export interface FakeAi {
+  /** Pinned answers, in the format of the app folder's `ai-fixtures.yaml`. */
+  fixtures?: readonly AiFixture[];
   generateText?: (request: Body<'aiGenerateText'>) => string;
   generateObject?: (request: Body<'aiGenerateObject'>) => JsonValue;
   generateImage?: (request: Body<'aiGenerateImage'>) => {
@@ -79,10 +86,13 @@ export class MemoryState {
   readonly events: Body<'integrationEmit'>[] = [];
   readonly integrationCalls: { slot: string; operation: string; input: JsonValue }[] = [];
   readonly seed: MemoryBrokerSeed;
+  /** The deterministic AI answering every AI call the seed does not override. */
+  readonly offlineAi: OfflineAi;
   #clock = 0;
 
   constructor(seed: MemoryBrokerSeed = {}) {
     this.seed = seed;
+    this.offlineAi = createOfflineAi({ fixtures: seed.ai?.fixtures });
     for (const [name, rows] of Object.entries(seed.data ?? {})) {
       this.tables.set(
         name,

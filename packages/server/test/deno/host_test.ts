@@ -2,7 +2,7 @@
 // with Deno.serve on 127.0.0.1, the context calling the broker over real HTTP.
 import { defineFunction, errors, PLATFORM_SDK_VERSION, s } from '@platform/server';
 import { serveFunction } from '@platform/server/host';
-import { createMockBroker, createTestContext } from '@platform/server/testing';
+import { createMockBroker, createTestContext, offlineText } from '@platform/server/testing';
 
 declare const Deno: {
   test(name: string, fn: () => Promise<void> | void): void;
@@ -146,7 +146,7 @@ Deno.test('every context member works against the mock broker over real HTTP', a
       listed: [{ title: 'milk' }],
       bytes: [1, 2, 3],
       size: 4,
-      text: 'Echo: hi',
+      text: offlineText({ prompt: 'hi' }),
       png: 0x50,
       object: {},
       captured: true,
@@ -217,7 +217,7 @@ Deno.test('the host answers 400, passes expected errors, hides unknown ones and 
     const stream = await invoke({ input: { mode: 'stream' } });
     assertEquals(
       [stream.headers.get('x-platform-stream'), await stream.text()],
-      ['1', 'Echo: streams over http'],
+      ['1', offlineText({ prompt: 'streams over http' })],
     );
     const old = await invoke({ input: { mode: 'old' }, sdkVersion: '2.3.0' });
     assertEquals([old.status, (await old.json()).error.code], [400, 'SDK_VERSION_UNSUPPORTED']);

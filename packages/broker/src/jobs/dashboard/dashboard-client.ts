@@ -11,7 +11,13 @@ const $ = <T extends HTMLElement>(id: string): T => {
   return element as T;
 };
 
-const api = document.body.dataset as { jobs: string; summary: string; cron: string; push: string };
+const api = document.body.dataset as {
+  jobs: string;
+  summary: string;
+  cron: string;
+  aiCalls: string;
+  push: string;
+};
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
 /** An instant in this browser's time zone, `YYYY-MM-DD HH:mm:ss`. */
@@ -221,6 +227,29 @@ function readFilters(): void {
     : 'Totals cover every job the broker keeps (14 days).';
 }
 
+/** One AI call as the broker API lists it (no prompt, output, model or key). */
+interface AiCall {
+  at: string;
+  functionName: string;
+  kind: string;
+  durationMs: number;
+  outcome: string;
+}
+
+async function loadAiCalls(): Promise<void> {
+  const { calls } = await get<{ calls: AiCall[] }>(api.aiCalls, { limit: '50' });
+  $('ai-calls')
+    .querySelector('tbody')
+    ?.replaceChildren(
+      ...calls.map((call) =>
+        row(
+          [localTime(call.at), call.functionName, call.kind, `${call.durationMs} ms`, call.outcome],
+          call.outcome === 'ok' ? {} : { 4: 'error' },
+        ),
+      ),
+    );
+}
+
 const firstPage = async () => {
   cursors = [];
   cursor = undefined;
@@ -259,11 +288,13 @@ $('prev').addEventListener(
 
 $('tz').textContent = Intl.DateTimeFormat().resolvedOptions().timeZone;
 run(async () => {
-  await Promise.all([loadSummary(), loadCron(), loadHistory(), loadPush()]);
+  await Promise.all([loadSummary(), loadCron(), loadHistory(), loadAiCalls(), loadPush()]);
   document.body.dataset.ready = 'true';
 })();
 // Totals, depth and cron move on their own; the history stays put until asked (stable pages).
 setInterval(
-  run(() => Promise.all([loadSummary(), loadCron(), loadPush()]).then(() => undefined)),
+  run(() =>
+    Promise.all([loadSummary(), loadCron(), loadAiCalls(), loadPush()]).then(() => undefined),
+  ),
   5000,
 );

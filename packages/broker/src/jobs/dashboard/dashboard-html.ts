@@ -5,6 +5,8 @@ export interface DashboardPage {
     readonly jobs: string;
     readonly summary: string;
     readonly cron: string;
+    /** The broker API's recent AI calls. */
+    readonly aiCalls: string;
     /** Notifications the local push service received (development). */
     readonly push: string;
   };
@@ -41,7 +43,7 @@ th{background:#eee}td.num{text-align:right}code{font-size:.8rem}
 
 /**
  * The dashboard's HTML: the Background jobs section (totals, depth, queue policy, history with
- * filters and Previous/Next pages) and the cron schedules. Empty until the script fills it.
+ * filters and Previous/Next pages), the cron schedules and the recent AI calls. Empty until the script fills it.
  */
 export function dashboardHtml(page: DashboardPage): string {
   const option = (value: string, label = value) =>
@@ -50,7 +52,7 @@ export function dashboardHtml(page: DashboardPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.appId)}: background jobs</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-push="${escapeHtml(page.api.push)}">
+<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-push="${escapeHtml(page.api.push)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
@@ -87,6 +89,11 @@ export function dashboardHtml(page: DashboardPage): string {
 <h2 id="cron-title">Cron schedules</h2>
 <table id="cron"><thead><tr><th>Name</th><th>Schedule</th><th>Time zone</th><th>Function</th><th>Enabled</th>
 <th>Last run</th><th>Last state</th><th>Next run</th></tr></thead><tbody></tbody></table>
+</section>
+<section id="ai-section" aria-labelledby="ai-title">
+<h2 id="ai-title">AI calls</h2>
+<table id="ai-calls"><thead><tr><th>Time</th><th>Function</th><th>Call</th><th>Duration</th><th>Outcome</th></tr></thead><tbody></tbody></table>
+<p class="muted">The newest 50 of the last 500 calls since the broker started. Never prompts, outputs, models or keys.</p>
 </section>
 <p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>). Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>
 <section id="push-section" aria-labelledby="push-title">

@@ -43,8 +43,9 @@ const fill = (path: string, appId: string) => path.replace(':appId', encodeURICo
 
 /**
  * Mounts the dashboard's Background jobs section (spec 4.5): a plain HTML page and one bundled
- * script that reads the jobs API (history), the jobs summary (totals, depth, queue policy) and
- * the cron summary, and the notifications the local push service received. Served with a strict Content Security Policy: this origin's script and
+ * script that reads the jobs API (history), the jobs summary (totals, depth, queue policy), the
+ * cron summary, the broker API's recent AI calls and the notifications the local push service
+ * received. Served with a strict Content Security Policy: this origin's script and
  * API only, no framing.
  */
 export function mountDashboard(
@@ -55,6 +56,7 @@ export function mountDashboard(
     jobs: fill(jobsApiPaths.list, options.appId),
     summary: fill(options.paths.summary, options.appId),
     cron: fill(options.paths.cron, options.appId),
+    aiCalls: brokerApiPaths.aiCalls,
     push: brokerApiPaths.pushDeliveries,
   };
   app.get(dashboardPaths.page, (c) => {

@@ -1,0 +1,115 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { readAiFixtures } from './ai-fixtures-file.ts';
+import type { AiProvider } from './ai-provider.ts';
+import { recordingFetch, replayFetch } from './ai-recordings.ts';
+import { createOfflineProvider } from './offline-provider.ts';
+
+/** A capability the broker picks a model for. */
+export type AiCapability = 'text' | 'vision' | 'object' | 'image';
+
+/**
+ * How the broker serves `ctx.ai`: the broker's configuration (flags and environment of
+ * `platform dev`), never the app's Functions or its secrets.
+ */
+export interface AiOptions {
+  /** An OpenAI-compatible endpoint (`…/v1`); without it (and outside replay) the offline AI. */
+  readonly baseUrl?: string | undefined;
+  /** Sent as a bearer token to `baseUrl`. */
+  readonly apiKey?: string | undefined;
+  /** The model per capability; a missing one falls back to `text`. */
+  readonly models?: Partial<Record<AiCapability, string>> | undefined;
+  /**
+   * `live` asks the endpoint; `record` asks it and stores the answers in `ai-recordings.json`;
+   * `replay` answers from that file only, offline. @default 'live'
+   */
+  readonly mode?: 'live' | 'record' | 'replay' | undefined;
+  /** Longest a provider call may take. @default 120000 */
+  readonly timeoutMs?: number | undefined;
+}
+
+/**
+ * Reads {@link AiOptions} from `PLATFORM_AI_BASE_URL`, `PLATFORM_AI_API_KEY`,
+ * `PLATFORM_AI_MODEL` (every capability), `PLATFORM_AI_TEXT_MODEL`, `PLATFORM_AI_VISION_MODEL`,
+ * `PLATFORM_AI_OBJECT_MODEL`, `PLATFORM_AI_IMAGE_MODEL`, `PLATFORM_AI_MODE` and
+ * `PLATFORM_AI_TIMEOUT_MS`. Throws on a malformed value.
+ */
+export function aiOptionsFromEnv(env: Readonly<Record<string, string | undefined>>): AiOptions {
+  const value = (name: string) => (env[name]?.trim() ? env[name]?.trim() : undefined);
+  const all = value('PLATFORM_AI_MODEL');
+  const models: Partial<Record<AiCapability, string>> = {};
+  for (const capability of ['text', 'vision', 'object', 'image'] as const) {
+    const model = value(`PLATFORM_AI_${capability.toUpperCase()}_MODEL`) ?? all;
+    if (model) models[capability] = model;
+  }
+  const mode = value('PLATFORM_AI_MODE');
+  if (mode !== undefined && !['live', 'record', 'replay'].includes(mode)) {
+    throw new Error('PLATFORM_AI_MODE must be live, record or replay');
+  }
+  const timeout = value('PLATFORM_AI_TIMEOUT_MS');
+  if (timeout !== undefined && !(Number.isInteger(Number(timeout)) && Number(timeout) > 0)) {
+    throw new Error('PLATFORM_AI_TIMEOUT_MS must be a positive integer');
+  }
+  const baseUrl = value('PLATFORM_AI_BASE_URL');
+  if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
+    throw new Error('PLATFORM_AI_BASE_URL must be an http(s) URL');
+  }
+  return {
+    baseUrl,
+    apiKey: value('PLATFORM_AI_API_KEY'),
+    models,
+    mode: mode as AiOptions['mode'],
+    timeoutMs: timeout === undefined ? undefined : Number(timeout),
+  };
+}
+
+// Replay needs no endpoint: requests never leave the broker, so any well-formed URL will do.
+const REPLAY_BASE_URL = 'http://replay.invalid/v1';
+const REPLAY_MODEL = 'replay';
+
+/**
+ * The provider the options describe: the offline AI (with the app's `ai-fixtures.yaml`) by
+ * default; an OpenAI-compatible endpoint when `baseUrl` is set; recorded answers in replay.
+ */
+export async function createAiProvider(
+  appDir: string,
+  options: AiOptions = {},
+): Promise<AiProvider> {
+  const mode = options.mode ?? 'live';
+  if (mode !== 'replay' && options.baseUrl === undefined) {
+    if (mode === 'record') throw new Error('PLATFORM_AI_MODE=record needs PLATFORM_AI_BASE_URL');
+    return createOfflineProvider(await readAiFixtures(appDir));
+  }
+  const baseURL = mode === 'replay' ? REPLAY_BASE_URL : (options.baseUrl as string);
+  const text = options.models?.text ?? (mode === 'replay' ? REPLAY_MODEL : undefined);
+  if (text === undefined) {
+    throw new Error(
+      'PLATFORM_AI_BASE_URL needs a model: set PLATFORM_AI_MODEL or PLATFORM_AI_TEXT_MODEL',
+    );
+  }
+  const model = (capability: AiCapability) => options.models?.[capability] ?? text;
+  const fetch =
+    mode === 'record'
+      ? await recordingFetch(appDir)
+      : mode === 'replay'
+        ? await replayFetch(appDir)
+        : undefined;
+  const provider = createOpenAICompatible({
+    name: 'openai-compatible',
+    baseURL,
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    supportsStructuredOutputs: true,
+    ...(fetch ? { fetch } : {}),
+  });
+  return {
+    name: mode === 'live' ? 'openai-compatible' : `openai-compatible (${mode})`,
+    text: provider.chatModel(model('text')),
+    vision: provider.chatModel(model('vision')),
+    object: provider.chatModel(model('object')),
+    image: provider.imageModel(model('image')),
+    confidential: [
+      ...(options.apiKey ? [options.apiKey] : []),
+      ...(mode === 'replay' ? [] : [baseURL, new URL(baseURL).host]),
+      ...Object.values(options.models ?? {}),
+    ],
+  };
+}

@@ -1,0 +1,283 @@
+import type { JsonObject, JsonValue } from '@platform/errors';
+import { PlatformError } from '@platform/errors';
+import { sniffImageType } from '@platform/schema/contract';
+import {
+  type FilePart,
+  generateImage,
+  generateObject,
+  generateText,
+  type ImagePart,
+  jsonSchema,
+  type ModelMessage,
+  streamText,
+} from 'ai';
+import type { FileService } from '../files/file-service.ts';
+import type { InvocationGrant } from '../functions/invocation-tokens.ts';
+import type { LogSink } from '../logs/log-sink.ts';
+import { type CheckedAttachment, checkAttachments, type WireAttachment } from './ai-attachments.ts';
+import { type AiCallKind, AiCalls } from './ai-calls.ts';
+import { providerFailure } from './ai-errors.ts';
+import type { AiProvider } from './ai-provider.ts';
+
+/** What `generateText` and `streamText` receive (the runtime contract's body). */
+export interface TextCall {
+  readonly instructions?: string | undefined;
+  readonly prompt: string;
+  readonly attachments?: readonly WireAttachment[] | undefined;
+}
+
+/** What `generateObject` receives. */
+export interface ObjectCall {
+  readonly prompt: string;
+  readonly schema: JsonObject;
+  readonly attachments?: readonly WireAttachment[] | undefined;
+}
+
+/** Who calls, and the signal that ends the call when the Function goes away. */
+export interface AiCallContext {
+  readonly grant: InvocationGrant;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link AiService}. */
+export interface AiServiceOptions {
+  readonly provider: AiProvider;
+  readonly files: FileService;
+  readonly logs: LogSink;
+  /** Longest a provider call may take before it counts as unavailable. @default 120000 */
+  readonly timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+function blankPrompt(prompt: string): void {
+  if (prompt.trim() === '') {
+    throw new PlatformError({
+      code: 'AI_INPUT_INVALID',
+      message: 'prompt must be a non-empty string.',
+      details: { field: 'prompt' },
+    });
+  }
+}
+
+/**
+ * `ctx.ai` in the broker: every call is checked (prompt, attachments read as the caller) before
+ * the provider is asked, runs on the model the broker's configuration picks for its capability,
+ * and answers only the result: no model name, URL, key or provider envelope. Provider failures
+ * go to the broker log; the Function gets a `PlatformError` with a stable code. Each call is
+ * listed (without its content) for the dashboard.
+ */
+export class AiService {
+  readonly #provider: AiProvider;
+  readonly #files: FileService;
+  readonly #logs: LogSink;
+  readonly #timeoutMs: number;
+  /** The recent calls, for the dashboard. */
+  readonly calls = new AiCalls();
+
+  constructor(options: AiServiceOptions) {
+    this.#provider = options.provider;
+    this.#files = options.files;
+    this.#logs = options.logs;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** `ai.generateText`: the whole text. */
+  async generateText(call: TextCall, ctx: AiCallContext): Promise<{ text: string }> {
+    return this.#run('generateText', ctx, async (signal) => {
+      const prepared = await this.#prepare(call, ctx);
+      const result = await generateText({
+        model: prepared.model,
+        ...(call.instructions === undefined ? {} : { system: call.instructions }),
+        messages: prepared.messages,
+        maxRetries: 0,
+        abortSignal: signal,
+      });
+      return { text: result.text };
+    });
+  }
+
+  /** `ai.generateObject`: a JSON value for the schema (the SDK validates it once more). */
+  async generateObject(call: ObjectCall, ctx: AiCallContext): Promise<{ object: JsonValue }> {
+    return this.#run('generateObject', ctx, async (signal) => {
+      const prepared = await this.#prepare(call, ctx, this.#provider.object);
+      const result = await generateObject({
+        model: prepared.model,
+        schema: jsonSchema(call.schema),
+        messages: prepared.messages,
+        maxRetries: 0,
+        abortSignal: signal,
+      });
+      return { object: result.object as JsonValue };
+    });
+  }
+
+  /** `ai.generateImage`: PNG bytes in base64. */
+  async generateImage(
+    call: { prompt: string },
+    ctx: AiCallContext,
+  ): Promise<{ data: string; contentType: 'image/png' }> {
+    return this.#run('generateImage', ctx, async (signal) => {
+      blankPrompt(call.prompt);
+      const { image } = await generateImage({
+        model: this.#provider.image,
+        prompt: call.prompt,
+        maxRetries: 0,
+        abortSignal: signal,
+      });
+      if (sniffImageType(image.uint8Array) !== 'image/png') {
+        throw new PlatformError({
+          code: 'AI_OUTPUT_INVALID',
+          message: 'The AI provider answered with an image that is not a PNG.',
+        });
+      }
+      return { data: image.base64, contentType: 'image/png' as const };
+    });
+  }
+
+  /**
+   * `ai.streamText`: UTF-8 text chunks as the provider sends them. The provider is asked before
+   * this resolves, so a failure before the first chunk is an ordinary error answer; a failure
+   * later errors the stream. Cancelling the stream (the Function or the browser went away)
+   * aborts the provider request.
+   */
+  async streamText(call: TextCall, ctx: AiCallContext): Promise<ReadableStream<Uint8Array>> {
+    const started = performance.now();
+    const abort = new AbortController();
+    const signal = this.#signal(ctx, abort.signal);
+    const finish = (outcome: string) => this.#record('streamText', ctx, started, outcome);
+    let reader: ReadableStreamDefaultReader<{ type: string; text?: string; error?: unknown }>;
+    const next = async (): Promise<string | null> => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return null;
+        if (value.type === 'text-delta' && value.text) return value.text;
+        if (value.type === 'error') throw value.error;
+        if (value.type === 'abort') throw new DOMException('The call was aborted.', 'AbortError');
+      }
+    };
+    let first: string | null;
+    try {
+      const prepared = await this.#prepare(call, ctx);
+      const result = streamText({
+        model: prepared.model,
+        ...(call.instructions === undefined ? {} : { system: call.instructions }),
+        messages: prepared.messages,
+        maxRetries: 0,
+        abortSignal: signal,
+        // Errors arrive as stream parts below; the SDK must not print them itself.
+        onError: () => {},
+      });
+      reader = result.fullStream.getReader() as typeof reader;
+      first = await next();
+    } catch (error) {
+      abort.abort();
+      throw this.#failed('streamText', ctx, started, error);
+    }
+    const encoder = new TextEncoder();
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        if (first === null) {
+          controller.close();
+          finish('ok');
+        } else {
+          controller.enqueue(encoder.encode(first));
+        }
+      },
+      pull: async (controller) => {
+        try {
+          const text = await next();
+          if (text === null) {
+            controller.close();
+            finish('ok');
+          } else {
+            controller.enqueue(encoder.encode(text));
+          }
+        } catch (error) {
+          controller.error(this.#failed('streamText', ctx, started, error));
+        }
+      },
+      cancel: async () => {
+        abort.abort();
+        await reader.cancel().catch(() => {});
+        finish('cancelled');
+      },
+    });
+  }
+
+  async #run<T>(
+    kind: AiCallKind,
+    ctx: AiCallContext,
+    body: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    try {
+      const result = await body(this.#signal(ctx));
+      this.#record(kind, ctx, started, 'ok');
+      return result;
+    } catch (error) {
+      throw this.#failed(kind, ctx, started, error);
+    }
+  }
+
+  #signal(ctx: AiCallContext, ...more: AbortSignal[]): AbortSignal {
+    return AbortSignal.any([
+      AbortSignal.timeout(this.#timeoutMs),
+      ...(ctx.signal ? [ctx.signal] : []),
+      ...more,
+    ]);
+  }
+
+  async #prepare(
+    call: TextCall | ObjectCall,
+    ctx: AiCallContext,
+    model = this.#provider.text,
+  ): Promise<{ model: typeof model; messages: ModelMessage[] }> {
+    blankPrompt(call.prompt);
+    const attachments = await checkAttachments(call.attachments, async (ref) => {
+      await this.#files.checkGrantedRead(ctx.grant.fileGrant, ref);
+      const { file, data } = await this.#files.download(ctx.grant.caller, ref);
+      return { data, contentType: file.contentType };
+    });
+    return {
+      // Attachments need the vision model; a structured call keeps its own model.
+      model:
+        attachments.length > 0 && model === this.#provider.text ? this.#provider.vision : model,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: call.prompt }, ...attachments.map(part)] },
+      ],
+    };
+  }
+
+  #failed(kind: AiCallKind, ctx: AiCallContext, started: number, cause: unknown): PlatformError {
+    const { error, reason } = providerFailure(cause);
+    this.#record(kind, ctx, started, error.code);
+    if (error.code.startsWith('AI_PROVIDER') || error.code === 'AI_OUTPUT_INVALID') {
+      this.#logs.write({
+        at: new Date().toISOString(),
+        level: 'error',
+        message: `ai.${kind} failed (${this.#provider.name}): ${reason}`,
+        requestId: ctx.grant.requestId,
+        functionName: ctx.grant.functionName,
+      });
+    }
+    return error;
+  }
+
+  #record(kind: AiCallKind, ctx: AiCallContext, started: number, outcome: string): void {
+    this.calls.add({
+      at: new Date().toISOString(),
+      functionName: ctx.grant.functionName,
+      requestId: ctx.grant.requestId,
+      kind,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      outcome,
+    });
+  }
+}
+
+function part(attachment: CheckedAttachment): ImagePart | FilePart {
+  return attachment.kind === 'image'
+    ? { type: 'image', image: attachment.data, mediaType: attachment.mediaType }
+    : { type: 'file', data: attachment.data, mediaType: attachment.mediaType };
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { aiOptionsFromEnv, createAiProvider } from '../../src/ai/ai-config.ts';
+import { writeFiles } from '../helpers/broker.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+describe('AI configuration of platform dev', () => {
+  it('reads the endpoint, key, per-capability models, mode and timeout from the environment', () => {
+    expect(
+      aiOptionsFromEnv({
+        PLATFORM_AI_BASE_URL: 'http://127.0.0.1:11434/v1',
+        PLATFORM_AI_API_KEY: 'k-123',
+        PLATFORM_AI_MODEL: 'llama',
+        PLATFORM_AI_VISION_MODEL: 'llava',
+        PLATFORM_AI_MODE: 'record',
+        PLATFORM_AI_TIMEOUT_MS: '5000',
+      }),
+    ).toEqual({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: 'k-123',
+      models: { text: 'llama', vision: 'llava', object: 'llama', image: 'llama' },
+      mode: 'record',
+      timeoutMs: 5000,
+    });
+    expect(aiOptionsFromEnv({})).toMatchObject({ baseUrl: undefined, models: {} });
+  });
+
+  it('refuses malformed settings with a message naming the variable', () => {
+    expect(() => aiOptionsFromEnv({ PLATFORM_AI_MODE: 'sometimes' })).toThrow(/PLATFORM_AI_MODE/);
+    expect(() => aiOptionsFromEnv({ PLATFORM_AI_TIMEOUT_MS: '-1' })).toThrow(/TIMEOUT_MS/);
+    expect(() => aiOptionsFromEnv({ PLATFORM_AI_BASE_URL: 'localhost:1' })).toThrow(/BASE_URL/);
+  });
+
+  it('picks the offline AI by default and refuses endpoints without a model or record without an endpoint', async () => {
+    const dir = await tempDir('ai-config-');
+    try {
+      expect((await createAiProvider(dir.path)).name).toBe('offline');
+      await expect(
+        createAiProvider(dir.path, { baseUrl: 'http://127.0.0.1:1/v1' }),
+      ).rejects.toThrow(/PLATFORM_AI_MODEL/);
+      await expect(createAiProvider(dir.path, { mode: 'record' })).rejects.toThrow(
+        /PLATFORM_AI_BASE_URL/,
+      );
+      await writeFiles(dir.path, { 'ai-fixtures.yaml': '- match: x\n' });
+      await expect(createAiProvider(dir.path)).rejects.toThrow(
+        /ai-fixtures.yaml: entry 1 needs "text" or "object"/,
+      );
+    } finally {
+      await dir.remove();
+    }
+  });
+});

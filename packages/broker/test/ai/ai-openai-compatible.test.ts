@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brokerFor, callOverHttp } from '../helpers/broker.ts';
+import { waitFor } from '../jobs/engine-helpers.ts';
+import { type OpenAiStub, startOpenAiStub } from './openai-stub.ts';
+
+const KEY = 'sk-test-9f8e7d6c5b4a';
+const MODELS = {
+  text: 'secret-text-model',
+  vision: 'secret-vision-model',
+  object: 'secret-object-model',
+  image: 'secret-image-model',
+};
+
+const files = {
+  'functions/ask.ts': `
+import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ kind: s.string(), prompt: s.string() }),
+  handler: async (ctx) => {
+    const { kind, prompt } = ctx.input;
+    try {
+      if (kind === 'text') return await ctx.ai.generateText({ prompt });
+      if (kind === 'object') return await ctx.ai.generateObject({ prompt, schema: s.object({ title: s.string() }) });
+      if (kind === 'image') {
+        const image = await ctx.ai.generateImage({ prompt });
+        return { contentType: image.contentType, size: image.data.byteLength };
+      }
+      const chunks = [];
+      const reader = (await ctx.ai.streamText({ prompt })).getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+      }
+      return { text: chunks.join('') };
+    } catch (error) {
+      ctx.log.info('ai failed', { error: String(error) });
+      return { code: error.code, message: error.message, retryable: error.retryable, details: error.details ?? null };
+    }
+  },
+});
+`,
+  'functions/peek.ts': `
+import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: async (ctx) => {
+    const reader = (await ctx.ai.streamText({ prompt: 'endless' })).getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    return { first: value };
+  },
+});
+`,
+  'functions/endless.ts': `
+import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: (ctx) => ctx.ai.streamText({ prompt: 'endless' }),
+});
+`,
+};
+
+let stub: OpenAiStub;
+let env: Awaited<ReturnType<typeof brokerFor>>;
+const seen: string[] = [];
+
+async function ask(kind: string, prompt: string): Promise<Record<string, unknown>> {
+  const response = await callOverHttp(env.broker, 'ask', { kind, prompt });
+  const text = await response.text();
+  seen.push(text);
+  expect(response.status, text).toBe(200);
+  return (JSON.parse(text) as { result: Record<string, unknown> }).result;
+}
+
+beforeAll(async () => {
+  stub = await startOpenAiStub(KEY);
+  env = await brokerFor(files, {
+    ai: { baseUrl: stub.baseUrl, apiKey: KEY, models: MODELS, timeoutMs: 500 },
+  });
+  await env.broker.addFunction({ name: 'ask', entrypoint: 'functions/ask.ts', access: 'public' });
+  await env.broker.addFunction({ name: 'peek', entrypoint: 'functions/peek.ts', access: 'public' });
+  await env.broker.addFunction({
+    name: 'endless',
+    entrypoint: 'functions/endless.ts',
+    access: 'public',
+  });
+});
+
+afterAll(async () => {
+  await env?.cleanup();
+  await stub?.close();
+});
+
+describe('ctx.ai against an OpenAI-compatible endpoint', () => {
+  it('serves the four calls with the configured models and key', async () => {
+    expect(await ask('text', 'hello there')).toEqual({ text: 'Stub says: hello there' });
+    expect(await ask('stream', 'one two three')).toEqual({ text: 'Stub says: one two three' });
+    expect(await ask('object', 'groceries')).toEqual({
+      object: { title: 'Stub title for groceries' },
+    });
+    expect(await ask('image', 'a cat')).toEqual({
+      contentType: 'image/png',
+      size: expect.any(Number),
+    });
+    const models = stub.log.requests.map((r) => [r.path, r.body.model]);
+    expect(models).toEqual([
+      ['/v1/chat/completions', MODELS.text],
+      ['/v1/chat/completions', MODELS.text],
+      ['/v1/chat/completions', MODELS.object],
+      ['/v1/images/generations', MODELS.image],
+    ]);
+    expect(stub.log.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
+  });
+
+  it('turns provider failures into stable codes, retryable where a retry can help', async () => {
+    expect(await ask('text', 'rate limit please')).toMatchObject({
+      code: 'AI_PROVIDER_UNAVAILABLE',
+      retryable: true,
+    });
+    expect(await ask('text', 'server error please')).toMatchObject({
+      code: 'AI_PROVIDER_UNAVAILABLE',
+      retryable: true,
+    });
+    expect(await ask('stream', 'server error please')).toMatchObject({
+      code: 'AI_PROVIDER_UNAVAILABLE',
+    });
+    expect(await ask('text', 'slow please')).toMatchObject({
+      code: 'AI_PROVIDER_UNAVAILABLE',
+      retryable: true,
+    });
+    expect(await ask('object', 'bad json please')).toMatchObject({
+      code: 'AI_OUTPUT_INVALID',
+      retryable: true,
+    });
+  });
+
+  it('stops the provider request when the browser cancels a stream', async () => {
+    const before = stub.log.cancelledStreams;
+    const response = await fetch(
+      `${env.broker.server.url}/_platform/api/functions/endless/stream`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      },
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('more');
+    await reader.cancel();
+    await waitFor(() => stub.log.cancelledStreams > before);
+  });
+
+  it('stops the provider request when the Function cancels a stream', async () => {
+    const before = stub.log.cancelledStreams;
+    const response = await callOverHttp(env.broker, 'peek', {});
+    expect(await response.json()).toEqual({ result: { first: expect.stringContaining('more') } });
+    await waitFor(() => stub.log.cancelledStreams > before);
+  });
+
+  it('never shows the key, the base URL or a model name to a Function, a log line or a listing', async () => {
+    const calls = await (await fetch(`${env.broker.server.url}/_platform/broker/ai/calls`)).text();
+    const everything = [...seen, calls, ...env.lines].join('\n');
+    expect(env.lines.some((line) => line.includes('ai.generateText failed'))).toBe(true);
+    for (const confidential of [
+      KEY,
+      stub.baseUrl,
+      new URL(stub.baseUrl).host,
+      ...Object.values(MODELS),
+    ]) {
+      expect(everything).not.toContain(confidential);
+    }
+  });
+});
