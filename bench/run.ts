@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   search: () => import('./search/search.ts'),
   jobs: () => import('./jobs/jobs.ts'),
   ai: () => import('./ai/ai.ts'),
+  'inbound-mail': () => import('./inbound-mail/inbound-mail.ts'),
   push: () => import('./push/push.ts'),
 };
 

@@ -18,6 +18,7 @@ declare module '@platform/browser' {
       "sendReminder": FunctionTypes<typeof import("./functions/send-reminder/index.js").default, "system">;
       "dailyDigest": FunctionTypes<typeof import("./functions/daily-digest/index.js").default, "system">;
       "inboundEmail": FunctionTypes<typeof import("./functions/inbound-email/index.js").default, "system">;
+      "mailInAddress": FunctionTypes<typeof import("./functions/mail-in-address/index.js").default, "user">;
     };
   }
 }

@@ -61,6 +61,12 @@ export const errorMeanings = {
   SECRET_NOT_DECLARED: 'The secret name is not declared in platform.yaml.',
   SECRET_NOT_SET: 'The secret is declared but has no value.',
   EMAIL_ALIAS_NOT_DECLARED: 'The sender alias is not declared in platform.yaml.',
+  EMAIL_INBOUND_NOT_DECLARED: 'platform.yaml declares no inbound email Function.',
+  EMAIL_RECIPIENT_UNKNOWN: 'The recipient is not an inbound address of this app.',
+  EMAIL_MESSAGE_TOO_LARGE: 'The message, or its attachments, exceed the inbound email limits.',
+  EMAIL_MESSAGE_INVALID: 'The message is not a readable email (RFC 5322 headers and MIME body).',
+  EMAIL_HANDLER_FAILED:
+    'The inbound email Function failed; the message was not taken and may be sent again.',
   NOTIFICATION_TOO_LARGE:
     'The encoded notification is larger than a Web Push message can carry; shorten it.',
   PUSH_SUBSCRIPTION_INVALID:

@@ -5,6 +5,12 @@
  *
  * @packageDocumentation
  */
+export {
+  type InboundEmail,
+  type InboundEmailFields,
+  inboundEmailPayload,
+  inboundEmailSchema,
+} from './inbound-email.ts';
 export { jsonByteLength, limits } from './limits.ts';
 export {
   type ArrayOptions,

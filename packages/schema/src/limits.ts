@@ -56,6 +56,14 @@ export const limits = {
   },
   cron: { recoveryWindowSeconds: DAY },
   /**
+   * Inbound email (the spec fixes none; ours, in docs/email.md). `messageMaxBytes` is the whole
+   * message as sent (the SMTP `SIZE`); each attachment becomes a managed file, so it also stays
+   * within `files.maxBytes`.
+   */
+  email: {
+    inbound: { messageMaxBytes: 10 * MiB, maxAttachments: 20, maxRecipients: 50 },
+  },
+  /**
    * Web Push (`ctx.notifications`). The spec fixes none; ours, in docs/notifications.md.
    * `payloadMaxBytes`: push services must accept a 4,096-byte encrypted body (RFC 8030 7.2);
    * aes128gcm (RFC 8188, RFC 8291) spends 86 bytes on its header, 16 on the tag and 1 on the

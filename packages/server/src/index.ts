@@ -66,4 +66,5 @@ export {
   type FunctionHostOptions,
 } from './host/create-host.ts';
 export { type HostOptions, runInvocation } from './host/run-invocation.ts';
+export { type InboundEmail, inboundEmailSchema } from './inbound-email.ts';
 export { PLATFORM_SDK_VERSION } from './version.ts';

@@ -14,6 +14,8 @@ import type { FunctionInvoker } from '../functions/invoker.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound, type InternalErrorReporter } from '../http/error-handler.ts';
 import { requestId } from '../http/request-id.ts';
+import type { InboundMail } from '../inbound-mail/inbound-mail.ts';
+import { mountInboundMailRoutes } from '../inbound-mail/inbound-routes.ts';
 import { mountJobSummaryRoutes } from '../jobs/dashboard/summary-routes.ts';
 import type { JobService } from '../jobs/job-service.ts';
 import { mountJobsRoutes } from '../jobs/jobs-routes.ts';
@@ -31,6 +33,8 @@ export interface BrokerServices {
   readonly files: FileService;
   readonly secrets: SecretStore;
   readonly outbox: Outbox;
+  /** Received mail: the outbox's inbound side and the `.eml` delivery route. @default none */
+  readonly inbound?: InboundMail;
   readonly logs: LogSink;
   readonly tokens: InvocationTokens;
   readonly invoker: FunctionInvoker;
@@ -84,7 +88,8 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });
   mountFileRoutes(app, { files: services.files, authenticate });
-  mountOutboxRoutes(app, { outbox: services.outbox });
+  mountOutboxRoutes(app, { outbox: services.outbox, received: services.inbound });
+  if (services.inbound) mountInboundMailRoutes(app, { inbound: services.inbound });
   if (services.ai) mountAiRoutes(app, { ai: services.ai });
   if (services.push) mountPushRoutes(app, { push: services.push, authenticate });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId

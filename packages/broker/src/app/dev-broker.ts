@@ -47,6 +47,7 @@ export async function launchDevBroker(
     sdkVersion: manifest.runtime.sdk.version,
     declared: declarationsOf(manifest),
     searches: manifest.data.search,
+    inboundFunction: manifest.email.inbound?.function,
     jobs: { queues: manifest.queues, cron: manifest.cron, ...(clock ? { clock } : {}) },
     auth: { visibility: manifest.visibility, print, devToken, ...(clock ? { clock } : {}) },
     logWriter: print,

@@ -2,6 +2,7 @@ import { authTablesStep } from '../auth/auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
+import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
@@ -27,9 +28,6 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 4, ...authTablesStep },
   { version: 5, ...jobTablesStep },
   { version: 6, ...cronStateStep },
-  // Version 7 belongs to inbound email, which lands on its own branch; this placeholder holds
-  // its number so that push keeps 8 and the numbering stays gapless. Merging inbound email
-  // replaces this line with its step.
-  { version: 7, name: 'reserved', sql: 'SELECT 1' },
+  { version: 7, ...inboundMailTableStep },
   { version: 8, ...pushTablesStep },
 ];

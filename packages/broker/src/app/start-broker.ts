@@ -23,6 +23,8 @@ import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk, type SdkSource } from '../functions/sdk.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { type BrokerListener, listenBroker, type RunningServer } from '../http/serve.ts';
+import { devMailDomain, InboundAddresses } from '../inbound-mail/addresses.ts';
+import { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
@@ -77,6 +79,12 @@ export interface BrokerOptions {
   readonly jobs?: BrokerJobsOptions;
   /** The AI provider and its models (docs/ai.md). @default the offline, deterministic AI */
   readonly ai?: AiOptions;
+  /**
+   * `email.inbound.function` of platform.yaml: the system Function that receives mail sent to
+   * the app's addresses (the `emailAliases` of `declared` at `<app folder>.localhost`,
+   * docs/email.md). @default none: the app takes no mail
+   */
+  readonly inboundFunction?: string | undefined;
 }
 
 /** A running broker. */
@@ -88,6 +96,8 @@ export interface Broker {
   readonly files: FileService;
   readonly logs: LogSink;
   readonly outbox: Outbox;
+  /** Received mail: delivers messages to the inbound email Function and lists them. */
+  readonly inboundMail: InboundMail;
   /** Web Push: VAPID keys, subscriptions, `notifications.send`, the local push service. */
   readonly push: PushService;
   readonly invoker: FunctionInvoker;
@@ -220,9 +230,20 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       redactor,
     });
     teardown.add(() => functions.close());
-    const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);
-    // Spec 3.3: while the owner is paused for verification, Functions and cron stop.
+    // Spec 3.3: while the owner is paused for verification, Functions, cron and inbound mail stop.
     const paused = () => auth.appPaused();
+    const inboundMail = new InboundMail({
+      db,
+      files,
+      invoker,
+      addresses: new InboundAddresses(
+        devMailDomain(appDir),
+        (options.declared ?? emptyDeclarations).emailAliases,
+      ),
+      functionName: options.inboundFunction,
+      paused,
+    });
+    const reportError = (error: unknown) => writer(`broker jobs error: ${stackOf(error)}`);
     const jobs = await startBrokerJobs(
       db,
       files,
@@ -248,6 +269,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       files,
       secrets,
       outbox,
+      inbound: inboundMail,
       logs,
       tokens,
       invoker,
@@ -264,6 +286,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       files,
       logs,
       outbox,
+      inboundMail,
       push,
       invoker,
       search,

@@ -3,6 +3,7 @@ import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/sche
 import type { AiOptions } from '../ai/ai-config.ts';
 import { Frontend } from '../api/frontend.ts';
 import { dashboardPaths } from '../http/paths.ts';
+import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.ts';
@@ -20,6 +21,8 @@ export interface DevOptions {
   readonly appDir: string;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
+  /** Port of the SMTP listener on 127.0.0.1 (inbound email); `0` picks a free one. @default 0 */
+  readonly smtpPort?: number;
   /** Re-bundle changed Functions, reload platform.yaml, apply new migrations. @default true */
   readonly watch?: boolean;
   /** Where every line is printed. @default console.log */
@@ -50,6 +53,8 @@ export interface DevServer {
   /** `http://localhost:<port>`. */
   readonly url: string;
   readonly port: number;
+  /** The SMTP listener receiving the app's mail (docs/email.md); bound once, like the port. */
+  readonly smtp: { readonly port: number; readonly url: string };
   /** The current broker (a changed platform.yaml starts a new one on the same port). */
   readonly broker: Broker;
   /** Milliseconds from the call to ready. */
@@ -95,6 +100,14 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const pause = () => front.pause();
     const app = new AppReloader({ appDir, print, frontend, launch, pause, manifest, broker });
     teardown.add(() => app.close());
+    // Bound once, like the port, in front of whichever broker serves; a delivery that a
+    // restart cuts off answers 451, so the sender tries again.
+    const smtp = await SmtpListener.listen({
+      port: options.smtpPort ?? 0,
+      target: () => app.broker.inboundMail,
+      onError: (error) => print(describeError(error)),
+    });
+    teardown.add(() => smtp.close());
     const { url, port } = front;
     await writeDevState(appDir, { url, pid: process.pid, token: devToken });
     if (options.watch !== false) {
@@ -104,6 +117,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     return {
       url,
       port,
+      smtp: { port: smtp.port, url: smtp.url },
       get broker() {
         return app.broker;
       },

@@ -12,6 +12,9 @@ export const localAppPath = (path: string, params: Record<string, string> = {}):
 export interface BrokerRequest {
   readonly method?: 'GET' | 'POST' | 'DELETE';
   readonly json?: unknown;
+  /** Raw bytes to send instead of `json`, as `message/rfc822` unless `contentType` says otherwise. */
+  readonly bytes?: Uint8Array<ArrayBuffer>;
+  readonly contentType?: string;
   /** Put before error lines (`platform access: ...`). */
   readonly label?: string;
 }
@@ -36,12 +39,16 @@ export async function brokerFetch(
   if (typeof dev === 'string') return fail(dev);
   const headers: Record<string, string> = { authorization: `Bearer ${dev.token}` };
   if (request.json !== undefined) headers['content-type'] = 'application/json';
+  if (request.bytes !== undefined)
+    headers['content-type'] = request.contentType ?? 'message/rfc822';
+  const body =
+    request.bytes ?? (request.json === undefined ? undefined : JSON.stringify(request.json));
   let response: Response;
   try {
     response = await fetch(new URL(path, dev.url), {
-      method: request.method ?? (request.json === undefined ? 'GET' : 'POST'),
+      method: request.method ?? (body === undefined ? 'GET' : 'POST'),
       headers,
-      ...(request.json === undefined ? {} : { body: JSON.stringify(request.json) }),
+      ...(body === undefined ? {} : { body }),
     });
   } catch (error) {
     return fail(await describeFailure(error as Error));

@@ -8,16 +8,19 @@ import { isPortFree } from './port.ts';
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir] [--port <n>] [--no-watch] [--ai-mode <mode>]
+const usage = `Usage: platform dev [appDir] [--port <n>] [--smtp-port <n>] [--no-watch] [--ai-mode <mode>]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
-then the dashboard's link (it carries the dev token of .platform/dev.json).
+then the dashboard's link (it carries the dev token of .platform/dev.json), then the SMTP
+listener that receives the app's mail (docs/email.md).
 Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process.
 
 Options:
   --port <n>     Port on localhost; 0 picks a free one. Default ${DEFAULT_DEV_PORT}, or a free
                  port when ${DEFAULT_DEV_PORT} is taken.
+  --smtp-port <n>
+                 Port of the SMTP listener on 127.0.0.1 (inbound email). Default: a free port.
   --no-watch     Do not re-bundle changed Functions or reload platform.yaml.
   --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
                  offline). Overrides PLATFORM_AI_MODE.
@@ -45,6 +48,16 @@ function stopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/** The line that tells where the app receives mail. */
+function mailLine(dev: DevServer): string {
+  const mail = dev.broker.inboundMail;
+  const addresses = mail.addresses.list();
+  if (mail.functionName === undefined) {
+    return `Mail: ${dev.smtp.url} (this app takes no mail: platform.yaml declares no email.inbound.function)`;
+  }
+  return `Mail: ${dev.smtp.url} for ${addresses.join(', ') || '(no email.aliases declared)'} -> ${mail.functionName}`;
+}
+
 /** `platform dev [appDir] --port <n>`: runs the app until SIGINT or SIGTERM. */
 export const devCommand = defineCommand({
   name: 'dev',
@@ -52,6 +65,7 @@ export const devCommand = defineCommand({
   usage,
   options: {
     port: { type: 'string' },
+    'smtp-port': { type: 'string' },
     watch: { type: 'boolean', default: true },
     'ai-mode': { type: 'string' },
   },
@@ -60,6 +74,10 @@ export const devCommand = defineCommand({
     const portText = parsed.values.port;
     if (portText !== undefined && !/^\d{1,5}$/.test(portText)) {
       return usageError('--port must be a number');
+    }
+    const smtpPortText = parsed.values['smtp-port'];
+    if (smtpPortText !== undefined && !/^\d{1,5}$/.test(smtpPortText)) {
+      return usageError('--smtp-port must be a number');
     }
     const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
     let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
@@ -80,7 +98,14 @@ export const devCommand = defineCommand({
     const stopped = stopSignal();
     let dev: DevServer;
     try {
-      dev = await startDev({ appDir, port, watch: parsed.values.watch, logWriter: io.stdout, ai });
+      dev = await startDev({
+        appDir,
+        port,
+        ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
+        watch: parsed.values.watch,
+        logWriter: io.stdout,
+        ai,
+      });
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
         const file = relative(io.cwd, resolve(appDir, 'platform.yaml'));
@@ -96,6 +121,7 @@ export const devCommand = defineCommand({
     io.stdout(dev.url);
     // The dev token is already readable in .platform/dev.json by whoever sees this terminal.
     io.stdout(`Dashboard: ${dev.dashboardUrl}`);
+    io.stdout(mailLine(dev));
     const signal = await stopped;
     io.stdout(`Stopping (${signal})...`);
     await dev.close();

@@ -5,6 +5,7 @@ import { devCommand } from './dev.ts';
 import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
+import { mailCommand } from './mail.ts';
 import { outboxCommand } from './outbox.ts';
 import { tokenCommand } from './token.ts';
 import { typesCommand } from './types.ts';
@@ -19,6 +20,7 @@ export const commands: Readonly<Record<string, Command>> = {
   dev: devCommand,
   invoke: invokeCommand,
   jobs: jobsCommand,
+  mail: mailCommand,
   outbox: outboxCommand,
   token: tokenCommand,
   types: typesCommand,

@@ -1,12 +1,13 @@
 import { brokerApiPaths } from '../http/paths.ts';
-import type { CapturedEmail } from '../outbox/outbox.ts';
+import type { MailLogEntry } from '../outbox/mail-log.ts';
 import { callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform outbox [--app <dir>] [--limit <n>] [--json]
 
-Lists the email the app's Functions sent while in development (captured, never delivered),
-newest first, from the platform dev that serves the app.
+Lists the email of the platform dev that serves the app, newest first: what its Functions sent
+(OUT: captured, never delivered) and what it received (IN: taken by the inbound email
+Function), side by side.
 
 Options:
   --app <dir>     The app folder (default: the current directory).
@@ -14,11 +15,17 @@ Options:
   --json          Print { emails: [...] } as JSON.
   -h, --help      Show this help.`;
 
-function show(email: CapturedEmail): string[] {
+function show(email: MailLogEntry): string[] {
+  const direction = email.direction === 'inbound' ? 'IN ' : 'OUT';
   const lines = [
-    `${email.createdAt}  ${email.from} -> ${email.to.join(', ')}  "${email.subject}"`,
+    `${email.createdAt}  ${direction}  ${email.from} -> ${email.to.join(', ')}  "${email.subject}"`,
     `  ${email.functionName ?? '?'} ${email.requestId ?? ''}`.trimEnd(),
   ];
+  if (email.direction === 'inbound') {
+    for (const a of email.attachments) {
+      lines.push(`  attachment: ${a.name} (${a.contentType}, ${a.size} bytes)`);
+    }
+  }
   const body = email.text ?? email.html ?? '';
   for (const line of body.split('\n').slice(0, 20)) lines.push(`  | ${line}`);
   return lines;
@@ -36,7 +43,7 @@ export const outboxCommand = defineCommand({
   },
   async run(parsed, io, usageError) {
     if (!/^\d+$/.test(parsed.values.limit)) return usageError('--limit must be a number');
-    const body = await callBroker<{ emails: CapturedEmail[] }>(
+    const body = await callBroker<{ emails: MailLogEntry[] }>(
       io,
       parsed.values.app,
       `${brokerApiPaths.outbox}?limit=${parsed.values.limit}`,

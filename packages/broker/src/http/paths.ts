@@ -20,10 +20,12 @@ export const brokerApiPaths = {
   access: `${BROKER_API_PREFIX}/access`,
   /** App access tokens: `GET|POST`, `DELETE …/:id`. */
   tokens: `${BROKER_API_PREFIX}/tokens`,
-  /** Captured development email. */
+  /** Captured development email, sent and received. */
   outbox: `${BROKER_API_PREFIX}/outbox`,
   /** The recent AI calls (no prompts, outputs or keys). */
   aiCalls: `${BROKER_API_PREFIX}/ai/calls`,
+  /** `platform mail receive`: deliver a message (`.eml` bytes) to the inbound email Function. */
+  mailInbound: `${BROKER_API_PREFIX}/mail/inbound`,
   /** Notifications the local push service received (development). */
   pushDeliveries: `${BROKER_API_PREFIX}/push/deliveries`,
   /** `platform invoke`: run a Function directly. */

@@ -33,6 +33,8 @@ export async function authBroker(
     files?: Record<string, string>;
     clock?: TestClock;
     jobs?: BrokerOptions['jobs'];
+    /** Any other broker option (declarations, the inbound email Function). */
+    broker?: Partial<BrokerOptions>;
   } = {},
 ): Promise<{
   broker: Broker;
@@ -54,6 +56,7 @@ export async function authBroker(
     logWriter: (line) => lines.push(line),
     auth: { appId: 'notes', passwordCost: 10, clock, ...options.auth },
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...options.broker,
   });
   return {
     broker,

@@ -47,11 +47,19 @@ afterAll(async () => {
 describe('platform dev as a subprocess', () => {
   it('prints the URL on a line of its own and serves the page', async () => {
     expect(url).toMatch(/^http:\/\/localhost:\d+$/);
-    expect(lines.some((line) => /ready in \d+ ms \(12 Functions\)/.test(line))).toBe(true);
+    expect(lines.some((line) => /ready in \d+ ms \(13 Functions\)/.test(line))).toBe(true);
     // Then the dashboard's dev-token link (its key is the token of .platform/dev.json).
     const token = JSON.parse(await readFile(join(app.path, '.platform/dev.json'), 'utf8')).token;
     await eventually(async () =>
       expect(lines).toContain(`Dashboard: ${url}/_platform/dashboard?key=${token}`),
+    );
+    // Then where the app receives mail: the SMTP listener and the app's addresses.
+    await eventually(async () =>
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^Mail: smtp:\/\/127\.0\.0\.1:\d+ for reminders@todo-app-[a-z0-9-]+\.localhost, todo@todo-app-[a-z0-9-]+\.localhost -> inboundEmail$/,
+        ),
+      ),
     );
     expect(await (await fetch(url)).text()).toContain('<title>Todos</title>');
   });
@@ -98,7 +106,7 @@ describe('platform dev as a subprocess', () => {
 
   it('stops on SIGTERM with its Deno processes', async () => {
     const deno = childrenOf(child!.pid!);
-    expect(deno.length).toBe(12);
+    expect(deno.length).toBe(13);
     child!.kill('SIGTERM');
     expect(await exitOf(child!)).toBe(0);
     expect(deno.filter(alive)).toEqual([]);
@@ -110,7 +118,7 @@ describe('platform dev as a subprocess', () => {
     const more: string[] = [];
     await waitForUrl(again, more);
     const deno = childrenOf(again.pid!);
-    expect(deno.length).toBe(12);
+    expect(deno.length).toBe(13);
     again.kill('SIGKILL');
     await exitOf(again);
     await eventually(async () => expect(deno.filter(alive)).toEqual([]), 10_000);

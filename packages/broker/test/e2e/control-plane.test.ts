@@ -104,6 +104,15 @@ describe('who else reaches the control plane', { timeout: 60_000 }, () => {
       body: '{}',
     });
     expect(invoke.status).toBe(403);
+    // Nor does mail injection (platform mail receive) open to anyone but the developer.
+    for (const authorization of [`Bearer ${token}`, undefined]) {
+      const inject = await fetch(`${dev.url}/_platform/broker/mail/inbound`, {
+        method: 'POST',
+        headers: { 'content-type': 'message/rfc822', ...(authorization ? { authorization } : {}) },
+        body: 'From: a@example.com\r\nSubject: x\r\n\r\nx\r\n',
+      });
+      expect(inject.status).toBe(403);
+    }
     expect((await get('/v1/apps/local/jobs', { authorization: 'Bearer nope' })).status).toBe(403);
   });
 

@@ -1,7 +1,8 @@
 // Spec 3.3 with the job engine: while the owner's account is paused for verification, the job
-// worker claims nothing (no attempt consumed, spec 3.1) and cron creates no runs; confirming
-// resumes both. Time moves by the injected clock (sign-in, jobs and cron share it).
+// worker claims nothing (no attempt consumed, spec 3.1), cron creates no runs and inbound mail is
+// deferred (SMTP 451); confirming resumes them. Time moves by the injected clock (sign-in, jobs and cron share it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smtpReplyFor } from '../../src/inbound-mail/smtp-listener.ts';
 import { authBroker, confirmByEmail, DAY, HOUR, MINUTE, TestClock } from '../auth/helpers.ts';
 import { queue, waitFor } from './engine-helpers.ts';
 
@@ -24,6 +25,20 @@ export default defineFunction({
   },
 });
 `,
+      'functions/inbound.ts': `
+import { defineFunction, inboundEmailSchema } from '@platform/server';
+export default defineFunction({
+  input: inboundEmailSchema,
+  handler: async (ctx) => {
+    await ctx.data.table('seen').create({ note: 'mail ' + ctx.input.subject });
+    return null;
+  },
+});
+`,
+    },
+    broker: {
+      declared: { secrets: [], searches: {}, emailAliases: ['todo'] },
+      inboundFunction: 'inbound',
     },
     jobs: {
       queues: [queue('work', 'work')],
@@ -37,9 +52,20 @@ export default defineFunction({
     },
   });
   await env.broker.addFunction({ name: 'work', entrypoint: 'functions/work.ts', access: 'system' });
+  await env.broker.addFunction({
+    name: 'inbound',
+    entrypoint: 'functions/inbound.ts',
+    access: 'system',
+  });
   env.broker.jobs.worker.start();
 }, 120_000);
 afterAll(() => env?.cleanup());
+
+const mail = (subject: string) => ({
+  raw: new TextEncoder().encode(`From: ann@example.com\r\nSubject: ${subject}\r\n\r\nhi\r\n`),
+  envelopeFrom: null,
+  recipients: [`todo@${env.broker.inboundMail.addresses.domain}`],
+});
 
 const seen = async () =>
   (await env.broker.db.query<{ note: string }>('select note from seen order by id')).rows.map(
@@ -77,12 +103,18 @@ describe('a paused app runs no jobs and no cron (spec 3.3)', { timeout: 60_000 }
       attempt: 0,
     });
     expect(await seen()).not.toContain('job 2');
+    // Mail is deferred, not taken: the sender keeps it and retries.
+    const deferred = await env.broker.inboundMail.receive(mail('while paused')).catch((e) => e);
+    expect(deferred).toMatchObject({ code: 'ACCOUNT_VERIFICATION_REQUIRED' });
+    expect(smtpReplyFor(deferred).responseCode).toBe(451);
+    expect(await env.broker.inboundMail.list(10)).toEqual([]);
   });
 
   it('resumes on verification: the held job runs once, cron fires the latest missed run', async () => {
     const owner = await env.broker.auth.owner();
     await confirmByEmail(env.broker, owner.email);
     expect(await env.broker.auth.appPaused()).toBe(false);
+    await env.broker.inboundMail.receive(mail('after the resume'));
     const held = (await env.broker.jobs.service.list({ limit: 10 })).jobs.find(
       (j) => j.queue === 'work' && j.state !== 'succeeded',
     );
@@ -101,6 +133,7 @@ describe('a paused app runs no jobs and no cron (spec 3.3)', { timeout: 60_000 }
       '2025-03-04T12:00:00.000Z',
       'job 1',
       'job 2',
+      'mail after the resume',
     ]);
   });
 });

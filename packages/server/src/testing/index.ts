@@ -15,6 +15,7 @@
  * @packageDocumentation
  */
 
+export { receivedEmail, type TestEmail } from './inbound-email.ts';
 export { memoryRoutes, type RouteCall, type RouteImpl } from './memory-routes.ts';
 export {
   type FakeAi,

@@ -1,5 +1,6 @@
 // The dashboard's browser script, bundled by esbuild when the page first asks for it. It only
 // reads the broker's JSON API and builds DOM nodes with textContent (no HTML from data).
+import type { MailLogEntry } from '../../outbox/mail-log.ts';
 import type { CronSummary } from '../cron/cron-summary.ts';
 import type { JobPage } from '../job-history.ts';
 import type { Job } from '../job-rows.ts';
@@ -16,6 +17,7 @@ const api = document.body.dataset as {
   summary: string;
   cron: string;
   aiCalls: string;
+  mail: string;
   push: string;
 };
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
@@ -148,6 +150,31 @@ async function loadCron(): Promise<void> {
     ),
     'No cron schedules are declared in platform.yaml.',
     8,
+  );
+}
+
+async function loadMail(): Promise<void> {
+  const { emails } = await get<{ emails: MailLogEntry[] }>(api.mail, {});
+  fill(
+    'mail',
+    emails.map((e) =>
+      row(
+        [
+          localTime(e.createdAt),
+          e.direction === 'inbound' ? 'received' : 'sent',
+          e.from,
+          e.to.join(', '),
+          e.subject,
+          e.functionName ?? '',
+          e.direction === 'inbound'
+            ? e.attachments.map((a) => `${a.name} (${a.size} bytes)`).join(', ')
+            : '',
+        ],
+        { 1: `mail-${e.direction}` },
+      ),
+    ),
+    'No email sent or received yet.',
+    7,
   );
 }
 
@@ -288,13 +315,23 @@ $('prev').addEventListener(
 
 $('tz').textContent = Intl.DateTimeFormat().resolvedOptions().timeZone;
 run(async () => {
-  await Promise.all([loadSummary(), loadCron(), loadHistory(), loadAiCalls(), loadPush()]);
+  await Promise.all([
+    loadSummary(),
+    loadCron(),
+    loadHistory(),
+    loadAiCalls(),
+    loadMail(),
+    loadPush(),
+  ]);
   document.body.dataset.ready = 'true';
 })();
-// Totals, depth and cron move on their own; the history stays put until asked (stable pages).
+// Totals, depth, cron and mail move on their own; the history stays put until asked (stable
+// pages).
 setInterval(
   run(() =>
-    Promise.all([loadSummary(), loadCron(), loadAiCalls(), loadPush()]).then(() => undefined),
+    Promise.all([loadSummary(), loadCron(), loadAiCalls(), loadMail(), loadPush()]).then(
+      () => undefined,
+    ),
   ),
   5000,
 );

@@ -7,6 +7,8 @@ export interface DashboardPage {
     readonly cron: string;
     /** The broker API's recent AI calls. */
     readonly aiCalls: string;
+    /** The outbox: sent and received email. */
+    readonly mail: string;
     /** Notifications the local push service received (development). */
     readonly push: string;
   };
@@ -43,7 +45,8 @@ th{background:#eee}td.num{text-align:right}code{font-size:.8rem}
 
 /**
  * The dashboard's HTML: the Background jobs section (totals, depth, queue policy, history with
- * filters and Previous/Next pages), the cron schedules and the recent AI calls. Empty until the script fills it.
+ * filters and Previous/Next pages), the cron schedules, the recent AI calls, and the email sent
+ * and received. Empty until the script fills it.
  */
 export function dashboardHtml(page: DashboardPage): string {
   const option = (value: string, label = value) =>
@@ -52,7 +55,7 @@ export function dashboardHtml(page: DashboardPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.appId)}: background jobs</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-push="${escapeHtml(page.api.push)}">
+<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
@@ -94,6 +97,12 @@ export function dashboardHtml(page: DashboardPage): string {
 <h2 id="ai-title">AI calls</h2>
 <table id="ai-calls"><thead><tr><th>Time</th><th>Function</th><th>Call</th><th>Duration</th><th>Outcome</th></tr></thead><tbody></tbody></table>
 <p class="muted">The newest 50 of the last 500 calls since the broker started. Never prompts, outputs, models or keys.</p>
+</section>
+<section id="mail-section" aria-labelledby="mail-title">
+<h2 id="mail-title">Email</h2>
+<p class="muted">Sent (captured, never delivered) and received (taken by the inbound email Function), newest first; bodies are in <code>platform outbox</code>.</p>
+<table id="mail"><thead><tr><th>Time</th><th>Direction</th><th>From</th><th>To</th><th>Subject</th>
+<th>Function</th><th>Attachments</th></tr></thead><tbody></tbody></table>
 </section>
 <p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>). Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>
 <section id="push-section" aria-labelledby="push-title">
