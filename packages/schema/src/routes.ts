@@ -39,20 +39,27 @@ const route = /* @__NO_SIDE_EFFECTS__ */ (
  *   `{ result }`, or an error envelope.
  * - `functionStream`: like `functionCall`, but 200 streams the Function's bytes.
  * - `signIn`: the sign-in page (`?returnTo=<url>`).
- * - `pushKey`: `GET`; 200 `{ publicKey, pushService }`: the app's VAPID public key (the
- *   `applicationServerKey` of `PushManager.subscribe`) and whether the broker runs its own
- *   local push service (`local`, development) or the browser's is used (`browser`).
- * - `pushSubscribe`: `POST` a `PushSubscription` as JSON (`{ endpoint, keys: { p256dh, auth } }`)
- *   or `{ local: true }`, with the session token; 200 `{ endpoint }`.
- * - `pushUnsubscribe`: `POST { endpoint }` with the session token; 200 `{ removed }`.
- *
- * The `push*` routes are used by `@platform/browser/push` (docs/notifications.md).
  */
 export const browserRoutes = {
   session: route('POST', '/_platform/api/session'),
   functionCall: route('POST', '/_platform/api/functions/:name'),
   functionStream: route('POST', '/_platform/api/functions/:name/stream'),
   signIn: route('GET', '/_platform/auth/sign-in'),
+} as const;
+
+/**
+ * Web Push routes a browser uses on its app's origin, for `@platform/browser/push`
+ * (docs/notifications.md). Apart from {@link browserRoutes} so that the core browser bundle, which
+ * never subscribes, does not carry them.
+ *
+ * - `pushKey`: `GET`; 200 `{ publicKey, pushService }`: the app's VAPID public key (the
+ *   `applicationServerKey` of `PushManager.subscribe`) and whether the broker runs its own
+ *   local push service (`local`, development) or the browser's is used (`browser`).
+ * - `pushSubscribe`: `POST` a `PushSubscription` as JSON (`{ endpoint, keys: { p256dh, auth } }`)
+ *   or `{ local: true }`, with the session token; 200 `{ endpoint }`.
+ * - `pushUnsubscribe`: `POST { endpoint }` with the session token; 200 `{ removed }`.
+ */
+export const pushRoutes = {
   pushKey: route('GET', '/_platform/api/push/key', '2.6.0'),
   pushSubscribe: route('POST', '/_platform/api/push/subscriptions', '2.6.0'),
   pushUnsubscribe: route('POST', '/_platform/api/push/subscriptions/remove', '2.6.0'),

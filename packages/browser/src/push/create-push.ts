@@ -1,5 +1,5 @@
 import { PlatformError } from '@platform/errors';
-import { browserRoutes } from '@platform/schema/routes';
+import { pushRoutes } from '@platform/schema/routes';
 import { deadline, ensureOk, invalidResponse, type Transport } from '../request.ts';
 import { createSession } from '../session.ts';
 import type { PlatformPush, PushDevice, PushOptions, SubscribeOptions } from './types.ts';
@@ -88,12 +88,12 @@ export function createPush(options: PushOptions = {}): PlatformPush {
 
   return {
     async subscribe(options) {
-      const key = (await request(browserRoutes.pushKey)) as {
+      const key = (await request(pushRoutes.pushKey)) as {
         publicKey: string;
         pushService: PushDevice['pushService'];
       };
       if (key.pushService === 'local') {
-        const { endpoint } = (await request(browserRoutes.pushSubscribe, { local: true })) as {
+        const { endpoint } = (await request(pushRoutes.pushSubscribe, { local: true })) as {
           endpoint: string;
         };
         storage()?.setItem(LOCAL_KEY, endpoint);
@@ -111,7 +111,7 @@ export function createPush(options: PushOptions = {}): PlatformPush {
         userVisibleOnly: true,
         applicationServerKey: key.publicKey,
       });
-      const { endpoint } = (await request(browserRoutes.pushSubscribe, subscription.toJSON())) as {
+      const { endpoint } = (await request(pushRoutes.pushSubscribe, subscription.toJSON())) as {
         endpoint: string;
       };
       return { endpoint, pushService: 'browser' };
@@ -121,7 +121,7 @@ export function createPush(options: PushOptions = {}): PlatformPush {
       let removed = false;
       const local = storage()?.getItem(LOCAL_KEY);
       if (local) {
-        ({ removed } = (await request(browserRoutes.pushUnsubscribe, { endpoint: local })) as {
+        ({ removed } = (await request(pushRoutes.pushUnsubscribe, { endpoint: local })) as {
           removed: boolean;
         });
         storage()?.removeItem(LOCAL_KEY);
@@ -132,7 +132,7 @@ export function createPush(options: PushOptions = {}): PlatformPush {
         options?.registration ?? (await globalThis.navigator?.serviceWorker?.getRegistration());
       const subscription = await registration?.pushManager.getSubscription();
       if (!subscription) return removed;
-      const answer = (await request(browserRoutes.pushUnsubscribe, {
+      const answer = (await request(pushRoutes.pushUnsubscribe, {
         endpoint: subscription.endpoint,
       })) as { removed: boolean };
       await subscription.unsubscribe();

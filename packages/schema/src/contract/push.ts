@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limits } from '../limits.ts';
-import { browserRoutes } from '../routes.ts';
+import { pushRoutes } from '../routes.ts';
 import { defineRoute } from './define.ts';
 
 // Unpadded as browsers write it; padding is tolerated.
@@ -24,7 +24,7 @@ export const pushSubscriptionSchema = z.object({
 });
 
 /** `GET /_platform/api/push/key`: the app's VAPID public key (never the private key). */
-export const pushKey = defineRoute('pushKey', browserRoutes.pushKey, {
+export const pushKey = defineRoute('pushKey', pushRoutes.pushKey, {
   summary: "The app's VAPID public key and which push service subscriptions use.",
   request: z.undefined(),
   response: z.strictObject({
@@ -36,7 +36,7 @@ export const pushKey = defineRoute('pushKey', browserRoutes.pushKey, {
 });
 
 /** `POST /_platform/api/push/subscriptions`: subscribes the signed-in user on this device. */
-export const pushSubscribe = defineRoute('pushSubscribe', browserRoutes.pushSubscribe, {
+export const pushSubscribe = defineRoute('pushSubscribe', pushRoutes.pushSubscribe, {
   summary: 'Store a push subscription of the signed-in user.',
   request: z.union([pushSubscriptionSchema, z.strictObject({ local: z.literal(true) })]),
   response: z.strictObject({ endpoint: z.string().min(1) }),
@@ -44,7 +44,7 @@ export const pushSubscribe = defineRoute('pushSubscribe', browserRoutes.pushSubs
 });
 
 /** `POST /_platform/api/push/subscriptions/remove`: forgets one of the user's subscriptions. */
-export const pushUnsubscribe = defineRoute('pushUnsubscribe', browserRoutes.pushUnsubscribe, {
+export const pushUnsubscribe = defineRoute('pushUnsubscribe', pushRoutes.pushUnsubscribe, {
   summary: 'Remove a push subscription of the signed-in user.',
   request: z.strictObject({ endpoint: z.string().min(1).max(limits.push.endpointMaxLength) }),
   response: z.strictObject({ removed: z.boolean() }),
