@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   jobs: () => import('./jobs/jobs.ts'),
   ai: () => import('./ai/ai.ts'),
   'inbound-mail': () => import('./inbound-mail/inbound-mail.ts'),
+  push: () => import('./push/push.ts'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    'push/index': 'src/push/index.ts',
+    'push-worker/index': 'src/push-worker/index.ts',
+  },
   format: ['esm'],
   dts: true,
   clean: true,

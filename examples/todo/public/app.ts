@@ -1,5 +1,6 @@
 // The todo app's page: @platform/browser calls the app's Functions on this origin.
 import { type FunctionResult, isPlatformError, platform } from '@platform/browser';
+import { push } from '@platform/browser/push';
 
 // Typed by platform-env.gen.d.ts (`platform types`): results carry the Functions' own types.
 type Todo = FunctionResult<'listTodos'>['todos'][number];
@@ -146,7 +147,38 @@ $('export').addEventListener('click', async () => {
   }
 });
 
+// Reminders arrive as push notifications on the devices where the user turned them on; the
+// service worker (public/sw.ts) shows them.
+$('notify').addEventListener('click', () => {
+  void (async () => {
+    try {
+      const device = await push.subscribe();
+      status(
+        device.pushService === 'local'
+          ? 'Reminders on: the local push service receives them (see the dashboard).'
+          : 'Reminders on for this device.',
+      );
+    } catch (error) {
+      status(isPlatformError(error) ? `${error.code}: ${error.message}` : String(error));
+    }
+  })();
+});
+
+$('notify-off').addEventListener('click', () => {
+  void (async () => {
+    try {
+      const removed = await push.unsubscribe();
+      status(removed ? 'Reminders off for this device.' : 'Reminders were not on for this device.');
+    } catch (error) {
+      status(isPlatformError(error) ? `${error.code}: ${error.message}` : String(error));
+    }
+  })();
+});
+
 async function start(): Promise<void> {
+  if ('serviceWorker' in navigator) {
+    await navigator.serviceWorker.register('/sw.js', { type: 'module' }).catch(() => undefined);
+  }
   await showTips().catch((error) => status(String(error)));
   const user = await platform.auth.currentUser().catch(() => null);
   $('who').textContent = user ? `Signed in as ${user.displayName ?? user.email ?? user.id}` : '';

@@ -68,6 +68,14 @@ export const errorMeanings = {
   EMAIL_MESSAGE_INVALID: 'The message is not a readable email (RFC 5322 headers and MIME body).',
   EMAIL_HANDLER_FAILED:
     'The inbound email Function failed; the message was not taken and may be sent again.',
+  NOTIFICATION_TOO_LARGE:
+    'The encoded notification is larger than a Web Push message can carry; shorten it.',
+  PUSH_SUBSCRIPTION_INVALID:
+    'The push subscription is malformed: its endpoint or its p256dh/auth keys break a rule.',
+  PUSH_PERMISSION_DENIED:
+    'The user did not allow notifications for this site; they can allow them in site settings.',
+  PUSH_SERVICE_UNAVAILABLE:
+    'No push service accepted the notification (down, or busy after retries); try again.',
   AI_INPUT_INVALID: 'The AI call input or its attachments break a rule.',
   AI_PROVIDER_FAILED: 'The AI provider refused or failed the call; sending it again will not help.',
   AI_PROVIDER_UNAVAILABLE: 'The AI provider timed out, was rate limited or was down; retry later.',

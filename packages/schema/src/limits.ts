@@ -72,6 +72,26 @@ export const limits = {
     inbound: { messageMaxBytes: 10 * MiB, maxAttachments: 20, maxRecipients: 50 },
   },
   /**
+   * Web Push (`ctx.notifications`). The spec fixes none; ours, in docs/notifications.md.
+   * `payloadMaxBytes`: push services must accept a 4,096-byte encrypted body (RFC 8030 7.2);
+   * aes128gcm (RFC 8188, RFC 8291) spends 86 bytes on its header, 16 on the tag and 1 on the
+   * padding delimiter, which leaves 3,993 bytes for the JSON the device receives.
+   */
+  push: {
+    payloadMaxBytes: 4096 - 86 - 16 - 1,
+    /** Attempts per device when its push service answers 429 or 5xx (the first one included). */
+    sendMaxAttempts: 3,
+    /** Backoff before the second attempt, doubled each time, or the service's Retry-After. */
+    retryBaseMilliseconds: 250,
+    /** The longest Retry-After the broker waits for; longer ones end the attempts. */
+    retryAfterMaxSeconds: 10,
+    /** How long a push service keeps an undelivered notification (the `TTL` header). */
+    ttlSeconds: DAY,
+    /** Devices one user may have subscribed in one app; the oldest is replaced beyond it. */
+    subscriptionsPerUser: 20,
+    endpointMaxLength: 2048,
+  },
+  /**
    * Defaults and maxima of a `queues[]` declaration. The spec leaves them "not shown"; these are
    * ours (docs/manifest.md). Every value is a positive integer; the minimum is 1.
    */

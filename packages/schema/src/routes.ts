@@ -48,6 +48,24 @@ export const browserRoutes = {
 } as const;
 
 /**
+ * Web Push routes a browser uses on its app's origin, for `@platform/browser/push`
+ * (docs/notifications.md). Apart from {@link browserRoutes} so that the core browser bundle, which
+ * never subscribes, does not carry them.
+ *
+ * - `pushKey`: `GET`; 200 `{ publicKey, pushService }`: the app's VAPID public key (the
+ *   `applicationServerKey` of `PushManager.subscribe`) and whether the broker runs its own
+ *   local push service (`local`, development) or the browser's is used (`browser`).
+ * - `pushSubscribe`: `POST` a `PushSubscription` as JSON (`{ endpoint, keys: { p256dh, auth } }`)
+ *   or `{ local: true }`, with the session token; 200 `{ endpoint }`.
+ * - `pushUnsubscribe`: `POST { endpoint }` with the session token; 200 `{ removed }`.
+ */
+export const pushRoutes = {
+  pushKey: route('GET', '/_platform/api/push/key', '2.6.0'),
+  pushSubscribe: route('POST', '/_platform/api/push/subscriptions', '2.6.0'),
+  pushUnsubscribe: route('POST', '/_platform/api/push/subscriptions/remove', '2.6.0'),
+} as const;
+
+/**
  * Managed files over HTTP on the app's origin, for a client holding an app access token (it acts
  * as the owner, spec 2.2) or a session (docs/broker.md, "Managed files over HTTP"). The body of
  * `upload` and `replace` is the file's bytes, its `content-type` the file's type, `?name=` its

@@ -16,6 +16,7 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import type { JobService } from '../jobs/job-service.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
+import type { PushService } from '../push/push-service.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 
@@ -33,6 +34,8 @@ export interface RuntimeServices {
   readonly jobs?: JobService | undefined;
   /** `ctx.ai`; without it the AI routes answer `FEATURE_NOT_AVAILABLE`. */
   readonly ai?: AiService | undefined;
+  /** `ctx.notifications`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
+  readonly push?: PushService | undefined;
 }
 
 type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never;
@@ -67,7 +70,7 @@ const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
  * `FEATURE_NOT_AVAILABLE` (501), never a fake success.
  */
 export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServices): void {
-  const { data, files, secrets, outbox, logs, jobs, ai } = services;
+  const { data, files, secrets, outbox, logs, jobs, ai, push } = services;
   const noAi = notAvailable('AI is not available: this broker was started without an AI service.');
   const handlers: { [N in RuntimeRouteName]: Handler<(typeof runtimeContract)[N]> } = {
     dataList: async (body, { grant, params }) => ({
@@ -139,7 +142,11 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
         requestId: grant.requestId,
         functionName: grant.functionName,
       }),
-    notificationsSend: notServedYet('ctx.notifications'),
+    notificationsSend: push
+      ? async (body) => push.send(body)
+      : notAvailable(
+          'Notifications are not available: this broker was started without a push service.',
+        ),
     jobsEnqueue: jobs
       ? async (body, { params }) => jobs.enqueue(params.queue!, body)
       : notAvailable('Jobs are not available: this broker was started without a job service.'),

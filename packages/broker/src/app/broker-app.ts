@@ -25,6 +25,8 @@ import { anonymousCaller } from '../kernel/caller.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { mountOutboxRoutes } from '../outbox/outbox-routes.ts';
+import { mountPushRoutes } from '../push/push-routes.ts';
+import type { PushService } from '../push/push-service.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 
 /** Everything the HTTP app serves. */
@@ -42,6 +44,11 @@ export interface BrokerServices {
   readonly ai?: AiService;
   /** Jobs behind `ctx.jobs` and the jobs API; without it they answer FEATURE_NOT_AVAILABLE. */
   readonly jobs?: JobService;
+  /**
+   * Web Push behind `ctx.notifications`, the browser's push routes and, in development, the
+   * local push service; without it `notifications.send` answers FEATURE_NOT_AVAILABLE.
+   */
+  readonly push?: PushService;
   /**
    * The identity of a browser or app-token request. Sign-in plugs sessions and app
    * access tokens in here.
@@ -76,6 +83,8 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   app.onError(handleError(services.reportError ?? ((error) => console.error(error))));
   app.notFound(handleNotFound);
   app.use(refuseNulInUrl());
+  // The local push service authenticates senders by VAPID, not sign-in: it comes before admission.
+  services.push?.local?.mount(app);
   // Admission runs before every route mounted after it (runtime, Functions, frontend).
   if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
   mountRuntimeRoutes(app, services);
@@ -86,6 +95,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   if (services.inbound) mountInboundMailRoutes(app, { inbound: services.inbound });
   if (services.ai) mountAiRoutes(app, { ai: services.ai });
   if (services.jobs) mountLegacyAppPaths(app, services.jobs.scope.appId);
+  if (services.push) mountPushRoutes(app, { push: services.push, authenticate });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   return app;

@@ -8,6 +8,7 @@ import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
 import { membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
+import { pushTablesStep } from '../push/push-schema.ts';
 
 /**
  * The broker's own schema, in the order its steps run, each with its version for good. Each
@@ -30,7 +31,7 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 5, ...jobTablesStep },
   { version: 6, ...cronStateStep },
   { version: 7, ...inboundMailTableStep },
-  // Version 8 is push.
+  { version: 8, ...pushTablesStep },
   { version: 9, ...appSessionsApartStep },
   // A broker running alone keeps its accounts, so also its organisation's members.
   { version: 10, ...membershipsStep },

@@ -31,6 +31,7 @@ import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { loadAppId } from '../project/app-id.ts';
+import { PushService } from '../push/push-service.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
 import { SearchService } from '../search/search-service.ts';
 import { SecretStore } from '../secrets/secret-store.ts';
@@ -115,6 +116,8 @@ export interface Broker {
   readonly outbox: Outbox;
   /** Received mail: delivers messages to the inbound email Function and lists them. */
   readonly inboundMail: InboundMail;
+  /** Web Push: VAPID keys, subscriptions, `notifications.send`, the local push service. */
+  readonly push: PushService;
   readonly invoker: FunctionInvoker;
   /**
    * The declared searches of `data.search`; `undefined` when platform.yaml declares none. After
@@ -284,9 +287,14 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // does not fit the database yet is reported and prepared again on its first call.
     const search = searches.length > 0 ? new SearchService(db, searches) : undefined;
     await prepareSearches(search, writer);
+    const push = await PushService.create(db, {
+      stateDir,
+      brokerUrl: `http://127.0.0.1:${listener.port}`,
+    });
     const app = createBrokerApp({
       ai,
       jobs: jobs.service,
+      push,
       ...(search ? { search } : {}),
       data,
       files,
@@ -312,6 +320,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       logs,
       outbox,
       inboundMail,
+      push,
       invoker,
       search,
       jobs,

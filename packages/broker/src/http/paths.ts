@@ -26,6 +26,8 @@ export const brokerApiPaths = {
   aiCalls: `${BROKER_API_PREFIX}/ai/calls`,
   /** `platform mail receive`: deliver a message (`.eml` bytes) to the inbound email Function. */
   mailInbound: `${BROKER_API_PREFIX}/mail/inbound`,
+  /** Notifications the local push service received (development). */
+  pushDeliveries: `${BROKER_API_PREFIX}/push/deliveries`,
   /** `platform invoke`: run a Function directly. */
   invoke: `${BROKER_API_PREFIX}/invoke/:name`,
 } as const;
@@ -35,6 +37,13 @@ export const orgApiPaths = {
   /** `GET`: `{ members: [{ accountId, email, role }] }`. */
   members: '/v1/organisation/members',
 } as const;
+
+/**
+ * The local push service of `platform dev` (docs/notifications.md): the endpoint of each local
+ * subscription, `POST` by the broker's own sender with a VAPID-signed, aes128gcm-encrypted body.
+ * It answers outside sign-in (a push service authenticates senders by VAPID, not by session).
+ */
+export const LOCAL_PUSH_PREFIX = '/_platform/push-service';
 
 /** The jobs API of spec 4.1, the jobs summary and the cron API. */
 export const jobsApiPaths = {

@@ -186,6 +186,7 @@ describe('a data directory made before the platform schema had versions', () => 
     // account becomes a member); the old ones keep every row.
     const added = Object.keys(after).filter((t) => !(t in before.rows) && t !== 'memberships');
     expect(added).toContain('inbound_mail');
+    expect(added).toContain('push_subscriptions');
     for (const table of added) {
       expect(after[table], table).toEqual([]);
       delete after[table];

@@ -54,7 +54,7 @@ describe('the example page in Chromium', () => {
     const files = await tempDir('upload-');
     try {
       await page.fill('#title', 'Water the plants');
-      await page.click('#new-todo button');
+      await page.click('#new-todo button[type="submit"]');
       const item = page.locator('#todos li', { hasText: 'Water the plants' });
       await item.waitFor();
       await item.locator('input[type=checkbox]').check();

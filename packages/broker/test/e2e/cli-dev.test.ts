@@ -47,7 +47,7 @@ afterAll(async () => {
 describe('platform dev as a subprocess', () => {
   it('prints the URL on a line of its own and serves the page', async () => {
     expect(url).toMatch(/^http:\/\/localhost:\d+$/);
-    expect(lines.some((line) => /ready in \d+ ms \(13 Functions\)/.test(line))).toBe(true);
+    expect(lines.some((line) => /ready in \d+ ms \(14 Functions\)/.test(line))).toBe(true);
     // Then the dashboard's dev-token link (its key is the token of .platform/dev.json).
     const token = JSON.parse(await readFile(join(app.path, '.platform/dev.json'), 'utf8')).token;
     await eventually(async () =>
@@ -106,7 +106,7 @@ describe('platform dev as a subprocess', () => {
 
   it('stops on SIGTERM with its Deno processes', async () => {
     const deno = childrenOf(child!.pid!);
-    expect(deno.length).toBe(13);
+    expect(deno.length).toBe(14);
     child!.kill('SIGTERM');
     expect(await exitOf(child!)).toBe(0);
     expect(deno.filter(alive)).toEqual([]);
@@ -118,7 +118,7 @@ describe('platform dev as a subprocess', () => {
     const more: string[] = [];
     await waitForUrl(again, more);
     const deno = childrenOf(again.pid!);
-    expect(deno.length).toBe(13);
+    expect(deno.length).toBe(14);
     again.kill('SIGKILL');
     await exitOf(again);
     await eventually(async () => expect(deno.filter(alive)).toEqual([]), 10_000);

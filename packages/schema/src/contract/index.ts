@@ -24,6 +24,7 @@ import * as integrations from './integrations.ts';
 import * as invocation from './invocation.ts';
 import * as jobs from './jobs.ts';
 import * as messaging from './messaging.ts';
+import * as push from './push.ts';
 
 /**
  * Every route the handler context calls on the broker, keyed like `contextRoutes`.
@@ -66,6 +67,9 @@ export const browserContract = {
   session: browser.session,
   functionCall: browser.functionCall,
   functionStream: browser.functionStream,
+  pushKey: push.pushKey,
+  pushSubscribe: push.pushSubscribe,
+  pushUnsubscribe: push.pushUnsubscribe,
 } as const;
 
 /** The whole contract, by side. */
@@ -133,6 +137,8 @@ export {
 } from './invocation.ts';
 export { jobSchema, jobStates } from './jobs.ts';
 export { emailMessageSchema, notificationSchema } from './messaging.ts';
+export { encodeNotificationPayload, type NotificationPayload } from './notification-payload.ts';
+export { pushSubscriptionSchema } from './push.ts';
 export {
   type CheckedSearchOptions,
   checkSearchOptions,

@@ -37,14 +37,16 @@ export const emailSend = defineRoute('emailSend', contextRoutes.emailSend, {
   errors: ['EMAIL_ALIAS_NOT_DECLARED'],
 });
 
-/** The notification of `notifications.send`. */
+/** The notification of `notifications.send` (docs/notifications.md). */
 export const notificationSchema = z.strictObject({
   /** App user ids; each of their subscribed devices receives the notification. */
   to: recipients,
   title: z.string().min(1).max(200),
   body: z.string().max(1000).optional(),
   /** Opened when the notification is clicked; a path of the app or an absolute URL. */
-  url: z.string().min(1).optional(),
+  url: z.string().min(1).max(2048).optional(),
+  /** Shown beside the notification; a path of the app or an absolute URL. */
+  icon: z.string().min(1).max(2048).optional(),
   /** Replaces an earlier notification with the same tag on a device. */
   tag: z.string().min(1).max(64).optional(),
 });
@@ -53,6 +55,7 @@ export const notificationSchema = z.strictObject({
 export const notificationsSend = defineRoute('notificationsSend', contextRoutes.notificationsSend, {
   summary: 'Send a visible Web Push notification to subscribed app users.',
   request: notificationSchema,
+  /** `delivered`: how many devices' push services accepted it (0 when nobody is subscribed). */
   response: z.strictObject({ delivered: z.int().min(0) }),
-  errors: [],
+  errors: ['NOTIFICATION_TOO_LARGE', 'PUSH_SERVICE_UNAVAILABLE'],
 });

@@ -17,6 +17,7 @@ import {
   contextRoutes,
   fillPath,
   hostRoutes,
+  pushRoutes,
   RUNTIME_PREFIX,
 } from '../../src/routes.ts';
 
@@ -35,7 +36,9 @@ describe('runtime contract', () => {
       expect(typeof route.request.safeParse).toBe('function');
     }
     expect(Object.keys(hostContract).sort()).toEqual(Object.keys(hostRoutes).sort());
-    expect(Object.keys(browserContract).every((k) => k in browserRoutes)).toBe(true);
+    expect(Object.keys(browserContract).every((k) => k in browserRoutes || k in pushRoutes)).toBe(
+      true,
+    );
     expect(contract.runtime).toBe(runtimeContract);
   });
 

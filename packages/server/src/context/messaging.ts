@@ -1,5 +1,5 @@
 import { PlatformError } from '@platform/errors';
-import type { Declarations } from '@platform/schema/contract';
+import { type Declarations, encodeNotificationPayload } from '@platform/schema/contract';
 import type { RuntimeClient } from './transport.ts';
 import type { EmailClient, NotificationsClient } from './types.ts';
 
@@ -36,6 +36,8 @@ export function createEmail(client: RuntimeClient, declared: Declarations): Emai
 export function createNotifications(client: RuntimeClient): NotificationsClient {
   return {
     async send(notification) {
+      // The broker checks it too; checking here first fails before a round trip.
+      encodeNotificationPayload(notification);
       return client.call(
         'notificationsSend',
         {},
@@ -44,6 +46,7 @@ export function createNotifications(client: RuntimeClient): NotificationsClient 
           title: notification.title,
           ...(notification.body === undefined ? {} : { body: notification.body }),
           ...(notification.url === undefined ? {} : { url: notification.url }),
+          ...(notification.icon === undefined ? {} : { icon: notification.icon }),
           ...(notification.tag === undefined ? {} : { tag: notification.tag }),
         },
       );

@@ -130,17 +130,38 @@ export interface EmailClient {
   send(message: EmailMessage): Promise<{ id: string; captured: boolean }>;
 }
 
-/** A visible Web Push notification to app users. */
+/**
+ * A visible Web Push notification to app users (docs/notifications.md). Its JSON without `to`
+ * must fit one push message (`limits.push.payloadMaxBytes`), else `NOTIFICATION_TOO_LARGE`.
+ */
 export interface Notification {
+  /** App user ids (at most 50); each of their subscribed devices receives it. */
   readonly to: string | readonly string[];
+  /** At most 200 characters. */
   readonly title: string;
+  /** At most 1,000 characters. */
   readonly body?: string;
+  /** Opened when the notification is clicked: a path of the app or an absolute URL. */
   readonly url?: string;
+  /** Shown with the notification: a path of the app or an absolute URL. */
+  readonly icon?: string;
+  /** A later notification with the same tag replaces this one on a device. */
   readonly tag?: string;
 }
 
 /** `ctx.notifications`. */
 export interface NotificationsClient {
+  /**
+   * Sends to every subscribed device of the addressed users; `delivered` is how many devices'
+   * push services accepted it (0, not an error, when nobody is subscribed). Throws
+   * `NOTIFICATION_TOO_LARGE`, or the retryable `PUSH_SERVICE_UNAVAILABLE` when no device could
+   * be reached because its push service is down.
+   *
+   * @example
+   * ```ts
+   * await ctx.notifications.send({ to: ctx.user!.id, title: 'Milk', body: 'Buy milk', url: '/todos' });
+   * ```
+   */
   send(notification: Notification): Promise<{ delivered: number }>;
 }
 

@@ -1,10 +1,11 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
-import type {
-  DeepReadonly,
-  RouteRequest,
-  RouteResponse,
-  RuntimeRouteName,
-  runtimeContract,
+import {
+  type DeepReadonly,
+  encodeNotificationPayload,
+  type RouteRequest,
+  type RouteResponse,
+  type RuntimeRouteName,
+  type runtimeContract,
 } from '@platform/schema/contract';
 import { fromBase64, toBase64 } from '../context/bytes.ts';
 import type { MemoryState } from './memory-state.ts';
@@ -162,8 +163,11 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     return { id: `email_${state.emails.length}`, captured: true };
   },
   notificationsSend({ body, state }) {
+    // The broker's own check: the same notifications are refused with the same code.
+    encodeNotificationPayload(body);
     state.notifications.push(body);
-    const to = typeof body.to === 'string' ? [body.to] : body.to;
+    // Like the broker: each addressed user once, one device per subscribed user.
+    const to = [...new Set(typeof body.to === 'string' ? [body.to] : body.to)];
     const subscribed = state.seed.subscribedUsers;
     return {
       delivered: subscribed ? to.filter((id) => subscribed.includes(id)).length : to.length,

@@ -66,7 +66,10 @@ export interface MemoryBrokerSeed {
   >;
   /** Deliveries `integration.emit` reports per new event id. @default 1 */
   readonly emitDeliveries?: number;
-  /** Users with push subscriptions (notifications to others deliver 0). */
+  /**
+   * Users with a push subscription, one device each (notifications to others deliver 0).
+   * @default every addressed user is subscribed
+   */
   readonly subscribedUsers?: readonly string[];
   /** A fake AI; the defaults echo the prompt. */
   readonly ai?: FakeAi;

@@ -18,6 +18,7 @@ const api = document.body.dataset as {
   cron: string;
   aiCalls: string;
   mail: string;
+  push: string;
 };
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
@@ -177,6 +178,33 @@ async function loadMail(): Promise<void> {
   );
 }
 
+interface PushDelivery {
+  readonly receivedAt: string;
+  readonly userId: string | null;
+  readonly payload: { title?: unknown; body?: unknown; url?: unknown; tag?: unknown } | string;
+}
+
+async function loadPush(): Promise<void> {
+  const { deliveries } = await get<{ deliveries: PushDelivery[] }>(api.push, { limit: '50' });
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  fill(
+    'push',
+    deliveries.map((d) => {
+      const p = typeof d.payload === 'string' ? { title: d.payload } : d.payload;
+      return row([
+        localTime(d.receivedAt),
+        d.userId ?? '',
+        text(p.title),
+        text(p.body),
+        text(p.url),
+        text(p.tag),
+      ]);
+    }),
+    'No notification received yet: subscribe a device, then send from a Function.',
+    6,
+  );
+}
+
 const jobRow = (j: Job) =>
   row(
     [
@@ -287,14 +315,23 @@ $('prev').addEventListener(
 
 $('tz').textContent = Intl.DateTimeFormat().resolvedOptions().timeZone;
 run(async () => {
-  await Promise.all([loadSummary(), loadCron(), loadHistory(), loadAiCalls(), loadMail()]);
+  await Promise.all([
+    loadSummary(),
+    loadCron(),
+    loadHistory(),
+    loadAiCalls(),
+    loadMail(),
+    loadPush(),
+  ]);
   document.body.dataset.ready = 'true';
 })();
 // Totals, depth, cron and mail move on their own; the history stays put until asked (stable
 // pages).
 setInterval(
   run(() =>
-    Promise.all([loadSummary(), loadCron(), loadAiCalls(), loadMail()]).then(() => undefined),
+    Promise.all([loadSummary(), loadCron(), loadAiCalls(), loadMail(), loadPush()]).then(
+      () => undefined,
+    ),
   ),
   5000,
 );

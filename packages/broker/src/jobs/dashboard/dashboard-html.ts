@@ -9,6 +9,8 @@ export interface DashboardPage {
     readonly aiCalls: string;
     /** The outbox: sent and received email. */
     readonly mail: string;
+    /** Notifications the local push service received (development). */
+    readonly push: string;
   };
   readonly script: string;
   /** The Content Security Policy nonce of the inline style. */
@@ -53,7 +55,7 @@ export function dashboardHtml(page: DashboardPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.appId)}: background jobs</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}">
+<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
@@ -102,7 +104,12 @@ export function dashboardHtml(page: DashboardPage): string {
 <table id="mail"><thead><tr><th>Time</th><th>Direction</th><th>From</th><th>To</th><th>Subject</th>
 <th>Function</th><th>Attachments</th></tr></thead><tbody></tbody></table>
 </section>
-<p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>). Only safe metadata is shown: never payloads, idempotency keys or users.</p>
+<p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>). Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>
+<section id="push-section" aria-labelledby="push-title">
+<h2 id="push-title">Push notifications</h2>
+<p class="muted">What the local push service of platform dev received, after checking the VAPID signature and decrypting it as the device would. Nothing goes to a public push service in development.</p>
+<table id="push"><thead><tr><th>Received</th><th>User</th><th>Title</th><th>Body</th><th>URL</th><th>Tag</th></tr></thead><tbody></tbody></table>
+</section>
 </main>
 <script src="${escapeHtml(page.script)}"></script>
 </body></html>`;

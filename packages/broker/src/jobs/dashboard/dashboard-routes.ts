@@ -44,7 +44,8 @@ const fill = (path: string, appId: string) => path.replace(':appId', encodeURICo
 /**
  * Mounts the dashboard's Background jobs section (spec 4.5): a plain HTML page and one bundled
  * script that reads the jobs API (history), the jobs summary (totals, depth, queue policy), the
- * cron summary, the broker API's recent AI calls and the outbox (email sent and received). Served with a strict Content Security Policy: this origin's script and
+ * cron summary, the broker API's recent AI calls, the outbox (email sent and received) and the
+ * notifications the local push service received. Served with a strict Content Security Policy: this origin's script and
  * API only, no framing.
  */
 export function mountDashboard(
@@ -57,6 +58,7 @@ export function mountDashboard(
     cron: fill(options.paths.cron, options.appId),
     aiCalls: brokerApiPaths.aiCalls,
     mail: `${brokerApiPaths.outbox}?limit=50`,
+    push: brokerApiPaths.pushDeliveries,
   };
   app.get(dashboardPaths.page, (c) => {
     const nonce = randomBytes(12).toString('base64url');
