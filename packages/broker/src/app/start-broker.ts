@@ -26,6 +26,7 @@ import { type BrokerListener, listenBroker, type RunningServer } from '../http/s
 import { devMailDomain, InboundAddresses } from '../inbound-mail/addresses.ts';
 import { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
+import { printableError } from '../logs/printable.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
@@ -307,5 +308,4 @@ export async function prepareSearches(
   }
 }
 
-const stackOf = (error: unknown): string =>
-  error instanceof Error ? (error.stack ?? error.message) : String(error);
+const stackOf = printableError;

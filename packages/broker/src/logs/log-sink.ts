@@ -1,3 +1,4 @@
+import { printable } from './printable.ts';
 import { Redactor } from './redactor.ts';
 
 /** A log level, lowest first. */
@@ -78,7 +79,10 @@ export class LogSink {
   }
 }
 
-/** `12:00:01.123 INFO  [saveTodo] saved {"id":1} req_abc` */
+/**
+ * `12:00:01.123 INFO  [saveTodo] saved {"id":1} req_abc`: always one line, with control
+ * characters of the message and fields escaped ({@link printable}).
+ */
 export function formatLogLine(record: LogRecord): string {
   const time = record.at.slice(11, 23);
   const fields =
@@ -87,5 +91,7 @@ export function formatLogLine(record: LogRecord): string {
       : '';
   const who = record.functionName ? `[${record.functionName}] ` : '';
   const id = record.requestId ? ` ${record.requestId}` : '';
-  return `${time} ${record.level.toUpperCase().padEnd(5)} ${who}${record.message}${fields}${id}`;
+  return printable(
+    `${time} ${record.level.toUpperCase().padEnd(5)} ${who}${record.message}${fields}${id}`,
+  );
 }
