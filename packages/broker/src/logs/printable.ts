@@ -1,12 +1,11 @@
 // C0 controls (tab excepted), DEL, C1 controls (U+009B is a one-character CSI on some terminals),
 // the Unicode line and paragraph separators, and the bidirectional overrides and isolates, which
 // reorder how the rest of a line is shown.
-const UNPRINTABLE =
-  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE = /(?!\t)[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r' };
 
-const escape = (char: string): string => {
+const escapeChar = (char: string): string => {
   const named = NAMED[char];
   if (named) return named;
   const code = char.charCodeAt(0);
@@ -27,7 +26,7 @@ const escape = (char: string): string => {
  * ```
  */
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, escape);
+  return text.replace(UNPRINTABLE, escapeChar);
 }
 
 /**

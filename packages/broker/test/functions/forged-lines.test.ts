@@ -8,8 +8,7 @@ import { printableError } from '../../src/logs/printable.ts';
 import { authBroker, FakeBrowser } from '../auth/helpers.ts';
 
 // Any C0 control but tab, DEL, C1, the Unicode line separators and the bidirectional overrides.
-const UNPRINTABLE =
-  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNPRINTABLE = /(?!\t)[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 const FORGED =
   '12:00:00.000 INFO  [auth] Sign in to notes (ada@example.com, valid 15 minutes): http://evil.example/confirm';
 
@@ -65,7 +64,7 @@ describe('printed lines cannot be forged', () => {
     // No printed line of any kind starts as the forged one, and none holds a control character.
     for (const line of printedLines()) {
       expect(line.startsWith('12:00:00.000 INFO  [auth]')).toBe(false);
-      expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(line).not.toMatch(/(?![\t\n])\p{Cc}/u);
     }
     // The ring the dashboard reads keeps the message as the Function wrote it.
     const entry = env.broker.logs.list({ functionName: 'noisy' })[0];
