@@ -1,4 +1,19 @@
 #!/usr/bin/env node
-import { main } from './cli/main.ts';
+// A small entry: check the Node version first, then load the CLI. A static import of the CLI
+// would load its dependencies (undici needs Node 22.19) before the check could run.
+import { readFileSync } from 'node:fs';
+import { nodeTooOld } from './cli/node-version.ts';
 
+// `../package.json` from both src/bin.ts and dist/bin.js.
+const engines = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    engines: { node: string };
+  }
+).engines;
+const tooOld = nodeTooOld(process.versions.node, engines.node, process.execPath);
+if (tooOld !== undefined) {
+  process.stderr.write(`${tooOld}\n`);
+  process.exit(1);
+}
+const { main } = await import('./cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

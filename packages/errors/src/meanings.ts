@@ -27,8 +27,9 @@ export const errorMeanings = {
   INTEGRATION_PROVIDER_FAILED: 'The provider operation failed.',
   INTEGRATION_PROVIDER_UNAVAILABLE: 'The provider is temporarily unavailable; try again.',
   // Requests and input
-  INVALID_INPUT: 'The input does not match the declared schema.',
-  INVALID_REQUEST: 'The request is malformed (for example, its body is not valid JSON).',
+  INVALID_INPUT: "The input does not match the declared schema or the table's columns.",
+  INVALID_REQUEST:
+    'The request is malformed (for example, its body is not valid JSON, nests deeper than 64 levels or holds a NUL character).',
   UNSUPPORTED_MEDIA_TYPE: 'The request has a content type this route does not accept.',
   PAYLOAD_TOO_LARGE: 'The request body is larger than the route accepts.',
   LIMIT_EXCEEDED: 'A value is outside a documented platform limit.',

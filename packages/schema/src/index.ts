@@ -12,6 +12,7 @@ export {
   inboundEmailPayload,
   inboundEmailSchema,
 } from './inbound-email.ts';
+export { findJsonInputProblem, type JsonInputProblem } from './json-input.ts';
 export { jsonByteLength, limits } from './limits.ts';
 export {
   type ArrayOptions,

@@ -56,6 +56,12 @@ export const limits = {
   },
   cron: { recoveryWindowSeconds: DAY },
   /**
+   * Every JSON body the platform reads (Function input, data rows, job payloads, every runtime
+   * route): arrays and objects nest at most this deep, the body itself being level 1. The spec
+   * fixes none; ours, in docs/broker.md.
+   */
+  json: { maxDepth: 64 },
+  /**
    * Inbound email (the spec fixes none; ours, in docs/email.md). `messageMaxBytes` is the whole
    * message as sent (the SMTP `SIZE`); each attachment becomes a managed file, so it also stays
    * within `files.maxBytes`.

@@ -13,6 +13,7 @@ import type { InvocationTokens } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound, type InternalErrorReporter } from '../http/error-handler.ts';
+import { refuseNulInUrl } from '../http/nul-check.ts';
 import { requestId } from '../http/request-id.ts';
 import type { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { mountInboundMailRoutes } from '../inbound-mail/inbound-routes.ts';
@@ -73,6 +74,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   app.use(requestId());
   app.onError(handleError(services.reportError ?? ((error) => console.error(error))));
   app.notFound(handleNotFound);
+  app.use(refuseNulInUrl());
   // Admission runs before every route mounted after it (runtime, Functions, frontend).
   if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
   mountRuntimeRoutes(app, services);

@@ -111,8 +111,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const { url, port } = front;
     await writeDevState(appDir, { url, pid: process.pid, token: devToken });
     if (options.watch !== false) {
-      const watcher = await watchApp(appDir, (paths) => app.changed(paths));
+      const watcher = watchApp(appDir, (paths) => app.changed(paths));
       teardown.add(() => watcher.close());
+      await watcher.ready;
     }
     return {
       url,

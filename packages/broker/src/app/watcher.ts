@@ -4,41 +4,42 @@ import { watch } from 'chokidar';
 /** Top-level folders whose changes never matter to the app (the broker's own state among them). */
 const IGNORED = new Set(['.platform', 'node_modules', '.git']);
 
-/** A running watch of an app folder. */
+/** A running app watcher. */
 export interface AppWatcher {
-  /** Stops watching; changes still waiting for their batch are dropped. */
+  /** Settles once the folder is watched: a change after it is reported. */
+  readonly ready: Promise<void>;
+  /** Stops watching; pending changes are dropped. */
   close(): Promise<void>;
 }
 
 /**
  * Watches an app folder recursively and reports changed files in batches: changes arriving
  * within `debounceMs` of each other are reported together, as absolute paths. `.platform/`,
- * `node_modules/` and `.git/` are ignored. Resolves once the folder is being watched.
+ * `node_modules/` and `.git/` are ignored.
  *
- * Editors that save atomically, and `sed -i`, replace a file by renaming a new one over it. A
- * watch of the file itself (Node's recursive `fs.watch` on Linux watches each file's inode)
- * then follows the old, unlinked inode and sees no later edit; chokidar watches the folders
- * and takes up the new file, so every save is seen.
+ * chokidar watches folders and follows renames: a save that writes a temporary file and renames
+ * it over the original (`sed -i`, editors that save atomically) is a change of that file, and
+ * later saves are still seen. (`fs.watch` watched the replaced file's inode and went blind.)
  *
  * @example
  * ```ts
- * const watcher = await watchApp(appDir, (paths) => console.log([...paths]));
+ * const watcher = watchApp(appDir, (paths) => console.log([...paths]));
+ * await watcher.ready;
  * await watcher.close();
  * ```
  */
-export async function watchApp(
+export function watchApp(
   appDir: string,
   onChange: (paths: ReadonlySet<string>) => void,
   debounceMs = 120,
-): Promise<AppWatcher> {
+): AppWatcher {
   let pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   const watcher = watch(appDir, {
     ignoreInitial: true,
-    ignored: (path) => IGNORED.has(relative(appDir, path).split(sep)[0] ?? ''),
+    ignored: (path) => IGNORED.has(appRelative(appDir, path).split('/')[0] ?? ''),
   });
-  watcher.on('all', (event, path) => {
-    if (event === 'addDir' || event === 'unlinkDir') return;
+  watcher.on('all', (_event, path) => {
     pending.add(path);
     clearTimeout(timer);
     timer = setTimeout(() => {
@@ -47,11 +48,14 @@ export async function watchApp(
       onChange(batch);
     }, debounceMs);
   });
-  // A folder that cannot be read (permissions, removed meanwhile) is left unwatched; the
-  // server keeps running and the rest of the app is still watched.
-  watcher.on('error', () => undefined);
-  await new Promise<void>((resolve) => watcher.once('ready', resolve));
+  // A watcher error (the folder was removed) ends watching; the server keeps running.
+  watcher.on('error', () => void watcher.close());
+  const ready = new Promise<void>((resolve) => {
+    watcher.once('ready', () => resolve());
+    watcher.once('error', () => resolve());
+  });
   return {
+    ready,
     async close() {
       clearTimeout(timer);
       await watcher.close();

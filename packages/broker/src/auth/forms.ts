@@ -10,7 +10,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 /**
  * The fields of a URL-encoded form post, as strings: `UNSUPPORTED_MEDIA_TYPE` (415) for another
  * content type, `PAYLOAD_TOO_LARGE` (413) past 16 KiB, refused by `content-length` before the
- * body is read and while reading one without it.
+ * body is read and while reading one without it; `INVALID_REQUEST` (400) for a NUL character.
  */
 export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, string>> {
   const type = c.req.header('content-type') ?? '';
@@ -32,7 +32,17 @@ export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, st
         details: { maxBytes: MAX_FORM_BYTES },
       }),
   );
-  return Object.fromEntries(new URLSearchParams(text));
+  const fields = Object.fromEntries(new URLSearchParams(text));
+  for (const [name, value] of Object.entries(fields)) {
+    // PostgreSQL text cannot hold NUL; refused here rather than failing in the database.
+    if (name.includes('\u0000') || value.includes('\u0000')) {
+      throw new PlatformError({
+        code: 'INVALID_REQUEST',
+        message: `The form field ${JSON.stringify(name.replaceAll('\u0000', '\\0'))} contains a NUL character, which is not accepted.`,
+      });
+    }
+  }
+  return fields;
 }
 
 /**

@@ -2,6 +2,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { accessCommand } from './access.ts';
 import { cronCommand } from './cron.ts';
 import { devCommand } from './dev.ts';
+import { initCommand } from './init.ts';
 import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
@@ -18,6 +19,7 @@ export const commands: Readonly<Record<string, Command>> = {
   access: accessCommand,
   cron: cronCommand,
   dev: devCommand,
+  init: initCommand,
   invoke: invokeCommand,
   jobs: jobsCommand,
   mail: mailCommand,

@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject, PlatformError } from '@platform/errors';
+import { findJsonInputProblem } from '@platform/schema';
 import type { Where } from './sql.ts';
-import type { TableInfo } from './table-catalog.ts';
+import type { ColumnInfo, TableInfo } from './table-catalog.ts';
 
 /**
  * Limits of `data.table(name).list()`; the spec fixes none, these are ours (docs/broker.md).
@@ -47,6 +48,7 @@ export function readWhere(table: TableInfo, where: unknown): Where {
   const result: Record<string, string | number | boolean | null> = {};
   for (const [name, value] of Object.entries(where)) {
     checkColumn(table, name, 'where');
+    checkScalar(name, value, 'where');
     if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
       throw invalid(
         `\`where.${name}\` must be a string, number, boolean or null (equality only).`,
@@ -83,7 +85,10 @@ export function readValues(
   what: 'row' | 'patch',
 ): Record<string, unknown> {
   if (!isJsonObject(values)) throw invalid(`The ${what} must be a JSON object.`);
-  for (const name of Object.keys(values)) checkColumn(table, name, what);
+  for (const [name, value] of Object.entries(values)) {
+    checkColumn(table, name, what);
+    checkColumnValue(table.columns.get(name)!, value, what);
+  }
   if (what === 'patch') {
     if (Object.keys(values).length === 0)
       throw invalid('The patch must change at least one column.');
@@ -92,12 +97,44 @@ export function readValues(
   return { ...values };
 }
 
-/** A row id: a nonempty string or a safe integer. */
+/**
+ * A value fits its column's kind: JSON columns take any JSON value, array columns an array (or
+ * `null`), every other column a string, number, boolean or `null`. Without this check the
+ * database driver turns an object into the text `[object Object]` and an array into `1,2,3`.
+ */
+function checkColumnValue(column: ColumnInfo, value: unknown, what: 'row' | 'patch'): void {
+  checkScalar(column.name, value, what);
+  if (column.dataType === 'json' || column.dataType === 'jsonb') return;
+  if (column.dataType === 'ARRAY') {
+    if (value === null || Array.isArray(value)) return;
+    throw invalid(`\`${column.name}\` is an array column: give an array or null.`, {
+      column: column.name,
+    });
+  }
+  if (typeof value === 'object' && value !== null) {
+    throw invalid(
+      `\`${column.name}\` is a ${column.dataType} column: give a string, number, boolean or null, not ${Array.isArray(value) ? 'an array' : 'an object'}.`,
+      { column: column.name, dataType: column.dataType },
+    );
+  }
+}
+
+/** Strings without NUL (PostgreSQL text cannot hold one) and finite numbers, at any depth. */
+function checkScalar(name: string, value: unknown, where: string): void {
+  const problem = findJsonInputProblem(value);
+  if (problem) {
+    throw invalid(`The value of \`${name}\` (in ${where}) is refused: ${problem.message}`, {
+      column: name,
+    });
+  }
+}
+
+/** A row id: a nonempty string without NUL or a safe integer. */
 export function readId(id: unknown): string | number {
   if (
-    (typeof id === 'string' && id.length > 0) ||
+    (typeof id === 'string' && id.length > 0 && !id.includes('\u0000')) ||
     (typeof id === 'number' && Number.isSafeInteger(id))
   )
     return id;
-  throw invalid('`id` must be a nonempty string or an integer.');
+  throw invalid('`id` must be a nonempty string (without NUL characters) or an integer.');
 }

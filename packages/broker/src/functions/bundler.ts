@@ -133,10 +133,10 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
       ...(options.sdk.pinned === undefined
         ? {}
         : { define: { [PINNED_SDK_GLOBAL]: JSON.stringify(options.sdk.pinned) } }),
-      // The map's sources are relative to the bundle's own folder (where Deno resolves them), so
-      // stack traces name the app's real files rather than paths under `.platform/functions/`.
-      outfile: options.outFile,
       sourcemap: 'inline',
+      // The source map names sources relative to the output file; without `outfile` they would be
+      // relative to the app folder and Deno would resolve them inside .platform/functions/.
+      outfile: resolve(options.outFile),
       write: false,
       metafile: true,
       logLevel: 'silent',

@@ -1,5 +1,5 @@
 import { PlatformError } from '@platform/errors';
-import { limits } from '@platform/schema';
+import { findJsonInputProblem, limits } from '@platform/schema';
 
 /** Body size limits of the broker's routes (the spec fixes none; ours, in docs/broker.md). */
 export const bodyLimits = {
@@ -14,8 +14,9 @@ export const bodyLimits = {
 /**
  * Reads a JSON request body: `UNSUPPORTED_MEDIA_TYPE` (415) unless the content type is JSON,
  * `PAYLOAD_TOO_LARGE` (413) past `maxBytes` (checked while reading, also without a
- * `content-length`), `INVALID_REQUEST` (400) when it does not parse. An empty body reads as
- * `undefined` when `allowEmpty`.
+ * `content-length`), `INVALID_REQUEST` (400) when it does not parse or breaks a rule every JSON
+ * body follows (`findJsonInputProblem`: nesting past `limits.json.maxDepth`, a NUL character, a
+ * `__proto__` key, a number out of range). An empty body reads as `undefined` when `allowEmpty`.
  */
 export async function readJsonBody(
   request: Request,
@@ -30,12 +31,30 @@ export async function readJsonBody(
   const text = await readBodyText(request, options.maxBytes);
   if (text.length === 0 && options.allowEmpty) return undefined;
   if (!isJson) throw unsupported(type);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new PlatformError({
       code: 'INVALID_REQUEST',
       message: 'The request body is not valid JSON.',
+    });
+  }
+  checkJsonInput(value);
+  return value;
+}
+
+/**
+ * Throws `INVALID_REQUEST` (400) with the place when a parsed JSON body breaks a rule every JSON
+ * body follows (`findJsonInputProblem`).
+ */
+export function checkJsonInput(value: unknown): void {
+  const problem = findJsonInputProblem(value);
+  if (problem) {
+    throw new PlatformError({
+      code: 'INVALID_REQUEST',
+      message: problem.message,
+      details: { path: problem.path, maxDepth: limits.json.maxDepth },
     });
   }
 }

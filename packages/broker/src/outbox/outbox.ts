@@ -40,6 +40,10 @@ interface OutboxRow {
   created_at: Date;
 }
 
+// A CR or LF in a header value would end the header and start another (`Bcc:` injection).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+const HEADER_CONTROL = /[\u0000-\u001f\u007f]/;
+
 /**
  * Development email (spec Appendix 2): every `email.send` from a declared alias is captured in
  * the database (so it survives restarts) and never sent. `platform outbox` and the broker's API
@@ -58,7 +62,10 @@ export class Outbox {
     this.#db = db;
   }
 
-  /** Captures a message; `EMAIL_ALIAS_NOT_DECLARED` for a sender the manifest does not declare. */
+  /**
+   * Captures a message; `EMAIL_ALIAS_NOT_DECLARED` for a sender the manifest does not declare,
+   * `INVALID_INPUT` for a control character (CR, LF) in an address or the subject.
+   */
   async capture(
     message: EmailMessage,
     declaredAliases: readonly string[],
@@ -71,8 +78,22 @@ export class Outbox {
         details: { from: message.from },
       });
     }
-    const id = `email_${randomBytes(12).toString('hex')}`;
     const to = typeof message.to === 'string' ? [message.to] : [...message.to];
+    // Also checked by the route's schema; here for every other caller of the outbox.
+    for (const [field, value] of [
+      ...to.map((address) => ['to', address] as const),
+      ['subject', message.subject] as const,
+      ['replyTo', message.replyTo ?? ''] as const,
+    ]) {
+      if (HEADER_CONTROL.test(value)) {
+        throw new PlatformError({
+          code: 'INVALID_INPUT',
+          message: `The email's ${field} must not contain control characters such as CR or LF.`,
+          details: { field },
+        });
+      }
+    }
+    const id = `email_${randomBytes(12).toString('hex')}`;
     await this.#db.query(
       `INSERT INTO platform.outbox (id, from_alias, recipients, subject, text_body, html_body, reply_to, request_id, function_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

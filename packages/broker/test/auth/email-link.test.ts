@@ -181,6 +181,16 @@ describe('email-link sign-in', () => {
     expect(response.status).toBe(403);
   });
 
+  it('refuses a NUL character in the form with 400, before the database sees it', async () => {
+    const browser = new FakeBrowser(env.broker);
+    const csrf = await browser.csrf();
+    const response = await browser.request('/_platform/auth/email-link', {
+      form: { email: 'nul\u0000@example.com', returnTo: '/', csrf },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('NUL');
+  });
+
   it('registers an unknown address on confirmation, as confirmed', async () => {
     const browser = new FakeBrowser(env.broker);
     const claim = await browser.signInByEmail('new@example.com');

@@ -1,6 +1,6 @@
 // Watch mode: a changed Function is re-bundled and swapped, a new migration is applied, a changed
 // platform.yaml is reloaded, and a broken edit keeps the previous version serving.
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
@@ -181,5 +181,54 @@ insert into notes (owner_id, body, tag) values ('${owner}', 'milk', 1);
       details: { column: 'tag', expected: 'integer' },
     });
     expect(await searchIndexes()).toHaveLength(1);
+  });
+});
+
+describe('watch mode after rename-style saves', () => {
+  // Editors that save atomically and `sed -i` write a temporary file and rename it over the
+  // original; every later save must still be seen.
+  let renameApp: { path: string; remove: () => Promise<void> };
+  let renameDev: DevServer;
+
+  beforeAll(async () => {
+    renameApp = await tempDir('watch-rename-');
+    await writeFiles(renameApp.path, fixtureApp);
+    ({ dev: renameDev } = await devFor(renameApp.path));
+  });
+
+  afterAll(async () => {
+    await renameDev?.close();
+    await renameApp?.remove();
+  });
+
+  const saveByRename = async (file: string, text: string) => {
+    const target = join(renameApp.path, file);
+    const temp = `${target}.tmp-${Math.random().toString(36).slice(2)}`;
+    await writeFile(temp, text);
+    await rename(temp, target);
+  };
+  const echoAt = async (path: string) => {
+    const response = await fetch(`${renameDev.url}${path}`);
+    return { status: response.status, body: (await response.json()) as unknown };
+  };
+
+  it('sees every rename-style save of a Function and of platform.yaml', async () => {
+    const source = fixtureApp['functions/echo/index.ts']!;
+    for (const word of ['first', 'second', 'third']) {
+      await saveByRename(
+        'functions/echo/index.ts',
+        source.replace('echo: input.text ?? null', `echo: '${word}'`),
+      );
+      await eventually(async () =>
+        expect((await echoAt('/echo/x')).body).toEqual({ result: { echo: word, word: 'x' } }),
+      );
+    }
+    for (const path of ['/one', '/two']) {
+      await saveByRename(
+        'platform.yaml',
+        fixtureApp['platform.yaml']!.replace('path: /echo/:word', `path: ${path}/:word`),
+      );
+      await eventually(async () => expect((await echoAt(`${path}/x`)).status).toBe(200));
+    }
   });
 });

@@ -83,8 +83,10 @@ describe('printed lines cannot be forged', () => {
       const response = await browser.request('/_platform/auth/email-link', {
         form: { email, returnTo: '/', csrf },
       });
+      // A NUL is refused before the form is read (INVALID_REQUEST); the others re-show the form.
       expect(response.status).toBe(400);
-      expect(await response.text()).toContain('Enter an email address.');
+      if (!email.includes('\u0000'))
+        expect(await response.text()).toContain('Enter an email address.');
       expect(env.lines.slice(before).join('\n')).not.toContain('[auth]');
     }
   });

@@ -21,6 +21,20 @@ describe('LogSink', () => {
     expect(printed[0]).toBe('03:04:05.678 INFO  [f] m0 req_0');
   });
 
+  it('prints one line per entry: control characters of message and fields are escaped', () => {
+    const line = formatLogLine({
+      at,
+      level: 'info',
+      message: 'ok\n03:04:05.678 INFO  link: http://evil.example\u001b[2J',
+      fields: { note: 'a\u009bb' },
+      requestId: 'req_1',
+      functionName: 'f',
+    });
+    expect(line).toBe(
+      '03:04:05.678 INFO  [f] ok\\n03:04:05.678 INFO  link: http://evil.example\\x1b[2J {"note":"a\\x9bb"} req_1',
+    );
+  });
+
   it('redacts secret values from messages and fields', () => {
     const printed: string[] = [];
     const sink = new LogSink({ writer: (line) => printed.push(line) });

@@ -20,7 +20,10 @@ const emailRecipients = z.union([
 export const emailMessageSchema = z
   .strictObject({
     /** A sender alias declared in platform.yaml (the local part, such as `support`). */
-    from: z.string().min(1),
+    from: z
+      .string()
+      .min(1)
+      .refine(isOneLine, { message: 'An alias is one line: no control characters' }),
     /** Plain addresses only: a line break or a second address inside one is refused. */
     to: emailRecipients,
     /** One line: a line break would start another header. */

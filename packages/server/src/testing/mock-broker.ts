@@ -1,5 +1,5 @@
 import { errorResponse, isPlatformError, PlatformError } from '@platform/errors';
-import { formatInputPath } from '@platform/schema';
+import { findJsonInputProblem, formatInputPath, limits } from '@platform/schema';
 import {
   type Invocation,
   REQUEST_ID_HEADER,
@@ -107,6 +107,15 @@ export function createMockBroker(options: MockBrokerOptions = {}): MockBroker {
       json = await request.json();
     } catch {
       throw new PlatformError({ code: 'INVALID_REQUEST', message: 'The body is not valid JSON.' });
+    }
+    // The broker's rules for every JSON body (depth, NUL, `__proto__`, non-finite numbers).
+    const problem = findJsonInputProblem(json);
+    if (problem) {
+      throw new PlatformError({
+        code: 'INVALID_REQUEST',
+        message: problem.message,
+        details: { path: problem.path, maxDepth: limits.json.maxDepth },
+      });
     }
     const body = match.route.request.safeParse(json);
     if (!body.success) {
