@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export { isEmailAddress, isOneLine } from './email-address.ts';
 export {
   type InboundEmail,
   type InboundEmailFields,

@@ -70,6 +70,12 @@ export const limits = {
    */
   email: {
     inbound: { messageMaxBytes: 10 * MiB, maxAttachments: 20, maxRecipients: 50 },
+    /** The longest address, in characters (RFC 5321's path limit less its angle brackets). */
+    addressMaxLength: 254,
+    /** The longest subject, in characters (RFC 5322's line limit). */
+    subjectMaxLength: 998,
+    /** Recipients of one `email.send`. */
+    maxRecipients: 50,
   },
   /**
    * Web Push (`ctx.notifications`). The spec fixes none; ours, in docs/notifications.md.

@@ -28,6 +28,7 @@ import { devMailDomain, InboundAddresses } from '../inbound-mail/addresses.ts';
 import { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { localScope } from '../jobs/job-service.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
+import { printableError } from '../logs/printable.ts';
 import { Redactor } from '../logs/redactor.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { loadAppId } from '../project/app-id.ts';
@@ -349,5 +350,4 @@ export async function prepareSearches(
   }
 }
 
-const stackOf = (error: unknown): string =>
-  error instanceof Error ? (error.stack ?? error.message) : String(error);
+const stackOf = printableError;

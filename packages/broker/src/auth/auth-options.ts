@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { isEmailAddress } from '@platform/schema';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 
 /** Whether anonymous visitors may open the app (manifest top-level `visibility`). */
@@ -109,13 +110,15 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
   };
 }
 
-const EMAIL = /^[^\s@<>"]+@[^\s@<>"]+$/;
-
-/** Lower-cases and trims an address; `undefined` when it is not an address. */
+/**
+ * Lower-cases and trims an address; `undefined` when it is not one plain address (the rule of
+ * `isEmailAddress`, the same as for sending mail: no control characters, so an address can
+ * never print as more than one line of the terminal or reach the database with a NUL).
+ */
 export function parseEmail(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const email = normalizeEmail(value);
-  return email.length <= 254 && EMAIL.test(email) ? email : undefined;
+  return isEmailAddress(email) ? email : undefined;
 }
 
 function normalizeEmail(value: string): string {

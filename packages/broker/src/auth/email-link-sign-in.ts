@@ -1,5 +1,6 @@
 import { limits } from '@platform/schema';
 import { AUTH_BASE } from '../http/paths.ts';
+import { printable } from '../logs/printable.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { Accounts } from './accounts.ts';
 import type { ResolvedAuthOptions } from './auth-options.ts';
@@ -104,7 +105,7 @@ export class EmailLinkSignIn {
       },
       ['auth'],
     );
-    this.#options.print(`[auth] ${subject} (${email}, valid ${linkLifetime}): ${url}`);
+    this.#options.print(printable(`[auth] ${subject} (${email}, valid ${linkLifetime}): ${url}`));
     return claim;
   }
 
@@ -118,7 +119,9 @@ export class EmailLinkSignIn {
     request: Request,
   ): Promise<string | undefined> {
     if (!this.#options.registration && (await this.#stores.accounts.byEmail(email)) === undefined) {
-      this.#options.print(`[auth] No account for ${email} and registration is off; no link sent.`);
+      this.#options.print(
+        printable(`[auth] No account for ${email} and registration is off; no link sent.`),
+      );
       return undefined;
     }
     const claim = await this.send(email, 'sign-in', returnTo, request);

@@ -1,6 +1,7 @@
 import { jobsApiPaths } from '../http/paths.ts';
 import type { JobPage } from '../jobs/job-history.ts';
 import type { Job } from '../jobs/job-rows.ts';
+import { printable } from '../logs/printable.ts';
 import { appPath, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
@@ -21,10 +22,12 @@ Options:
   --json          Print { jobs: [...], nextCursor } as JSON.
   -h, --help      Show this help.`;
 
-/** One job as a terminal line. */
+/** One job as a terminal line (the consumer's error message made {@link printable}). */
 export function jobLine(job: Job): string {
   const error = job.lastError ? `  ${job.lastError.code}: ${job.lastError.message}` : '';
-  return `${job.createdAt}  ${job.id}  ${job.queue}  ${job.state}  attempt ${job.attempt}/${job.maxAttempts}${error}`;
+  return printable(
+    `${job.createdAt}  ${job.id}  ${job.queue}  ${job.state}  attempt ${job.attempt}/${job.maxAttempts}${error}`,
+  );
 }
 
 /** `platform jobs`: a client of the jobs API of the running `platform dev`. */

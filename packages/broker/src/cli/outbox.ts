@@ -1,4 +1,5 @@
 import { brokerApiPaths } from '../http/paths.ts';
+import { printable } from '../logs/printable.ts';
 import type { MailLogEntry } from '../outbox/mail-log.ts';
 import { callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
@@ -15,6 +16,8 @@ Options:
   --json          Print { emails: [...] } as JSON.
   -h, --help      Show this help.`;
 
+// Every field may hold what a Function or an outside sender chose (a received subject may decode
+// to line breaks and escape sequences): each printed line is made printable.
 function show(email: MailLogEntry): string[] {
   const direction = email.direction === 'inbound' ? 'IN ' : 'OUT';
   const lines = [
@@ -28,7 +31,7 @@ function show(email: MailLogEntry): string[] {
   }
   const body = email.text ?? email.html ?? '';
   for (const line of body.split('\n').slice(0, 20)) lines.push(`  | ${line}`);
-  return lines;
+  return lines.map(printable);
 }
 
 /** `platform outbox`: a client of the broker API's captured email. */

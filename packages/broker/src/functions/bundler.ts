@@ -1,5 +1,5 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import { build, type Message } from 'esbuild';
 import { importRules } from './import-rules.ts';
@@ -96,6 +96,18 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
   const entry = resolve(appDir, options.entrypoint);
   const entryDir = dirname(entry);
   const wrap = options.host ?? true;
+  // The app folder as seen from the bundle, for the host to cut from the stack traces it logs
+  // (`functions/foo.ts:3:9` instead of a `file:` URL); resolved against `import.meta.url`, so no
+  // absolute path is written into the bundle.
+  const appFromBundle = `${relative(dirname(resolve(options.outFile)), appDir)
+    .split(sep)
+    .join('/')}/`;
+  const hostEntry = [
+    `import fn from ${JSON.stringify(`./${relative(entryDir, entry)}`)};`,
+    `import { serveFunction } from '@platform/server/host';`,
+    `serveFunction(fn, { sourceRoot: new URL(${JSON.stringify(appFromBundle)}, import.meta.url).href });`,
+    PARENT_WATCHDOG,
+  ].join('\n');
   let result: Awaited<ReturnType<typeof build>>;
   try {
     result = await build({
@@ -103,7 +115,7 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
       ...(wrap
         ? {
             stdin: {
-              contents: `import fn from ${JSON.stringify(`./${relative(entryDir, entry)}`)};\nimport { serveFunction } from '@platform/server/host';\nserveFunction(fn);\n${PARENT_WATCHDOG}`,
+              contents: hostEntry,
               resolveDir: entryDir,
               sourcefile: resolve(entryDir, HOST_ENTRY),
               loader: 'ts',

@@ -1,8 +1,9 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PlatformError } from '@platform/errors';
 import type { FunctionAccess } from '@platform/schema/contract';
-import { escapeControl } from '../logs/escape-control.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { printable } from '../logs/printable.ts';
 import type { Redactor } from '../logs/redactor.ts';
 import { rememberBundle, reusableBundle } from './bundle-cache.ts';
 import { type BundleResult, bundleFunction } from './bundler.ts';
@@ -187,7 +188,7 @@ export class FunctionDeployments {
   }
 
   #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {
-    const { print, brokerPort, stateDir, redactor } = this.#options;
+    const { print, brokerPort, stateDir, redactor, appDir } = this.#options;
     const limitMb = memoryLimitMb(memoryMb);
     return new FunctionProcess({
       name,
@@ -195,10 +196,10 @@ export class FunctionDeployments {
       brokerPort,
       denoDir: join(stateDir, 'deno'),
       memoryMb: limitMb,
+      appUrl: `${pathToFileURL(resolve(appDir)).href}/`,
       onOutput: (line, stream) =>
         print(
-          // A child's raw output cannot forge lines of the broker's own or drive the terminal.
-          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${escapeControl(redactor ? redactor.text(line) : line)}`,
+          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${printable(redactor ? redactor.text(line) : line)}`,
         ),
       onCrash: ({ code, signal, outOfMemory }) =>
         print(

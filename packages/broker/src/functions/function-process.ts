@@ -31,6 +31,12 @@ export interface FunctionProcessOptions {
    * past it the process is killed and restarted. @default `PLATFORM_FUNCTION_MEMORY_MB`, else 512
    */
   readonly memoryMb?: number | undefined;
+  /**
+   * The app folder as a `file:` URL ending in `/`: cut from every line the process prints (and
+   * from the error output a failed start reports), so Deno's own reports, such as an error
+   * thrown while the module loads, name files as `functions/foo.ts:3:9`. @default none
+   */
+  readonly appUrl?: string | undefined;
   /** Receives every line the process prints (besides the readiness line). */
   readonly onOutput?: (line: string, stream: 'stdout' | 'stderr') => void;
   /** Called when the process exits without being asked to. */
@@ -271,13 +277,15 @@ export class FunctionProcess {
           unavailable(this.name, `it did not start within ${this.#startTimeout} ms`, this.#stderr),
         );
       }, this.#startTimeout);
-      readLines(child.stdout!, (line) => {
+      readLines(child.stdout!, (printed) => {
+        const line = this.#shorten(printed);
         if (line.startsWith(HOST_READY_PREFIX)) {
           clearTimeout(timer);
           resolve();
         } else this.#options.onOutput?.(line, 'stdout');
       });
-      readLines(child.stderr!, (line) => {
+      readLines(child.stderr!, (printed) => {
+        const line = this.#shorten(printed);
         if (isOutOfMemoryLine(line)) this.#outOfMemory.add(child);
         this.#stderr.push(
           line.length > STDERR_TAIL_LINE ? `${line.slice(0, STDERR_TAIL_LINE)} …` : line,
@@ -316,6 +324,11 @@ export class FunctionProcess {
     }
     this.lastStartMs = Math.round(performance.now() - started);
     this.#pool = new Pool(`http://${HOST_ADDRESS}:${port}`, { connections: 32, pipelining: 1 });
+  }
+
+  #shorten(line: string): string {
+    const appUrl = this.#options.appUrl;
+    return appUrl ? line.replaceAll(appUrl, '') : line;
   }
 
   get #startTimeout(): number {

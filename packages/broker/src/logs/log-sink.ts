@@ -1,4 +1,4 @@
-import { escapeControl } from './escape-control.ts';
+import { printable } from './printable.ts';
 import { Redactor } from './redactor.ts';
 
 /** A log level, lowest first. */
@@ -80,16 +80,18 @@ export class LogSink {
 }
 
 /**
- * `12:00:01.123 INFO  [saveTodo] saved {"id":1} req_abc`. The message and fields come from a
- * Function: their control characters are escaped, so one entry prints as exactly one line.
+ * `12:00:01.123 INFO  [saveTodo] saved {"id":1} req_abc`: always one line, with control
+ * characters of the message and fields escaped ({@link printable}).
  */
 export function formatLogLine(record: LogRecord): string {
   const time = record.at.slice(11, 23);
   const fields =
     record.fields && Object.keys(record.fields).length > 0
-      ? ` ${escapeControl(JSON.stringify(record.fields))}`
+      ? ` ${JSON.stringify(record.fields)}`
       : '';
   const who = record.functionName ? `[${record.functionName}] ` : '';
   const id = record.requestId ? ` ${record.requestId}` : '';
-  return `${time} ${record.level.toUpperCase().padEnd(5)} ${who}${escapeControl(record.message)}${fields}${id}`;
+  return printable(
+    `${time} ${record.level.toUpperCase().padEnd(5)} ${who}${record.message}${fields}${id}`,
+  );
 }

@@ -1,29 +1,38 @@
 import { z } from 'zod';
+import { isEmailAddress, isOneLine } from '../email-address.ts';
+import { limits } from '../limits.ts';
 import { contextRoutes } from '../routes.ts';
 import { defineRoute } from './define.ts';
 
-// A CR or LF in a header value would end the header and start another (`Bcc:` injection).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
-const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
-const noControl = 'must not contain control characters such as CR or LF';
-
-/** A string that becomes a mail header (an address, a subject): no control characters. */
-const headerText = () => z.string().regex(NO_CONTROL, noControl);
-
 const recipients = z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(50)]);
-const address = headerText().min(1);
-const emailRecipients = z.union([address, z.array(address).min(1).max(50)]);
+
+/** One plain address (`local@domain`); see {@link isEmailAddress}. */
+const emailAddress = z.string().refine(isEmailAddress, {
+  message: `Expected one email address (local@domain, at most ${limits.email.addressMaxLength} characters, no spaces, line breaks or control characters)`,
+});
+
+const emailRecipients = z.union([
+  emailAddress,
+  z.array(emailAddress).min(1).max(limits.email.maxRecipients),
+]);
 
 /** The message of `email.send`. */
 export const emailMessageSchema = z
   .strictObject({
     /** A sender alias declared in platform.yaml (the local part, such as `support`). */
-    from: address,
+    from: z
+      .string()
+      .min(1)
+      .refine(isOneLine, { message: 'An alias is one line: no control characters' }),
+    /** Plain addresses only: a line break or a second address inside one is refused. */
     to: emailRecipients,
-    subject: headerText().min(1).max(998),
+    /** One line: a line break would start another header. */
+    subject: z.string().min(1).max(limits.email.subjectMaxLength).refine(isOneLine, {
+      message: 'A subject is one line: no line breaks or control characters',
+    }),
     text: z.string().optional(),
     html: z.string().optional(),
-    replyTo: headerText().min(3).optional(),
+    replyTo: emailAddress.optional(),
   })
   .refine((m) => m.text !== undefined || m.html !== undefined, {
     message: 'An email needs text or html',

@@ -13,6 +13,13 @@ export interface HostOptions {
    * @default globalThis.fetch
    */
   readonly fetch?: FetchLike;
+  /**
+   * The app folder as a URL ending in `/` (the broker passes `file:///…/my-app/`). The stack
+   * traces the host logs for unhandled errors name files under it relative to it
+   * (`functions/foo.ts:3:9`), the way the developer knows them.
+   * @default none: stack traces are logged as the runtime wrote them
+   */
+  readonly sourceRoot?: string | undefined;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
@@ -54,18 +61,20 @@ export async function runInvocation(
   if (!input.success) return withId(errorResponse(input.error, requestId), requestId);
 
   const { context, flush } = buildContext(inv, input.data, options.fetch);
+  const describe = describer(options.sourceRoot);
+  const logError = (message: string, error: unknown) =>
+    context.log.error(message, { error: describe(error) });
   let result: unknown;
   try {
     result = await fn.handler(context);
   } catch (error) {
-    const response = failure(error, inv.environment, requestId, context.log.error);
+    const response = failure(error, inv.environment, requestId, logError);
     await flush();
     return response;
   }
   if (isStreamResult(result)) {
     const body = toByteStream(result, async (error) => {
-      if (error !== undefined)
-        context.log.error('The streamed result failed', { error: describe(error) });
+      if (error !== undefined) logError('The streamed result failed', error);
       await flush();
     });
     return new Response(body, {
@@ -89,7 +98,7 @@ export async function runInvocation(
       }),
       inv.environment,
       requestId,
-      context.log.error,
+      logError,
     );
     await flush();
     return response;
@@ -105,11 +114,11 @@ function failure(
   error: unknown,
   environment: 'development' | 'production',
   requestId: string,
-  logError: (message: string, fields?: Record<string, unknown>) => void,
+  logError: (message: string, error: unknown) => void,
 ): Response {
   if (isPlatformError(error)) return withId(errorResponse(error, requestId), requestId);
   // The caller never sees an unknown production error's message; the developer finds it in the logs.
-  logError('Unhandled error in the Function', { error: describe(error) });
+  logError('Unhandled error in the Function', error);
   const message =
     environment === 'development' && error instanceof Error
       ? error.message
@@ -120,15 +129,20 @@ function failure(
   return withId(errorResponse(generic, requestId), requestId);
 }
 
-function describe(error: unknown): Record<string, string> {
-  if (error instanceof Error) {
-    return {
-      name: error.name,
-      message: error.message,
-      ...(error.stack ? { stack: error.stack } : {}),
-    };
-  }
-  return { message: String(error) };
+/** How an unhandled error is logged: name, message and stack, paths under `sourceRoot` cut. */
+function describer(sourceRoot: string | undefined) {
+  const shorten = (stack: string) =>
+    sourceRoot === undefined || sourceRoot === '' ? stack : stack.replaceAll(sourceRoot, '');
+  return (error: unknown): Record<string, string> => {
+    if (error instanceof Error) {
+      return {
+        name: error.name,
+        message: error.message,
+        ...(error.stack ? { stack: shorten(error.stack) } : {}),
+      };
+    }
+    return { message: String(error) };
+  };
 }
 
 function withId(response: Response, requestId: string): Response {
