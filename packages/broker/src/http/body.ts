@@ -129,21 +129,7 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
       throw tooLarge(maxBytes);
     return text;
   }
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return utf8.decode(Buffer.concat(chunks));
+  return utf8.decode(await readBodyBytes(request, maxBytes));
 }
 
 /**

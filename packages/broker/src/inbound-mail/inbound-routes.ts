@@ -1,40 +1,17 @@
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Hono } from 'hono';
+import { readBodyBytes } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths } from '../http/paths.ts';
 import type { InboundMail } from './inbound-mail.ts';
 
-const tooLarge = (size: number) => {
-  const max = limits.email.inbound.messageMaxBytes;
-  return new PlatformError({
+const tooLarge = (max: number) =>
+  new PlatformError({
     code: 'EMAIL_MESSAGE_TOO_LARGE',
     message: `The message is over ${max} bytes, the most inbound email takes.`,
-    details: { size, max },
+    details: { max },
   });
-};
-
-/** The request body as bytes, refused past the inbound message limit while reading. */
-async function readMessage(request: Request): Promise<Uint8Array> {
-  const max = limits.email.inbound.messageMaxBytes;
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > max) throw tooLarge(declared);
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(total);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
 
 /**
  * `POST /_platform/broker/mail/inbound[?to=<address>…][&from=<address>]` with a message's bytes
@@ -50,7 +27,7 @@ export function mountInboundMailRoutes(
   services: { inbound: InboundMail },
 ): void {
   app.post(brokerApiPaths.mailInbound, async (c) => {
-    const raw = await readMessage(c.req.raw);
+    const raw = await readBodyBytes(c.req.raw, limits.email.inbound.messageMaxBytes, tooLarge);
     if (raw.byteLength === 0) {
       throw new PlatformError({
         code: 'EMAIL_MESSAGE_INVALID',

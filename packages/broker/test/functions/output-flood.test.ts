@@ -56,9 +56,10 @@ describe('a Function flooding its output', () => {
     } finally {
       clearInterval(sampler);
     }
-    // Well below the line itself (before, 200 MiB in one line grew the broker by 550 MiB); what
-    // remains is garbage of the pipe's reads not yet collected.
-    expect(peak - before).toBeLessThan(128);
+    // Below the line itself: a broker that kept the 200 MiB line would grow by at least that
+    // (before, it grew by 550 MiB). What it grows by is garbage of the pipe's reads not yet
+    // collected, which depends on when the collector runs on a busy machine (80-130 MiB seen).
+    expect(peak - before).toBeLessThan(160);
     // The long line is cut, and the next line is printed as a line of its own.
     const printed = env.lines.filter((line) => line.includes('[flood]'));
     expect(Math.max(...printed.map((line) => line.length))).toBeLessThan(80 * 1024);

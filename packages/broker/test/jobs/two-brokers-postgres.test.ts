@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileService } from '../../src/files/file-service.ts';
-import { JobService } from '../../src/jobs/job-service.ts';
+import { JobService, localScope } from '../../src/jobs/job-service.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { openPostgres } from '../helpers/db.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
@@ -86,7 +86,12 @@ describe('two brokers on one PostgreSQL', () => {
     cleanups.push(setupDir.remove);
     const { db } = await openPostgres(url, setupDir.path);
     cleanups.push(() => db.close());
-    const jobs = new JobService(db, new FileService(db, '/nonexistent'));
+    // Two brokers of one app: the same app id, although their folders (and so the ids each
+    // would derive from its folder name) differ.
+    const appId = 'shared-app';
+    const jobs = new JobService(db, new FileService(db, '/nonexistent'), {
+      scope: { ...localScope, appId },
+    });
     await jobs.configure({ queues, cron: [] });
 
     const dirs = await Promise.all([tempDir('broker-jobs-a-'), tempDir('broker-jobs-b-')]);
@@ -94,7 +99,7 @@ describe('two brokers on one PostgreSQL', () => {
       cleanups.push(dir.remove);
       await writeFiles(dir.path, { 'functions/consume.ts': consumer });
     }
-    const env = { DATABASE_URL: url, QUEUES: JSON.stringify(queues) };
+    const env = { DATABASE_URL: url, APP_ID: appId, QUEUES: JSON.stringify(queues) };
     // Start one after the other: both bootstrap the same database.
     for (const dir of dirs) {
       const child = startChild({ ...env, APP_DIR: dir.path });
