@@ -54,7 +54,7 @@ export function dashboardHtml(page: DashboardPage): string {
   const states = ['queued', 'running', 'retry_wait', 'succeeded', 'dead_lettered'];
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(page.appId)}: background jobs</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
+<title>${escapeHtml(page.appId)}: dashboard</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
 <body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
