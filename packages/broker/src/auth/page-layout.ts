@@ -1,14 +1,5 @@
 import { randomSecret } from '../kernel/crypto.ts';
-
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function escapeHtml(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
-}
+import { escapeHtml } from '../kernel/escape-html.ts';
 
 /** A page of the sign-in service: a title, its HTML body and an optional inline script. */
 export interface AuthPage {

@@ -1,7 +1,8 @@
 import { limits } from '@platform/schema';
 import { AUTH_BASE } from '../http/paths.ts';
+import { escapeHtml as e } from '../kernel/escape-html.ts';
 import type { LinkProblem } from './email-links.ts';
-import { type AuthPage, escapeHtml as e, hidden } from './page-layout.ts';
+import { type AuthPage, hidden } from './page-layout.ts';
 
 /** A duration of whole minutes as the pages, emails and terminal say it: `15 minutes`. */
 export function inMinutes(seconds: number): string {

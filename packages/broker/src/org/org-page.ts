@@ -1,3 +1,5 @@
+import { escapeHtml } from '../kernel/escape-html.ts';
+
 /** One app as the organisation page lists it. */
 export interface OrgPageApp {
   readonly appId: string;
@@ -6,14 +8,6 @@ export interface OrgPageApp {
   /** Its dashboard page (it asks for the dev token or an owner's sign-in itself). */
   readonly dashboard: string;
 }
-
-const escapeHtml = (text: string): string =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 
 const style = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f6f6f8}

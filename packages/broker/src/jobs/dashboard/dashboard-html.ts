@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../kernel/escape-html.ts';
+
 /** What the page needs to know; the script reads the API paths from `data-*` attributes. */
 export interface DashboardPage {
   readonly appId: string;
@@ -16,14 +18,6 @@ export interface DashboardPage {
   /** The Content Security Policy nonce of the inline style. */
   readonly nonce: string;
 }
-
-const escapeHtml = (text: string): string =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 
 const style = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f6f6f8}
