@@ -36,7 +36,13 @@ export default defineConfig({
           tsconfig: 'packages/browser/tsconfig.typetest.json',
         },
       }),
-      project('broker', { testTimeout: 60_000, hookTimeout: 120_000 }),
+      // The broker's tests drive real processes and a real Chromium: under a busy two-core CI
+      // run a service worker or a job can take longer than expect.poll's default second.
+      project('broker', {
+        testTimeout: 60_000,
+        hookTimeout: 120_000,
+        expect: { poll: { timeout: 15_000 } },
+      }),
       {
         extends: true,
         test: { name: 'repo', include: ['scripts/**/*.test.ts', 'bench/**/*.test.ts'] },
