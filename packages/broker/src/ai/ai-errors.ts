@@ -23,7 +23,9 @@ export function providerFailure(cause: unknown): ProviderFailure {
   const error = RetryError.isInstance(cause) ? cause.lastError : cause;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
-    const retryable = status === undefined ? error.isRetryable : RETRYABLE_STATUS.has(status);
+    const retryable =
+      lostConnection(error.cause) ||
+      (status === undefined ? error.isRetryable : RETRYABLE_STATUS.has(status));
     return {
       error: retryable
         ? unavailable(
@@ -49,17 +51,19 @@ export function providerFailure(cause: unknown): ProviderFailure {
   }
   const name = error instanceof Error ? error.name : typeof error;
   const message = error instanceof Error ? error.message : String(error);
-  if (
-    name === 'TimeoutError' ||
-    name === 'AbortError' ||
-    /fetch failed|ECONN|socket/i.test(message)
-  ) {
+  if (name === 'TimeoutError' || name === 'AbortError' || lostConnection(error)) {
     return {
       error: unavailable('The AI provider did not answer in time; try again later.'),
       reason: `${name}: ${message}`,
     };
   }
   return { error: failed(), reason: `${name}: ${message}` };
+}
+
+// The provider could not be reached, or its connection dropped, also midway through a streamed
+// answer that had begun with a 200 (undici's `terminated`): a retry may well succeed.
+function lostConnection(error: unknown): boolean {
+  return error instanceof Error && /fetch failed|ECONN|socket|terminated/i.test(error.message);
 }
 
 function unavailable(message: string): PlatformError {

@@ -136,12 +136,12 @@ export class AiService {
   }
 
   /**
-   * `ai.streamText`: UTF-8 text chunks as the provider sends them. The provider is asked before
-   * this resolves, so a failure before the first chunk is an ordinary error answer; a failure
-   * later errors the stream. Cancelling the stream (the Function or the browser went away)
-   * aborts the provider request.
+   * `ai.streamText`: text chunks as the provider sends them. The provider is asked before this
+   * resolves, so a failure before the first chunk is an ordinary error answer; a failure later
+   * errors the stream with the same `PlatformError` codes. Cancelling the stream (the Function
+   * or the browser went away) aborts the provider request.
    */
-  async streamText(call: TextCall, ctx: AiCallContext): Promise<ReadableStream<Uint8Array>> {
+  async streamText(call: TextCall, ctx: AiCallContext): Promise<ReadableStream<string>> {
     const started = performance.now();
     const abort = new AbortController();
     const signal = this.#signal(ctx, abort.signal);
@@ -174,14 +174,13 @@ export class AiService {
       abort.abort();
       throw this.#failed('streamText', ctx, started, error);
     }
-    const encoder = new TextEncoder();
-    return new ReadableStream<Uint8Array>({
+    return new ReadableStream<string>({
       start(controller) {
         if (first === null) {
           controller.close();
           finish('ok');
         } else {
-          controller.enqueue(encoder.encode(first));
+          controller.enqueue(first);
         }
       },
       pull: async (controller) => {
@@ -191,7 +190,7 @@ export class AiService {
             controller.close();
             finish('ok');
           } else {
-            controller.enqueue(encoder.encode(text));
+            controller.enqueue(text);
           }
         } catch (error) {
           controller.error(this.#failed('streamText', ctx, started, error));

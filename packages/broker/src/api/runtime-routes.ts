@@ -1,9 +1,11 @@
 import { PlatformError } from '@platform/errors';
 import {
   type ContractRoute,
+  encodeTextFrames,
   type RuntimeRouteName,
   runtimeContract,
   supports,
+  TEXT_FRAMES_CONTENT_TYPE,
 } from '@platform/schema/contract';
 import type { Hono } from 'hono';
 import type { AiService } from '../ai/ai-service.ts';
@@ -127,8 +129,8 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       : noAi,
     aiStreamText: ai
       ? async (body, { grant, signal }) =>
-          new Response(await ai.streamText(body, { grant, signal }), {
-            headers: { 'content-type': 'text/plain; charset=utf-8' },
+          new Response(encodeTextFrames(await ai.streamText(body, { grant, signal })), {
+            headers: { 'content-type': TEXT_FRAMES_CONTENT_TYPE },
           })
       : noAi,
     aiGenerateObject: ai

@@ -1,6 +1,11 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PlatformError } from '@platform/errors';
+import { createTestContext } from '@platform/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 import { waitFor } from '../jobs/engine-helpers.ts';
+import streamProbe from './ai-stream-probe.ts';
 import { type OpenAiStub, startOpenAiStub } from './openai-stub.ts';
 
 const KEY = 'sk-test-9f8e7d6c5b4a';
@@ -75,8 +80,22 @@ async function ask(kind: string, prompt: string): Promise<Record<string, unknown
 
 beforeAll(async () => {
   stub = await startOpenAiStub(KEY);
-  env = await brokerFor(files, {
-    ai: { baseUrl: stub.baseUrl, apiKey: KEY, models: MODELS, timeoutMs: 500 },
+  env = await brokerFor(
+    {
+      ...files,
+      'functions/stream-probe.ts': await readFile(
+        join(import.meta.dirname, 'ai-stream-probe.ts'),
+        'utf8',
+      ),
+    },
+    {
+      ai: { baseUrl: stub.baseUrl, apiKey: KEY, models: MODELS, timeoutMs: 500 },
+    },
+  );
+  await env.broker.addFunction({
+    name: 'stream-probe',
+    entrypoint: 'functions/stream-probe.ts',
+    access: 'public',
   });
   await env.broker.addFunction({ name: 'ask', entrypoint: 'functions/ask.ts', access: 'public' });
   await env.broker.addFunction({ name: 'peek', entrypoint: 'functions/peek.ts', access: 'public' });
@@ -133,6 +152,30 @@ describe('ctx.ai against an OpenAI-compatible endpoint', () => {
       code: 'AI_OUTPUT_INVALID',
       retryable: true,
     });
+  });
+
+  it('fails a stream whose provider breaks after the first chunk with a coded error, as the test kit does', async () => {
+    const response = await callOverHttp(env.broker, 'stream-probe', { prompt: 'break please' });
+    expect(response.status).toBe(200);
+    const { result } = (await response.json()) as { result: unknown };
+    expect(result).toEqual({
+      received: 'Stub says: ',
+      failure: { code: 'AI_PROVIDER_UNAVAILABLE', status: 503, retryable: true },
+    });
+
+    // The test kit: the same Function, with a seeded stream that fails at the same point.
+    const kit = await streamProbe.run(
+      createTestContext({
+        input: { prompt: 'break please' },
+        ai: {
+          streamText: () => [
+            'Stub says: ',
+            new PlatformError({ code: 'AI_PROVIDER_UNAVAILABLE', message: 'unavailable' }),
+          ],
+        },
+      }),
+    );
+    expect(kit).toEqual(result);
   });
 
   it('stops the provider request when the browser cancels a stream', async () => {

@@ -33,9 +33,9 @@ describe('record and replay', () => {
     );
     cleanups.push(recording.cleanup);
     const live = await recording.broker.ai.generateText({ prompt: 'summarise my week' }, { grant });
-    const streamed = await new Response(
+    const streamed = await joined(
       await recording.broker.ai.streamText({ prompt: 'stream it' }, { grant }),
-    ).text();
+    );
     await recording.broker.close();
     await stub.close();
     stub = undefined;
@@ -50,9 +50,7 @@ describe('record and replay', () => {
       await replaying.broker.ai.generateText({ prompt: 'summarise my week' }, { grant }),
     ).toEqual(live);
     expect(
-      await new Response(
-        await replaying.broker.ai.streamText({ prompt: 'stream it' }, { grant }),
-      ).text(),
+      await joined(await replaying.broker.ai.streamText({ prompt: 'stream it' }, { grant })),
     ).toBe(streamed);
     await expect(
       replaying.broker.ai.generateText({ prompt: 'never recorded' }, { grant }),
@@ -60,3 +58,13 @@ describe('record and replay', () => {
     expect(replaying.lines.some((l) => l.includes('PLATFORM_AI_MODE=record'))).toBe(true);
   });
 });
+
+async function joined(stream: ReadableStream<string>): Promise<string> {
+  const reader = stream.getReader();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text;
+    text += value;
+  }
+}

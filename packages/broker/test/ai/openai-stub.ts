@@ -36,7 +36,7 @@ function lastUserText(body: Record<string, unknown>): string {
 /**
  * Starts the stub. A prompt containing `rate limit` answers 429, `server error` 500, `slow`
  * answers after 2 s, `bad json` gives non-JSON content to a structured call, `endless` streams
- * until the client goes away. Error bodies name the model and the server's URL, as real
+ * until the client goes away, `break` drops the connection after the first streamed chunk. Error bodies name the model and the server's URL, as real
  * providers' do, so tests can check that neither reaches a Function.
  */
 export async function startOpenAiStub(key: string): Promise<OpenAiStub> {
@@ -93,6 +93,13 @@ export async function startOpenAiStub(key: string): Promise<OpenAiStub> {
         send({ content: 'more ' });
         await new Promise((r) => setTimeout(r, 20));
       }
+      return;
+    }
+    if (prompt.includes('break')) {
+      // The provider fails after its first chunk: the connection drops mid-answer.
+      send({ role: 'assistant', content: 'Stub says: ' });
+      await new Promise((r) => setTimeout(r, 20));
+      res.socket?.destroy();
       return;
     }
     send({ role: 'assistant', content: '' });

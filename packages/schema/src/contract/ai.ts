@@ -44,12 +44,15 @@ export const aiGenerateText = defineRoute('aiGenerateText', contextRoutes.aiGene
   errors: aiErrors,
 });
 
-/** `ai.streamText(...)`: a `text/plain; charset=utf-8` body streamed as it is generated. */
+/**
+ * `ai.streamText(...)`: the text as it is generated, in text frames (`TEXT_FRAMES_CONTENT_TYPE`),
+ * so a provider failure after the first chunk still reaches the Function with its code.
+ */
 export const aiStreamText = defineRoute('aiStreamText', contextRoutes.aiStreamText, {
   summary: 'Generate text and stream it as UTF-8.',
   request: textRequest,
   response: z.never(),
-  responseKind: 'text-stream',
+  responseKind: 'text-frames',
   errors: aiErrors,
 });
 

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { RouteSpec } from '../routes.ts';
 
 /** How a route's successful response body is encoded. */
-export type ResponseKind = 'json' | 'text-stream' | 'byte-stream';
+export type ResponseKind = 'json' | 'text-frames' | 'byte-stream';
 
 /**
  * One route of the runtime contract: where it lives (from the zod-free path table), what it

@@ -146,3 +146,4 @@ export {
   type SearchMode,
   type SearchSummary,
 } from './search-options.ts';
+export { decodeTextFrames, encodeTextFrames, TEXT_FRAMES_CONTENT_TYPE } from './text-frames.ts';

@@ -99,7 +99,7 @@ describe('runtime contract', () => {
         attachments: [{ type: 'url', url: 'x' }],
       }).success,
     ).toBe(false);
-    expect(runtimeContract.aiStreamText.responseKind).toBe('text-stream');
+    expect(runtimeContract.aiStreamText.responseKind).toBe('text-frames');
     expect(browserContract.functionStream.responseKind).toBe('byte-stream');
   });
 

@@ -1,5 +1,6 @@
 import { PlatformError } from '@platform/errors';
 import { toJSONSchema } from '@platform/schema';
+import { decodeTextFrames } from '@platform/schema/contract';
 import { checkAttachments } from './ai-checks.ts';
 import { fromBase64 } from './bytes.ts';
 import type { RuntimeClient } from './transport.ts';
@@ -31,10 +32,8 @@ export function createAi(client: RuntimeClient): AiClient {
       return client.call('aiGenerateText', {}, textBody(request));
     },
     async streamText(request) {
-      const bytes = await client.stream('aiStreamText', {}, textBody(request));
-      return bytes.pipeThrough(
-        new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>,
-      );
+      const frames = await client.stream('aiStreamText', {}, textBody(request));
+      return decodeTextFrames(frames, client.requestId);
     },
     async generateObject(request) {
       const attachments = checkAttachments(request.attachments);

@@ -2,6 +2,7 @@ import { type JsonObject, PlatformError } from '@platform/errors';
 import {
   type DeepReadonly,
   encodeNotificationPayload,
+  encodeTextFrames,
   type RouteRequest,
   type RouteResponse,
   type RuntimeRouteName,
@@ -133,16 +134,23 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     return text === undefined ? state.offlineAi.generateText(body) : { text };
   },
   aiStreamText({ body, state }) {
-    const text = state.seed.ai?.generateText?.(body);
-    const chunks = text === undefined ? state.offlineAi.streamText(body) : offlineChunks(text);
-    const encoder = new TextEncoder();
-    return new ReadableStream<Uint8Array>({
-      pull(controller) {
-        const chunk = chunks.shift();
-        if (chunk === undefined) controller.close();
-        else controller.enqueue(encoder.encode(chunk));
-      },
-    });
+    const seeded = state.seed.ai?.streamText?.(body);
+    const text = seeded === undefined ? state.seed.ai?.generateText?.(body) : undefined;
+    const chunks: (string | PlatformError)[] = [
+      ...(seeded ?? (text === undefined ? state.offlineAi.streamText(body) : offlineChunks(text))),
+    ];
+    // A PlatformError among the chunks fails the stream there, as a provider failing midway
+    // does under the broker.
+    return encodeTextFrames(
+      new ReadableStream<string>({
+        pull(controller) {
+          const chunk = chunks.shift();
+          if (chunk === undefined) controller.close();
+          else if (typeof chunk === 'string') controller.enqueue(chunk);
+          else controller.error(chunk);
+        },
+      }),
+    );
   },
   aiGenerateObject: ({ body, state }) => {
     const object = state.seed.ai?.generateObject?.(body);

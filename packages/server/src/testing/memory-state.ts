@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '@platform/errors';
+import type { JsonObject, JsonValue, PlatformError } from '@platform/errors';
 import type {
   DeepReadonly,
   RouteRequest,
@@ -34,6 +34,12 @@ export interface FakeAi {
   /** Pinned answers, in the format of the app folder's `ai-fixtures.yaml`. */
   fixtures?: readonly AiFixture[];
   generateText?: (request: Body<'aiGenerateText'>) => string;
+  /**
+   * The chunks of `streamText`, in order; a `PlatformError` among them fails the stream at that
+   * point with its code, as a provider that fails after the first chunk does under the broker.
+   * Without it, `streamText` streams what `generateText` (or the offline AI) answers.
+   */
+  streamText?: (request: Body<'aiStreamText'>) => readonly (string | PlatformError)[];
   generateObject?: (request: Body<'aiGenerateObject'>) => JsonValue;
   generateImage?: (request: Body<'aiGenerateImage'>) => {
     data: Uint8Array;

@@ -7,6 +7,7 @@ import {
   runtimeContract,
   SDK_VERSION_HEADER,
   supports,
+  TEXT_FRAMES_CONTENT_TYPE,
 } from '@platform/schema/contract';
 import { PLATFORM_SDK_VERSION } from '../version.ts';
 import { memoryRoutes, type RouteImpl } from './memory-routes.ts';
@@ -135,7 +136,7 @@ export function createMockBroker(options: MockBrokerOptions = {}): MockBroker {
       memoryRoutes[match.name]) as RouteImpl<RuntimeRouteName>;
     const result = await impl({ params, body: body.data as never, state, userId });
     if (result instanceof ReadableStream) {
-      return new Response(result, { headers: { 'content-type': 'text/plain; charset=utf-8' } });
+      return new Response(result, { headers: { 'content-type': TEXT_FRAMES_CONTENT_TYPE } });
     }
     // A response the contract rejects is a bug of the mock, not of the SDK: fail loudly.
     return Response.json(match.route.response.parse(result));
