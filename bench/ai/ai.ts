@@ -7,12 +7,14 @@
 // of per-round p50s (AI_BENCH_CALLS per round, default 400; AI_BENCH_ROUNDS, default 3).
 // Streaming: time to the first chunk of `streamText` out of the broker's stream against the
 // first SSE chunk read straight from the stub (which sends the rest 30 ms later).
-// Not included: the runtime route's HTTP hop from the Function, measured by the broker suite.
+// Into a Function: the same two calls made by a real Deno Function under the broker, called over
+// HTTP, against the same broker's no-op Function plus the direct stub figure (what a Function
+// that asks the provider itself could at best take).
 //
 // As a suite of bench/run.ts: `ai: () => import('./ai/ai.ts')`.
 // Alone: `npx tsx --conditions=@platform/source bench/ai/ai.ts`.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -51,6 +53,30 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));
 `;
 
+// The Functions of the "into a Function" rows: the call itself, and a no-op for the hop's cost.
+const functionSources: Record<string, string> = {
+  noop: `import { defineFunction, s } from '@platform/server';
+export default defineFunction({ input: s.object({}), handler: () => ({ text: '' }) });
+`,
+  ask: `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: (ctx) => ctx.ai.generateText({ prompt: 'Say something short.' }),
+});
+`,
+  first: `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: async (ctx) => {
+    const reader = (await ctx.ai.streamText({ prompt: 'Say something short.' })).getReader();
+    const { value } = await reader.read();
+    await reader.cancel();
+    return { text: value ?? '' };
+  },
+});
+`,
+};
+
 const p50 = (values: number[]) =>
   [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
 const median = (values: number[]) => p50(values);
@@ -78,6 +104,10 @@ export async function run(): Promise<Row[]> {
   });
   const baseUrl = `http://127.0.0.1:${port}/v1`;
   const appDir = await mkdtemp(join(tmpdir(), 'bench-ai-'));
+  await mkdir(join(appDir, 'functions'));
+  for (const [name, source] of Object.entries(functionSources)) {
+    await writeFile(join(appDir, 'functions', `${name}.ts`), source);
+  }
   const broker = await startBroker({
     appDir,
     sdkVersion: '2.6.0',
@@ -144,7 +174,44 @@ export async function run(): Promise<Row[]> {
       firstOurs.push(await timed(STREAM_CALLS, firstViaBroker));
     }
     const [fb, fo] = [median(firstBaseline), median(firstOurs)];
+
+    // Into a Function: the Function's call over HTTP, as a browser makes it.
+    for (const name of Object.keys(functionSources)) {
+      await broker.addFunction({ name, entrypoint: `functions/${name}.ts`, access: 'public' });
+    }
+    const callFunction = (name: string) => async () => {
+      const response = await fetch(`${broker.server.url}/_platform/api/functions/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      if (!response.ok) throw new Error(`${name} answered ${response.status}`);
+      await response.json();
+    };
+    const FUNCTION_CALLS = Math.max(50, CALLS >> 1);
+    for (const name of Object.keys(functionSources)) await timed(50, callFunction(name));
+    const rounds: Record<string, number[]> = { noop: [], ask: [], first: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of Object.keys(rounds)) {
+        rounds[name]!.push(await timed(FUNCTION_CALLS, callFunction(name)));
+      }
+    }
+    const [noop, ask, first] = [median(rounds.noop!), median(rounds.ask!), median(rounds.first!)];
     return [
+      row(
+        'ai generateText p50 in a Deno Function: Function with ctx.ai vs no-op Function + direct POST',
+        `${ask.toFixed(2)} ms (added ${(ask - noop - b).toFixed(2)} ms)`,
+        `${(noop + b).toFixed(2)} ms (no-op ${noop.toFixed(2)} + direct ${b.toFixed(2)})`,
+        ask / (noop + b),
+        { text: 'added < 5 ms', met: ask - noop - b < 5 },
+      ),
+      row(
+        'ai streamText first chunk in a Deno Function: Function vs no-op Function + direct SSE',
+        `${first.toFixed(2)} ms (added ${(first - noop - fb).toFixed(2)} ms)`,
+        `${(noop + fb).toFixed(2)} ms (no-op ${noop.toFixed(2)} + direct ${fb.toFixed(2)})`,
+        first / (noop + fb),
+        { text: 'added < 20 ms', met: first - noop - fb < 20 },
+      ),
       row(
         'ai streamText p50 time to first chunk: broker AI service vs direct SSE from the stub',
         `${fo.toFixed(2)} ms (added ${(fo - fb).toFixed(2)} ms)`,

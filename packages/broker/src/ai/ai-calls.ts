@@ -2,8 +2,20 @@
 export type AiCallKind = 'generateText' | 'streamText' | 'generateObject' | 'generateImage';
 
 /**
- * One AI call as the dashboard lists it: never the prompt, the output, the model or the key.
- * `outcome` is `ok`, `cancelled`, or the error code the Function received.
+ * What was asked and answered, kept only when the developer opts in on this machine
+ * (`PLATFORM_AI_SHOW_CONTENT=1`), each cut to {@link AI_CONTENT_SHOWN} characters.
+ */
+export interface AiCallContent {
+  /** The instructions (when given) and the prompt. */
+  readonly input: string;
+  /** The text, the object's JSON or a description of the image; absent when the call failed. */
+  readonly output?: string;
+}
+
+/**
+ * One AI call as the dashboard lists it: never the model or the key, and the prompt and output
+ * only when the developer opted in. `outcome` is `ok`, `cancelled`, or the error code the
+ * Function received.
  */
 export interface AiCallRecord {
   readonly at: string;
@@ -12,6 +24,15 @@ export interface AiCallRecord {
   readonly kind: AiCallKind;
   readonly durationMs: number;
   readonly outcome: string;
+  readonly content?: AiCallContent;
+}
+
+/** The longest input or output an opted-in listing shows, in characters. */
+export const AI_CONTENT_SHOWN = 2000;
+
+/** `text` cut to {@link AI_CONTENT_SHOWN} characters, marked when cut. */
+export function shownContent(text: string): string {
+  return text.length <= AI_CONTENT_SHOWN ? text : `${text.slice(0, AI_CONTENT_SHOWN)}…`;
 }
 
 /** How many calls the broker remembers: the newest first, the oldest forgotten. */

@@ -25,13 +25,19 @@ export interface AiOptions {
   readonly mode?: 'live' | 'record' | 'replay' | undefined;
   /** Longest a provider call may take. @default 120000 */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Keep each call's prompt and output in the AI calls listing of the dashboard (in memory, on
+   * this machine only). Off by default: prompts and outputs are the app's users' data.
+   */
+  readonly showContent?: boolean | undefined;
 }
 
 /**
  * Reads {@link AiOptions} from `PLATFORM_AI_BASE_URL`, `PLATFORM_AI_API_KEY`,
  * `PLATFORM_AI_MODEL` (every capability), `PLATFORM_AI_TEXT_MODEL`, `PLATFORM_AI_VISION_MODEL`,
- * `PLATFORM_AI_OBJECT_MODEL`, `PLATFORM_AI_IMAGE_MODEL`, `PLATFORM_AI_MODE` and
- * `PLATFORM_AI_TIMEOUT_MS`. Throws on a malformed value.
+ * `PLATFORM_AI_OBJECT_MODEL`, `PLATFORM_AI_IMAGE_MODEL`, `PLATFORM_AI_MODE`,
+ * `PLATFORM_AI_TIMEOUT_MS` and `PLATFORM_AI_SHOW_CONTENT` (`1` or `0`). Throws on a malformed
+ * value.
  */
 export function aiOptionsFromEnv(env: Readonly<Record<string, string | undefined>>): AiOptions {
   const value = (name: string) => (env[name]?.trim() ? env[name]?.trim() : undefined);
@@ -49,6 +55,10 @@ export function aiOptionsFromEnv(env: Readonly<Record<string, string | undefined
   if (timeout !== undefined && !(Number.isInteger(Number(timeout)) && Number(timeout) > 0)) {
     throw new Error('PLATFORM_AI_TIMEOUT_MS must be a positive integer');
   }
+  const show = value('PLATFORM_AI_SHOW_CONTENT');
+  if (show !== undefined && show !== '1' && show !== '0') {
+    throw new Error('PLATFORM_AI_SHOW_CONTENT must be 1 or 0');
+  }
   const baseUrl = value('PLATFORM_AI_BASE_URL');
   if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) {
     throw new Error('PLATFORM_AI_BASE_URL must be an http(s) URL');
@@ -59,6 +69,7 @@ export function aiOptionsFromEnv(env: Readonly<Record<string, string | undefined
     models,
     mode: mode as AiOptions['mode'],
     timeoutMs: timeout === undefined ? undefined : Number(timeout),
+    showContent: show === '1',
   };
 }
 

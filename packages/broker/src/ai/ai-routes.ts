@@ -5,8 +5,9 @@ import type { AiService } from './ai-service.ts';
 
 /**
  * `GET /_platform/broker/ai/calls?limit=n`: the recent AI calls, newest first, as
- * `{ calls: [{ at, functionName, requestId, kind, durationMs, outcome }] }`. Never a prompt, an
- * output, a model or a key. The broker API is for the developer's own tools on this machine.
+ * `{ calls: [{ at, functionName, requestId, kind, durationMs, outcome, content? }] }`. Never a
+ * model or a key; the prompt and output (`content`) only when the developer opted in with
+ * `PLATFORM_AI_SHOW_CONTENT=1`. The broker API is for the developer's own tools on this machine.
  */
 export function mountAiRoutes(app: Hono<BrokerEnv>, services: { ai: AiService }): void {
   app.get(brokerApiPaths.aiCalls, (c) => {

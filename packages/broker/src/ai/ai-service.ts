@@ -15,7 +15,7 @@ import type { FileService } from '../files/file-service.ts';
 import type { InvocationGrant } from '../functions/invocation-tokens.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import { type CheckedAttachment, checkAttachments, type WireAttachment } from './ai-attachments.ts';
-import { type AiCallKind, AiCalls } from './ai-calls.ts';
+import { AI_CONTENT_SHOWN, type AiCallKind, AiCalls, shownContent } from './ai-calls.ts';
 import { providerFailure } from './ai-errors.ts';
 import type { AiProvider } from './ai-provider.ts';
 
@@ -46,6 +46,17 @@ export interface AiServiceOptions {
   readonly logs: LogSink;
   /** Longest a provider call may take before it counts as unavailable. @default 120000 */
   readonly timeoutMs?: number;
+  /** Keep prompts and outputs in {@link AiService.calls} (a local opt-in). @default false */
+  readonly showContent?: boolean;
+}
+
+/** One call being served: what its listing record needs. */
+interface Trace {
+  readonly kind: AiCallKind;
+  readonly ctx: AiCallContext;
+  readonly started: number;
+  /** The input to show; `undefined` unless the developer opted in. */
+  readonly input: string | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -72,6 +83,7 @@ export class AiService {
   readonly #files: FileService;
   readonly #logs: LogSink;
   readonly #timeoutMs: number;
+  readonly #showContent: boolean;
   /** The recent calls, for the dashboard. */
   readonly calls = new AiCalls();
 
@@ -80,36 +92,47 @@ export class AiService {
     this.#files = options.files;
     this.#logs = options.logs;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#showContent = options.showContent ?? false;
   }
 
   /** `ai.generateText`: the whole text. */
   async generateText(call: TextCall, ctx: AiCallContext): Promise<{ text: string }> {
-    return this.#run('generateText', ctx, async (signal) => {
-      const prepared = await this.#prepare(call, ctx);
-      const result = await generateText({
-        model: prepared.model,
-        ...(call.instructions === undefined ? {} : { system: call.instructions }),
-        messages: prepared.messages,
-        maxRetries: 0,
-        abortSignal: signal,
-      });
-      return { text: result.text };
-    });
+    const trace = this.#trace('generateText', ctx, call.prompt, call.instructions);
+    return this.#run(
+      trace,
+      ({ text }) => text,
+      async (signal) => {
+        const prepared = await this.#prepare(call, ctx);
+        const result = await generateText({
+          model: prepared.model,
+          ...(call.instructions === undefined ? {} : { system: call.instructions }),
+          messages: prepared.messages,
+          maxRetries: 0,
+          abortSignal: signal,
+        });
+        return { text: result.text };
+      },
+    );
   }
 
   /** `ai.generateObject`: a JSON value for the schema (the SDK validates it once more). */
   async generateObject(call: ObjectCall, ctx: AiCallContext): Promise<{ object: JsonValue }> {
-    return this.#run('generateObject', ctx, async (signal) => {
-      const prepared = await this.#prepare(call, ctx, this.#provider.object);
-      const result = await generateObject({
-        model: prepared.model,
-        schema: jsonSchema(call.schema),
-        messages: prepared.messages,
-        maxRetries: 0,
-        abortSignal: signal,
-      });
-      return { object: result.object as JsonValue };
-    });
+    const trace = this.#trace('generateObject', ctx, call.prompt);
+    return this.#run(
+      trace,
+      ({ object }) => JSON.stringify(object),
+      async (signal) => {
+        const prepared = await this.#prepare(call, ctx, this.#provider.object);
+        const result = await generateObject({
+          model: prepared.model,
+          schema: jsonSchema(call.schema),
+          messages: prepared.messages,
+          maxRetries: 0,
+          abortSignal: signal,
+        });
+        return { object: result.object as JsonValue };
+      },
+    );
   }
 
   /** `ai.generateImage`: PNG bytes in base64. */
@@ -117,7 +140,10 @@ export class AiService {
     call: { prompt: string },
     ctx: AiCallContext,
   ): Promise<{ data: string; contentType: 'image/png' }> {
-    return this.#run('generateImage', ctx, async (signal) => {
+    const trace = this.#trace('generateImage', ctx, call.prompt);
+    const described = ({ data }: { data: string }) =>
+      `a PNG image of ${Buffer.byteLength(data, 'base64')} bytes`;
+    return this.#run(trace, described, async (signal) => {
       blankPrompt(call.prompt);
       const { image } = await generateImage({
         model: this.#provider.image,
@@ -142,10 +168,17 @@ export class AiService {
    * or the browser went away) aborts the provider request.
    */
   async streamText(call: TextCall, ctx: AiCallContext): Promise<ReadableStream<string>> {
-    const started = performance.now();
+    const trace = this.#trace('streamText', ctx, call.prompt, call.instructions);
     const abort = new AbortController();
     const signal = this.#signal(ctx, abort.signal);
-    const finish = (outcome: string) => this.#record('streamText', ctx, started, outcome);
+    // What was streamed, kept only for an opted-in listing.
+    let streamed = '';
+    const sent = (text: string) => {
+      if (trace.input !== undefined && streamed.length <= AI_CONTENT_SHOWN) streamed += text;
+      return text;
+    };
+    const finish = (outcome: string) =>
+      this.#record(trace, outcome, outcome === 'ok' ? streamed : undefined);
     let reader: ReadableStreamDefaultReader<{ type: string; text?: string; error?: unknown }>;
     const next = async (): Promise<string | null> => {
       for (;;) {
@@ -172,7 +205,7 @@ export class AiService {
       first = await next();
     } catch (error) {
       abort.abort();
-      throw this.#failed('streamText', ctx, started, error);
+      throw this.#failed(trace, error);
     }
     return new ReadableStream<string>({
       start(controller) {
@@ -180,7 +213,7 @@ export class AiService {
           controller.close();
           finish('ok');
         } else {
-          controller.enqueue(first);
+          controller.enqueue(sent(first));
         }
       },
       pull: async (controller) => {
@@ -190,10 +223,10 @@ export class AiService {
             controller.close();
             finish('ok');
           } else {
-            controller.enqueue(text);
+            controller.enqueue(sent(text));
           }
         } catch (error) {
-          controller.error(this.#failed('streamText', ctx, started, error));
+          controller.error(this.#failed(trace, error));
         }
       },
       cancel: async () => {
@@ -204,18 +237,26 @@ export class AiService {
     });
   }
 
+  #trace(kind: AiCallKind, ctx: AiCallContext, prompt: string, instructions?: string): Trace {
+    const input = this.#showContent
+      ? instructions === undefined
+        ? prompt
+        : `${instructions}\n\n${prompt}`
+      : undefined;
+    return { kind, ctx, started: performance.now(), input };
+  }
+
   async #run<T>(
-    kind: AiCallKind,
-    ctx: AiCallContext,
+    trace: Trace,
+    output: (result: T) => string,
     body: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
-    const started = performance.now();
     try {
-      const result = await body(this.#signal(ctx));
-      this.#record(kind, ctx, started, 'ok');
+      const result = await body(this.#signal(trace.ctx));
+      this.#record(trace, 'ok', trace.input === undefined ? undefined : output(result));
       return result;
     } catch (error) {
-      throw this.#failed(kind, ctx, started, error);
+      throw this.#failed(trace, error);
     }
   }
 
@@ -248,9 +289,10 @@ export class AiService {
     };
   }
 
-  #failed(kind: AiCallKind, ctx: AiCallContext, started: number, cause: unknown): PlatformError {
+  #failed(trace: Trace, cause: unknown): PlatformError {
+    const { kind, ctx } = trace;
     const { error, reason } = providerFailure(cause);
-    this.#record(kind, ctx, started, error.code);
+    this.#record(trace, error.code);
     if (error.code.startsWith('AI_PROVIDER') || error.code === 'AI_OUTPUT_INVALID') {
       this.#logs.write({
         at: new Date().toISOString(),
@@ -263,7 +305,8 @@ export class AiService {
     return error;
   }
 
-  #record(kind: AiCallKind, ctx: AiCallContext, started: number, outcome: string): void {
+  #record(trace: Trace, outcome: string, output?: string): void {
+    const { kind, ctx, started, input } = trace;
     this.calls.add({
       at: new Date().toISOString(),
       functionName: ctx.grant.functionName,
@@ -271,6 +314,14 @@ export class AiService {
       kind,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       outcome,
+      ...(input === undefined
+        ? {}
+        : {
+            content: {
+              input: shownContent(input),
+              ...(output === undefined ? {} : { output: shownContent(output) }),
+            },
+          }),
     });
   }
 }

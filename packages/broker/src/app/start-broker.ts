@@ -220,6 +220,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       files,
       logs,
       ...(options.ai?.timeoutMs === undefined ? {} : { timeoutMs: options.ai.timeoutMs }),
+      showContent: options.ai?.showContent === true,
     });
     if (options.central !== undefined && options.central !== db) {
       const move = await moveAccountsToCentral(db, options.central);

@@ -35,7 +35,8 @@ Options:
 AI (docs/ai.md): with no configuration ctx.ai answers offline and deterministically (pin
 answers in ai-fixtures.yaml). PLATFORM_AI_BASE_URL, PLATFORM_AI_API_KEY and PLATFORM_AI_MODEL
 (or PLATFORM_AI_TEXT_MODEL, _VISION_MODEL, _OBJECT_MODEL, _IMAGE_MODEL) select an
-OpenAI-compatible endpoint instead.`;
+OpenAI-compatible endpoint instead. PLATFORM_AI_SHOW_CONTENT=1 shows each call's prompt and
+output in the dashboard (kept in memory on this machine only).`;
 
 /** Most app folders one `platform dev` serves (ports are taken one after another). */
 const MAX_WORKSPACE_APPS = 20;

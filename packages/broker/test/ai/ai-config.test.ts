@@ -13,6 +13,7 @@ describe('AI configuration of platform dev', () => {
         PLATFORM_AI_VISION_MODEL: 'llava',
         PLATFORM_AI_MODE: 'record',
         PLATFORM_AI_TIMEOUT_MS: '5000',
+        PLATFORM_AI_SHOW_CONTENT: '1',
       }),
     ).toEqual({
       baseUrl: 'http://127.0.0.1:11434/v1',
@@ -20,14 +21,20 @@ describe('AI configuration of platform dev', () => {
       models: { text: 'llama', vision: 'llava', object: 'llama', image: 'llama' },
       mode: 'record',
       timeoutMs: 5000,
+      showContent: true,
     });
-    expect(aiOptionsFromEnv({})).toMatchObject({ baseUrl: undefined, models: {} });
+    expect(aiOptionsFromEnv({})).toMatchObject({
+      baseUrl: undefined,
+      models: {},
+      showContent: false,
+    });
   });
 
   it('refuses malformed settings with a message naming the variable', () => {
     expect(() => aiOptionsFromEnv({ PLATFORM_AI_MODE: 'sometimes' })).toThrow(/PLATFORM_AI_MODE/);
     expect(() => aiOptionsFromEnv({ PLATFORM_AI_TIMEOUT_MS: '-1' })).toThrow(/TIMEOUT_MS/);
     expect(() => aiOptionsFromEnv({ PLATFORM_AI_BASE_URL: 'localhost:1' })).toThrow(/BASE_URL/);
+    expect(() => aiOptionsFromEnv({ PLATFORM_AI_SHOW_CONTENT: 'yes' })).toThrow(/SHOW_CONTENT/);
   });
 
   it('picks the offline AI by default and refuses endpoints without a model or record without an endpoint', async () => {

@@ -123,5 +123,38 @@ describe('ctx.ai under the broker with no configuration', () => {
     expect(calls.some((c: { outcome: string }) => c.outcome === 'AI_INPUT_INVALID')).toBe(true);
     expect(body).not.toContain('picnic');
     expect(body).not.toContain('Weekend groceries');
+    expect(calls.some((c: { content?: unknown }) => 'content' in c)).toBe(false);
+  });
+
+  it('shows prompts and outputs in the listing only when the developer opts in', async () => {
+    const shown = await brokerFor(await files(), { ai: { showContent: true } });
+    try {
+      await shown.broker.addFunction({
+        name: 'probe',
+        entrypoint: 'functions/probe.ts',
+        access: 'public',
+      });
+      const response = await callOverHttp(shown.broker, 'probe', { prompt: 'Plan a picnic' });
+      const { result } = (await response.json()) as {
+        result: { text: string; streamed: string; object: unknown };
+      };
+      const listed = await fetch(`${shown.broker.server.url}/_platform/broker/ai/calls`);
+      const { calls } = (await listed.json()) as {
+        calls: { kind: string; content?: { input: string; output?: string } }[];
+      };
+      const byKind = Object.fromEntries(calls.map((c) => [c.kind, c.content]));
+      expect(byKind.generateText).toEqual({
+        input: 'Answer briefly.\n\nPlan a picnic',
+        output: result.text,
+      });
+      expect(byKind.streamText).toEqual({ input: 'Plan a picnic', output: result.streamed });
+      expect(byKind.generateObject).toEqual({
+        input: 'Plan a picnic',
+        output: JSON.stringify(result.object),
+      });
+      expect(byKind.generateImage?.output).toMatch(/^a PNG image of \d+ bytes$/);
+    } finally {
+      await shown.cleanup();
+    }
   });
 });
