@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import { quoteIdent } from '../data/sql.ts';
 import type { Database, Queryable } from '../db/database.ts';
+import { documentExpression, ensureDocuments } from './search-documents.ts';
 
 /** What a filter value must be for its column: checked before the query runs. */
 export type FilterKind = 'boolean' | 'integer' | 'number' | 'string';
@@ -30,27 +31,10 @@ interface ColumnRow {
 const SCALAR_CATEGORIES = new Set(['B', 'N', 'S', 'D', 'E', 'T', 'I']);
 const INTEGER_TYPES = new Set(['int2', 'int4', 'int8']);
 
-/**
- * The tsvector expression of a full-text search: the declared columns joined by a space, with the
- * declared text search configuration as a constant so the expression is immutable and matches
- * its GIN expression index. `alias` qualifies the columns in queries; the index uses none.
- */
-export function documentExpression(declaration: SearchDeclaration, alias?: string): string {
-  const fullText = declaration.fullText;
-  if (!fullText) throw new TypeError(`Search ${declaration.name} declares no fullText`);
-  const prefix = alias === undefined ? '' : `${alias}.`;
-  const text = fullText.columns
-    .map((column) => `coalesce(${prefix}${quoteIdent(column)}, '')`)
-    .join(` || ' ' || `);
-  // The language is one of the manifest's fixed configuration names (letters only).
-  return `to_tsvector('${fullText.language}'::regconfig, ${text})`;
-}
-
-/** The name of the GIN index of a full-text search (at most 63 bytes, stable per declaration). */
-export function fullTextIndexName(declaration: SearchDeclaration): string {
-  const expression = documentExpression(declaration);
+/** The name of the GIN expression index older brokers made on the app table (dropped now). */
+function legacyIndexName(declaration: SearchDeclaration): string {
   const hash = createHash('sha256')
-    .update(`${declaration.table}\0${expression}`)
+    .update(`${declaration.table}\0${documentExpression(declaration)}`)
     .digest('hex')
     .slice(0, 12);
   return `platform_search_${declaration.table.slice(0, 30)}_${hash}`;
@@ -60,7 +44,8 @@ export function fullTextIndexName(declaration: SearchDeclaration): string {
  * Makes the database ready for one declaration, idempotently, as the database owner:
  *
  * - the table must exist in `public` with primary key `id`, and every declared column must exist;
- * - full-text columns must be text; a GIN index on {@link documentExpression} is created;
+ * - full-text columns must be text; the rows' documents are kept indexed beside the table
+ *   ({@link ensureDocuments});
  * - the vector column must be `vector(<dimensions>)`; when the table lacks it, it is added
  *   (nullable: rows without an embedding are simply not vector candidates). No approximate
  *   (HNSW, IVFFlat) index is created: ranking is exact;
@@ -119,9 +104,9 @@ export async function prepareSearch(
           );
         }
       }
-      await tx.query(
-        `CREATE INDEX IF NOT EXISTS ${quoteIdent(fullTextIndexName(declaration))} ON public.${quoteIdent(declaration.table)} USING gin ((${documentExpression(declaration)}))`,
-      );
+      await ensureDocuments(tx, declaration, need('id', 'table').type);
+      // The expression index is of no use under RLS (see ensureDocuments); the documents replace it.
+      await tx.query(`DROP INDEX IF EXISTS public.${quoteIdent(legacyIndexName(declaration))}`);
     }
     const filterKinds = new Map<string, FilterKind>();
     for (const column of declaration.filters) {

@@ -1,8 +1,9 @@
 import { limits } from '@platform/schema';
 import type { Statement } from '../data/sql.ts';
 import { quoteIdent } from '../data/sql.ts';
+import { matchFunction } from './search-documents.ts';
 import type { SearchRequest } from './search-options.ts';
-import { documentExpression, type PreparedSearch } from './search-setup.ts';
+import type { PreparedSearch } from './search-setup.ts';
 
 /** One row of a search statement: the evidence columns, then `c0`, `c1`, ... for `select`. */
 export interface SearchRow {
@@ -31,9 +32,10 @@ export function vectorLiteral(vector: readonly number[]): string {
 /**
  * The one statement that answers a search (spec 2.5), so a search is one round trip:
  *
- * - `ft`: rows where the declared tsvector expression matches `websearch_to_tsquery(language,
- *   query)` (the GIN expression index finds them), scored by `ts_rank_cd`, best 100 by score
- *   then `id`. An empty parsed query matches nothing.
+ * - `ft`: rows whose document (the declared tsvector expression, kept indexed beside the table:
+ *   see `ensureDocuments`) matches `websearch_to_tsquery(language, query)`, scored by
+ *   `ts_rank_cd`, joined back to the table as the caller, best 100 by score then `id`. An empty
+ *   parsed query matches nothing.
  * - `vd`/`vr`: the exact cosine distance `<=>` of every visible row with an embedding, computed
  *   in a `MATERIALIZED` CTE so the planner can never answer the ordering from an approximate
  *   (HNSW, IVFFlat) index; rows whose distance is undefined (zero vectors) are left out; best
@@ -60,12 +62,12 @@ export function buildSearchStatement(search: PreparedSearch, request: SearchRequ
 
   if (request.query !== undefined) {
     const fullText = declaration.fullText!;
-    const document = documentExpression(declaration, 't');
     const query = `websearch_to_tsquery('${fullText.language}'::regconfig, ${params.add(request.query)})`;
     ctes.push(`ft AS (
-  SELECT t."id" AS id, ts_rank_cd(${document}, q.tsq) AS score
-    FROM ${table} AS t, ${query} AS q(tsq)
-   WHERE ${and([`${document} @@ q.tsq`, ...filters])}
+  SELECT t."id" AS id, m.score AS score
+    FROM ${matchFunction(declaration)}(${query}) AS m
+    JOIN ${table} AS t ON t."id" = m.id
+   ${filters.length > 0 ? `WHERE ${and(filters)}` : ''}
    ORDER BY score DESC, t."id" ASC
    LIMIT ${cap}
 )`);

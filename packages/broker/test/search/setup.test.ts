@@ -1,9 +1,9 @@
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userCaller } from '../../src/kernel/caller.ts';
+import { systemCaller, userCaller } from '../../src/kernel/caller.ts';
+import { documentsName } from '../../src/search/search-documents.ts';
 import { sdkSearchDeclarations } from '../../src/search/search-options.ts';
 import { SearchService } from '../../src/search/search-service.ts';
-import { fullTextIndexName } from '../../src/search/search-setup.ts';
 import { docsSearch, users } from './corpus.ts';
 import { openSearchApp, type SearchApp } from './fixture.ts';
 import { referenceSearch } from './reference.ts';
@@ -35,22 +35,58 @@ const problems = async (declaration: SearchDeclaration) =>
   (await new SearchService(s.app.db, [declaration]).prepare())[0]!.problem;
 
 describe('what a declaration creates', () => {
-  it('adds the vector(n) column, a GIN expression index and no approximate index', async () => {
+  it('adds the vector(n) column, indexed documents beside the table and no approximate index', async () => {
     const { rows: columns } = await s.app.db.query<{ type: string }>(
       `select format_type(atttypid, atttypmod) as type from pg_attribute
         where attrelid = 'docs'::regclass and attname = 'embedding'`,
     );
     expect(columns).toEqual([{ type: 'vector(4)' }]);
-    const { rows: indexes } = await s.app.db.query<{ indexname: string; indexdef: string }>(
-      `select indexname, indexdef from pg_indexes where tablename = 'docs' and indexname <> 'docs_pkey'`,
+    // Nothing else on the app's table: its documents and their GIN index live beside it.
+    const { rows: onTable } = await s.app.db.query(
+      `select indexname from pg_indexes where tablename = 'docs' and indexname <> 'docs_pkey'`,
     );
-    expect(indexes).toHaveLength(1);
-    expect(indexes[0]!.indexname).toBe(fullTextIndexName(docsSearch));
-    expect(indexes[0]!.indexdef).toMatch(/USING gin \(to_tsvector\('simple'::regconfig/);
+    expect(onTable).toEqual([]);
+    const documentIndexes = () =>
+      s.app.db.query<{ indexdef: string }>(
+        `select indexdef from pg_indexes where schemaname = 'platform_search' and tablename = $1`,
+        [documentsName(docsSearch)],
+      );
+    const { rows: indexes } = await documentIndexes();
+    expect(indexes.map((i) => i.indexdef)).toEqual([
+      expect.stringMatching(/PRIMARY KEY|UNIQUE INDEX .*\(id\)/),
+      expect.stringMatching(/USING gin \(document\)/),
+    ]);
     // Preparing again changes nothing.
     expect(await problems(docsSearch)).toBeUndefined();
-    const again = await s.app.db.query(`select 1 from pg_indexes where tablename = 'docs'`);
-    expect(again.rows).toHaveLength(2);
+    expect((await documentIndexes()).rows).toHaveLength(2);
+  });
+
+  it('keeps the documents in step with inserts, updates, deletes and truncation', async () => {
+    const db = s.app.db;
+    await db.query(`create table memo (id integer primary key, body text)`);
+    await db.query(`insert into memo values (1, 'apples and pears')`);
+    const memo = base({ name: 'memo', table: 'memo', select: ['id', 'body'] });
+    const service = new SearchService(db, [memo]);
+    expect(await problems(memo)).toBeUndefined();
+    const find = async (query: string) =>
+      (await service.search(systemCaller(), 'memo', { mode: 'fullText', query })).hits.map(
+        (h) => h.record.id,
+      );
+    expect(await find('apples')).toEqual([1]);
+    await db.query(`insert into memo values (2, 'green apples')`);
+    await db.query(`update memo set body = 'plums' where id = 1`);
+    expect(await find('apples')).toEqual([2]);
+    expect(await find('plums')).toEqual([1]);
+    await db.query(`update memo set id = 3 where id = 1`);
+    expect(await find('plums')).toEqual([3]);
+    await db.query(`delete from memo where id = 2`);
+    expect(await find('apples')).toEqual([]);
+    await db.query(`truncate memo`);
+    expect(await find('plums')).toEqual([]);
+    const { rows } = await db.query(
+      `select count(*)::int as n from platform_search."${documentsName(memo)}"`,
+    );
+    expect(rows).toEqual([{ n: 0 }]);
   });
 
   it('uses the declared language (english stems, simple does not)', async () => {
