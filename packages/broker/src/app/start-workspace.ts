@@ -23,6 +23,11 @@ export interface WorkspaceOptions
   readonly port?: number;
   /** The organisation's name. @default the name of the apps' common parent folder */
   readonly organisation?: string;
+  /**
+   * The workspace folder, which holds the central store: the folder of
+   * `platform-workspace.yaml`. @default the apps' nearest common parent folder
+   */
+  readonly workspaceDir?: string;
 }
 
 /** A running workspace: every app's `platform dev` and the organisation's front. */
@@ -90,7 +95,8 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
   return teardown.run(async () => {
     // One central store for the organisation, beside the app folders.
     const central = await openCentralStore({
-      dir: commonParent(appDirs),
+      dir:
+        options.workspaceDir === undefined ? commonParent(appDirs) : resolve(options.workspaceDir),
       databaseUrl: serverUrl ?? '',
       snapshotPath: options.snapshotPath,
       ...(options.inMemory ? { inMemory: true } : {}),

@@ -3,13 +3,18 @@ import { formatDiagnostic } from '@platform/schema/manifest';
 import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
 import { type DevServer, ManifestInvalidError, startDev } from '../app/start-dev.ts';
 import { startWorkspace, type WorkspaceServer } from '../app/start-workspace.ts';
+import {
+  MAX_WORKSPACE_APPS,
+  readWorkspaceFile,
+  WorkspaceFileError,
+} from '../project/workspace-file.ts';
 import { type CliIO, defineCommand, exitCodes } from './io.ts';
 import { isPortFree } from './port.ts';
 
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir...] [--port <n>] [--smtp-port <n>] [--no-watch] [--ai-mode <mode>]
+const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--ai-mode <mode>]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
@@ -20,8 +25,12 @@ Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process.
 Several app folders run as one organisation: each app at http://<appId>.localhost:<port> on
 its own port (the following ports), with its own database, files, secrets and jobs, and the
 organisation's page and owner API (/v1/apps/<appId>/...) on the port after them.
+--workspace <dir> serves the organisation and the app folders that <dir>/platform-workspace.yaml
+names (docs/organisations.md).
 
 Options:
+  --workspace <dir>
+                 Serve the apps listed in <dir>/platform-workspace.yaml.
   --port <n>     Port on localhost (the first app's); 0 picks free ones. Default
                  ${DEFAULT_DEV_PORT}, or free ports when ${DEFAULT_DEV_PORT} is taken.
   --smtp-port <n>
@@ -37,9 +46,6 @@ answers in ai-fixtures.yaml). PLATFORM_AI_BASE_URL, PLATFORM_AI_API_KEY and PLAT
 (or PLATFORM_AI_TEXT_MODEL, _VISION_MODEL, _OBJECT_MODEL, _IMAGE_MODEL) select an
 OpenAI-compatible endpoint instead. PLATFORM_AI_SHOW_CONTENT=1 shows each call's prompt and
 output in the dashboard (kept in memory on this machine only).`;
-
-/** Most app folders one `platform dev` serves (ports are taken one after another). */
-const MAX_WORKSPACE_APPS = 20;
 
 /** Resolves on the first SIGINT or SIGTERM. */
 function stopSignal(): Promise<NodeJS.Signals> {
@@ -78,6 +84,7 @@ export const devCommand = defineCommand({
     'smtp-port': { type: 'string' },
     watch: { type: 'boolean', default: true },
     'ai-mode': { type: 'string' },
+    workspace: { type: 'string' },
   },
   maxPositionals: MAX_WORKSPACE_APPS,
   async run(parsed, io, usageError) {
@@ -99,11 +106,26 @@ export const devCommand = defineCommand({
     } catch (error) {
       return usageError((error as Error).message);
     }
-    if (parsed.positionals.length > 1) {
+    const workspaceDir = parsed.values.workspace;
+    if (workspaceDir !== undefined || parsed.positionals.length > 1) {
       if (smtpPortText !== undefined) {
         return usageError('--smtp-port serves one app; with several apps each gets a free port');
       }
-      return runWorkspace(parsed.positionals, portText, parsed.values.watch, ai, io);
+      if (workspaceDir !== undefined && parsed.positionals.length > 0) {
+        return usageError('--workspace lists the app folders; give no folders besides it');
+      }
+      let workspace: Workspace = { appDirs: parsed.positionals.map((dir) => resolve(io.cwd, dir)) };
+      if (workspaceDir !== undefined) {
+        try {
+          const file = await readWorkspaceFile(resolve(io.cwd, workspaceDir));
+          workspace = { ...file, workspaceDir: file.dir };
+        } catch (error) {
+          if (!(error instanceof WorkspaceFileError)) throw error;
+          io.stderr(`platform dev: ${error.message}`);
+          return exitCodes.failed;
+        }
+      }
+      return runWorkspace(workspace, portText, parsed.values.watch, ai, io);
     }
     const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
     let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
@@ -146,14 +168,20 @@ export const devCommand = defineCommand({
 });
 
 /** `platform dev a b ...`: the apps as one organisation, until SIGINT or SIGTERM. */
+/** The apps to serve together, with the organisation and folder a workspace file names. */
+interface Workspace {
+  readonly appDirs: readonly string[];
+  readonly organisation?: string;
+  readonly workspaceDir?: string;
+}
+
 async function runWorkspace(
-  folders: readonly string[],
+  { appDirs, organisation, workspaceDir }: Workspace,
   portText: string | undefined,
   watch: boolean | undefined,
   ai: AiOptions,
   io: CliIO,
 ): Promise<number> {
-  const appDirs = folders.map((folder) => resolve(io.cwd, folder));
   let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
   if (portText === undefined && !(await isPortFree(port))) {
     io.stderr(`Port ${port} is in use; using free ports instead (pass --port to choose).`);
@@ -164,6 +192,8 @@ async function runWorkspace(
   try {
     workspace = await startWorkspace({
       appDirs,
+      ...(organisation === undefined ? {} : { organisation }),
+      ...(workspaceDir === undefined ? {} : { workspaceDir }),
       port,
       watch: watch !== false,
       logWriter: io.stdout,
