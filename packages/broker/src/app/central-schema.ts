@@ -1,6 +1,6 @@
 import { centralAuthStep, centralHandoffsStep } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
-import { membershipsStep } from '../org/org-schema.ts';
+import { authorityStep, membershipsStep } from '../org/org-schema.ts';
 
 /**
  * The central store's own schema steps (docs/organisations.md), numbered apart from the app
@@ -11,4 +11,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 1, ...centralAuthStep },
   { version: 2, ...centralHandoffsStep },
   { version: 3, ...membershipsStep },
+  { version: 4, ...authorityStep },
 ];

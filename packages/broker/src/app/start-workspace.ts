@@ -2,6 +2,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { RunningServer } from '../http/serve.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { type CentralAuthority, centralAuthority } from '../org/authority.ts';
 import { Memberships } from '../org/memberships.ts';
 import { loadAppId } from '../project/app-id.ts';
 import { newDevToken } from '../project/dev-state.ts';
@@ -39,6 +40,8 @@ export interface WorkspaceServer {
   readonly apps: readonly DevServer[];
   /** The app with id `appId`. */
   app(appId: string): DevServer | undefined;
+  /** The apps' authority facts in the organisation's central store. */
+  readonly authority: CentralAuthority;
   /** The dev token all the apps share (each app's `.platform/dev.json` holds it). */
   readonly devToken: string;
   /** The organisation page's dev-token link (it shows the members too), for the terminal. */
@@ -102,6 +105,8 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       ...(options.inMemory ? { inMemory: true } : {}),
     });
     teardown.add(() => central.close());
+    const authority = centralAuthority(central);
+    await authority.register(ids);
     const apps: DevServer[] = [];
     const first = options.port ?? 0;
     for (const [i, appDir] of appDirs.entries()) {
@@ -126,6 +131,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       apps: () => apps,
       devToken,
       members: new Memberships(central),
+      authority,
       port: first === 0 ? 0 : first + appDirs.length,
       print,
     });
@@ -134,6 +140,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       url: front.url,
       organisation,
       apps,
+      authority,
       app: (appId) => apps.find((one) => one.appId === appId),
       devToken,
       dashboardUrl: `${front.url}/?key=${devToken}`,

@@ -36,6 +36,10 @@ export const brokerApiPaths = {
 export const orgApiPaths = {
   /** `GET`: `{ members: [{ accountId, email, role }] }`. */
   members: '/v1/organisation/members',
+  /** `GET`: an app's owner, Use and Administer audiences and editors, by email. */
+  authority: `${OWNER_API_PREFIX}/:appId/authority`,
+  /** `PUT`: one of them (`use`, `administer`, `editors`, `owner`). */
+  authorityFact: `${OWNER_API_PREFIX}/:appId/authority/:fact`,
 } as const;
 
 /**

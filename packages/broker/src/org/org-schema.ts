@@ -40,3 +40,42 @@ UPDATE platform.memberships SET role = 'administrator'
     AND account_id = (SELECT id FROM platform.accounts ORDER BY created_at, id LIMIT 1);
 `,
 };
+
+/**
+ * The apps of the organisation and the authority facts of spec 5.3/5.4 (docs/organisations.md):
+ * each app's owner, its Use and Administer audiences (no row: Use is the whole organisation,
+ * Administer its owner and the organisation's administrators), who besides the owner may Edit it,
+ * and this machine's platform administrators.
+ */
+export const authorityStep: SchemaChange = {
+  name: 'authority',
+  sql: `
+CREATE TABLE platform.apps (
+  app_id text PRIMARY KEY,
+  owner_account_id uuid,
+  registered_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE platform.app_audiences (
+  app_id text NOT NULL REFERENCES platform.apps (app_id) ON DELETE CASCADE,
+  audience text NOT NULL CHECK (audience IN ('use', 'administer')),
+  kind text NOT NULL CHECK (kind IN ('organisation', 'accounts')),
+  PRIMARY KEY (app_id, audience)
+);
+CREATE TABLE platform.app_audience_accounts (
+  app_id text NOT NULL,
+  audience text NOT NULL,
+  account_id uuid NOT NULL,
+  PRIMARY KEY (app_id, audience, account_id),
+  FOREIGN KEY (app_id, audience)
+    REFERENCES platform.app_audiences (app_id, audience) ON DELETE CASCADE
+);
+CREATE TABLE platform.app_editors (
+  app_id text NOT NULL REFERENCES platform.apps (app_id) ON DELETE CASCADE,
+  account_id uuid NOT NULL,
+  PRIMARY KEY (app_id, account_id)
+);
+CREATE TABLE platform.platform_admins (
+  account_id uuid PRIMARY KEY
+);
+`,
+};

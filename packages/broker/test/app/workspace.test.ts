@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { errorFromResponse } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
+import { addAccount } from '../auth/helpers.ts';
 import { headerAuthenticate, writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { startPostgres } from '../helpers/postgres-server.ts';
@@ -131,6 +132,58 @@ describe('a workspace of two apps', { timeout: 60_000 }, () => {
     const withKey = await (await fetch(ws.dashboardUrl)).text();
     expect(withKey).toContain('<h2>Members</h2>');
     expect(withKey).toContain('owner@localhost');
+  });
+
+  it('shows and sets each app’s authority facts on the owner API, by member email', async () => {
+    const auth = { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' };
+    const crm = ws.app('crm')!;
+    await addAccount(crm.broker, 'pat@example.com', 'a long password');
+    const facts = async () =>
+      (await fetch(`${ws.url}/v1/apps/crm/authority`, { headers: auth })).json();
+    expect(await facts()).toEqual({
+      appId: 'crm',
+      owner: null,
+      use: { kind: 'organisation' },
+      administer: { kind: 'accounts', accounts: [] },
+      editors: [],
+    });
+    const put = (fact: string, body: unknown) =>
+      fetch(`${ws.url}/v1/apps/crm/authority/${fact}`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify(body),
+      });
+    expect((await put('owner', { account: 'pat@example.com' })).status).toBe(204);
+    expect((await put('use', { kind: 'accounts', accounts: ['PAT@example.com'] })).status).toBe(
+      204,
+    );
+    expect((await put('editors', { accounts: ['owner@localhost'] })).status).toBe(204);
+    expect(await facts()).toEqual({
+      appId: 'crm',
+      owner: 'pat@example.com',
+      use: { kind: 'accounts', accounts: ['pat@example.com'] },
+      administer: { kind: 'accounts', accounts: [] },
+      editors: ['owner@localhost'],
+    });
+    const [pat] = (
+      await ws
+        .app('crm')!
+        .broker.central.query<{ id: string }>(
+          `SELECT id FROM platform.accounts WHERE email = 'pat@example.com'`,
+        )
+    ).rows;
+    expect(await ws.authority.mayEdit('crm', pat!.id)).toBe(true);
+    // Bad input: nothing changes.
+    const stranger = await put('use', { kind: 'accounts', accounts: ['who@example.com'] });
+    expect((await errorFromResponse(stranger)).code).toBe('MEMBER_NOT_FOUND');
+    expect((await errorFromResponse(await put('use', { kind: 'some' }))).code).toBe(
+      'INVALID_REQUEST',
+    );
+    expect((await errorFromResponse(await put('colour', {}))).code).toBe('ROUTE_NOT_FOUND');
+    const unknownApp = await fetch(`${ws.url}/v1/apps/shop/authority`, { headers: auth });
+    expect((await errorFromResponse(unknownApp)).code).toBe('APP_NOT_FOUND');
+    expect((await fetch(`${ws.url}/v1/apps/crm/authority`)).status).toBe(403);
+    expect((await facts()).use).toEqual({ kind: 'accounts', accounts: ['pat@example.com'] });
   });
 
   it('refuses an app folder listed twice and two apps with one stored id', async () => {
