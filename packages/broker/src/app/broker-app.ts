@@ -23,6 +23,7 @@ import type { JobService } from '../jobs/job-service.ts';
 import { mountJobsRoutes } from '../jobs/jobs-routes.ts';
 import { anonymousCaller } from '../kernel/caller.ts';
 import type { LogSink } from '../logs/log-sink.ts';
+import { type AuthorityRouteServices, mountAuthorityRoutes } from '../org/authority-routes.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { mountOutboxRoutes } from '../outbox/outbox-routes.ts';
 import { mountPushRoutes } from '../push/push-routes.ts';
@@ -62,6 +63,8 @@ export interface BrokerServices {
    * private-app edge check in front of every other route (docs/auth.md).
    */
   readonly auth?: { readonly service: AuthService; readonly admission: boolean };
+  /** The app's authority facts on the owner API, when an organisation's central store is open. */
+  readonly authority?: AuthorityRouteServices;
 }
 
 /**
@@ -98,5 +101,6 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   if (services.push) mountPushRoutes(app, { push: services.push, authenticate });
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
+  if (services.authority) mountAuthorityRoutes(app, services.authority);
   return app;
 }

@@ -9,8 +9,7 @@ import { requestId } from '../http/request-id.ts';
 import { listenBroker, type RunningServer } from '../http/serve.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
-import type { Audience, AudienceName, CentralAuthority } from '../org/authority.ts';
-import type { Member, Memberships } from '../org/memberships.ts';
+import type { Memberships } from '../org/memberships.ts';
 import { orgPageHtml } from '../org/org-page.ts';
 
 /** One app of the organisation, as the organisation's front reaches it. */
@@ -30,8 +29,6 @@ export interface OrgFrontOptions {
   readonly devToken: string;
   /** The organisation's members and roles. */
   readonly members: Memberships;
-  /** The apps' authority facts (owner, audiences, editors). */
-  readonly authority: CentralAuthority;
   /** Port on 127.0.0.1; `0` picks a free one. */
   readonly port: number;
   readonly print: LogWriter;
@@ -98,82 +95,6 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     requireDeveloper(c, 'The list of members');
     return c.json({ members: await options.members.list() });
   });
-  // The authority facts of an app, named by email (docs/organisations.md). The dev token is
-  // this machine's operator, who sets them with the organisation's authority.
-  const emailsOf = async (accountIds: readonly string[]) => {
-    const byId = new Map((await options.members.list()).map((m) => [m.accountId, m.email]));
-    return accountIds.map((id) => byId.get(id) ?? id);
-  };
-  const audienceOut = async (audience: Audience) =>
-    audience.kind === 'organisation'
-      ? audience
-      : { kind: audience.kind, accounts: await emailsOf(audience.accountIds) };
-  const idsOf = async (emails: unknown, field: string): Promise<string[]> => {
-    if (!Array.isArray(emails) || emails.some((e) => typeof e !== 'string')) {
-      throw new PlatformError({
-        code: 'INVALID_REQUEST',
-        message: `${field} must be a list of member email addresses.`,
-        details: { field },
-      });
-    }
-    const members = await options.members.list();
-    return (emails as string[]).map((email) => memberByEmail(members, email).accountId);
-  };
-  app.get(orgApiPaths.authority, async (c) => {
-    requireDeveloper(c, 'The authority facts');
-    const facts = await options.authority.facts(byId(c.req.param('appId')).appId);
-    const [owner] = facts.ownerAccountId === null ? [null] : await emailsOf([facts.ownerAccountId]);
-    return c.json({
-      appId: facts.appId,
-      owner,
-      use: await audienceOut(facts.use),
-      administer: await audienceOut(facts.administer),
-      editors: await emailsOf(facts.editorAccountIds),
-    });
-  });
-  app.put(orgApiPaths.authorityFact, async (c) => {
-    requireDeveloper(c, 'Changing the authority facts');
-    const appId = byId(c.req.param('appId')).appId;
-    const fact = c.req.param('fact');
-    const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-    if (fact === 'use' || fact === 'administer') {
-      const kind = body?.kind;
-      if (kind === 'organisation') {
-        await options.authority.setAudience(appId, fact as AudienceName, { kind });
-      } else if (kind === 'accounts') {
-        const accountIds = await idsOf(body?.accounts, 'accounts');
-        await options.authority.setAudience(appId, fact as AudienceName, { kind, accountIds });
-      } else {
-        throw new PlatformError({
-          code: 'INVALID_REQUEST',
-          message:
-            'An audience is { "kind": "organisation" } or { "kind": "accounts", "accounts": [emails] }.',
-          details: { field: 'kind' },
-        });
-      }
-    } else if (fact === 'editors') {
-      await options.authority.setEditors(appId, await idsOf(body?.accounts, 'accounts'));
-    } else if (fact === 'owner') {
-      const [ownerId] = await idsOf(
-        [body?.account].filter((e) => e !== undefined),
-        'account',
-      );
-      if (ownerId === undefined) {
-        throw new PlatformError({
-          code: 'INVALID_REQUEST',
-          message: 'The owner is { "account": "<member email>" }.',
-          details: { field: 'account' },
-        });
-      }
-      await options.authority.setOwner(appId, ownerId);
-    } else {
-      throw new PlatformError({
-        code: 'ROUTE_NOT_FOUND',
-        message: `No authority fact "${fact}": use, administer, editors or owner.`,
-      });
-    }
-    return c.body(null, 204);
-  });
   app.get(OWNER_API_PREFIX, (c) => {
     requireDeveloper(c, 'The list of apps');
     return c.json({
@@ -194,16 +115,4 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     );
   });
   return listener.serve(app);
-}
-
-function memberByEmail(members: readonly Member[], email: string): Member {
-  const found = members.find((m) => m.email === email.trim().toLowerCase());
-  if (!found) {
-    throw new PlatformError({
-      code: 'MEMBER_NOT_FOUND',
-      message: `${email} is not a member of the organisation.`,
-      details: { email },
-    });
-  }
-  return found;
 }

@@ -30,6 +30,8 @@ import { localScope } from '../jobs/job-service.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { printableError } from '../logs/printable.ts';
 import { Redactor } from '../logs/redactor.ts';
+import { centralAuthority } from '../org/authority.ts';
+import { Memberships } from '../org/memberships.ts';
 import { Outbox } from '../outbox/outbox.ts';
 import { loadAppId } from '../project/app-id.ts';
 import { PushService } from '../push/push-service.ts';
@@ -293,6 +295,9 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       stateDir,
       brokerUrl: `http://127.0.0.1:${listener.port}`,
     });
+    // An organisation's central store holds the app's authority facts; the app registers itself.
+    const authority = options.central === undefined ? undefined : centralAuthority(options.central);
+    await authority?.register([appId]);
     const app = createBrokerApp({
       ai,
       jobs: jobs.service,
@@ -308,6 +313,9 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       invoker,
       authenticate,
       auth: { service: auth, admission: options.authenticate === undefined },
+      ...(authority === undefined
+        ? {}
+        : { authority: { appId, authority, members: new Memberships(options.central!) } }),
       reportError: (error, requestId) => writer(`broker error ${requestId}: ${stackOf(error)}`),
     });
     options.mount?.(app, { invoker, authenticate });

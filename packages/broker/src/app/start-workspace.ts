@@ -106,7 +106,6 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     });
     teardown.add(() => central.close());
     const authority = centralAuthority(central);
-    await authority.register(ids);
     const apps: DevServer[] = [];
     const first = options.port ?? 0;
     for (const [i, appDir] of appDirs.entries()) {
@@ -131,7 +130,6 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       apps: () => apps,
       devToken,
       members: new Memberships(central),
-      authority,
       port: first === 0 ? 0 : first + appDirs.length,
       print,
     });

@@ -17,7 +17,7 @@ export const appPath =
 
 /** A request to the broker API; a `json` body is sent as `application/json`. */
 export interface BrokerRequest {
-  readonly method?: 'GET' | 'POST' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly json?: unknown;
   /** Raw bytes to send instead of `json`, as `message/rfc822` unless `contentType` says otherwise. */
   readonly bytes?: Uint8Array<ArrayBuffer>;

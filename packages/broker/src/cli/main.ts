@@ -1,5 +1,6 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { accessCommand } from './access.ts';
+import { appCommand } from './app.ts';
 import { cronCommand } from './cron.ts';
 import { devCommand } from './dev.ts';
 import { initCommand } from './init.ts';
@@ -17,6 +18,7 @@ import { validateCommand } from './validate.ts';
  */
 export const commands: Readonly<Record<string, Command>> = {
   access: accessCommand,
+  app: appCommand,
   cron: cronCommand,
   dev: devCommand,
   init: initCommand,

@@ -60,6 +60,31 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
     expect(JSON.parse(jobs.out)).toMatchObject({ jobs: expect.any(Array) });
   });
 
+  it('platform app authority shows and sets who may Use, Administer and Edit', async () => {
+    const shown = await cli('app', 'authority');
+    expect(shown).toMatchObject({ code: 0 });
+    expect(shown.out).toContain('Owner:       (none yet)');
+    expect(shown.out).toContain('Use:         the whole organisation');
+    expect(await cli('app', 'authority', 'set', 'owner', PAT)).toMatchObject({ code: 0 });
+    expect(await cli('app', 'authority', 'set', 'use', PAT)).toMatchObject({ code: 0 });
+    expect(await cli('app', 'authority', 'set', 'editors', 'none')).toMatchObject({ code: 0 });
+    expect(JSON.parse((await cli('app', 'authority', '--json')).out)).toEqual({
+      appId: dev.appId,
+      owner: PAT,
+      use: { kind: 'accounts', accounts: [PAT] },
+      administer: { kind: 'accounts', accounts: [] },
+      editors: [],
+    });
+    const stranger = await cli('app', 'authority', 'set', 'use', 'who@example.com');
+    expect(stranger.code).not.toBe(0);
+    expect(stranger.err).toContain('MEMBER_NOT_FOUND');
+    expect((await cli('app', 'authority', 'set', 'colour', 'red')).err).toContain('unknown fact');
+    // The owner API itself admits the dev token only.
+    const bare = await get(`/v1/apps/${dev.appId}/authority`);
+    expect(bare.status).toBeGreaterThanOrEqual(401);
+    expect(bare.status).toBeLessThan(404);
+  });
+
   it('platform access and platform token', async () => {
     expect(await cli('access', 'grant', 'ada@example.com')).toMatchObject({ code: 0 });
     expect((await cli('access', 'list')).out).toContain('ada@example.com');

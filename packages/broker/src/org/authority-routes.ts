@@ -1,0 +1,120 @@
+import { PlatformError } from '@platform/errors';
+import type { Hono } from 'hono';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { orgApiPaths } from '../http/paths.ts';
+import type { Audience, CentralAuthority } from './authority.ts';
+import type { Member, Memberships } from './memberships.ts';
+
+/** What the authority routes of one app need. */
+export interface AuthorityRouteServices {
+  /** The app these routes answer for; any other id in the path is `APP_NOT_FOUND`. */
+  readonly appId: string;
+  readonly authority: CentralAuthority;
+  readonly members: Memberships;
+}
+
+/**
+ * The owner API of an app's authority facts (docs/organisations.md), named by member email:
+ *
+ * - `GET /v1/apps/:appId/authority` answers `{ appId, owner, use, administer, editors }`;
+ * - `PUT /v1/apps/:appId/authority/use|administer` takes `{ "kind": "organisation" }` or
+ *   `{ "kind": "accounts", "accounts": [emails] }`, `.../editors` `{ "accounts": [emails] }`,
+ *   `.../owner` `{ "account": email }`, and answers 204.
+ *
+ * Like the rest of the owner API it is admitted with the dev token (this machine's operator,
+ * who acts with the organisation's authority); `{base_url}` forwards it to the app.
+ */
+export function mountAuthorityRoutes(
+  app: Hono<BrokerEnv>,
+  { appId, authority, members }: AuthorityRouteServices,
+): void {
+  const checkApp = (id: string) => {
+    if (id !== appId) {
+      throw new PlatformError({
+        code: 'APP_NOT_FOUND',
+        message: `This broker serves the app "${appId}", not "${id}".`,
+        details: { appId: id },
+      });
+    }
+  };
+  const emailsOf = async (accountIds: readonly string[]) => {
+    const byId = new Map((await members.list()).map((m) => [m.accountId, m.email]));
+    return accountIds.map((id) => byId.get(id) ?? id);
+  };
+  const audienceOut = async (audience: Audience) =>
+    audience.kind === 'organisation'
+      ? audience
+      : { kind: audience.kind, accounts: await emailsOf(audience.accountIds) };
+  const idsOf = async (emails: unknown, field: string): Promise<string[]> => {
+    if (!Array.isArray(emails) || emails.some((e) => typeof e !== 'string')) {
+      throw invalid(`${field} must be a list of member email addresses.`, field);
+    }
+    const all = await members.list();
+    return (emails as string[]).map((email) => memberByEmail(all, email).accountId);
+  };
+
+  app.get(orgApiPaths.authority, async (c) => {
+    checkApp(c.req.param('appId'));
+    const facts = await authority.facts(appId);
+    const [owner] = facts.ownerAccountId === null ? [null] : await emailsOf([facts.ownerAccountId]);
+    return c.json({
+      appId,
+      owner,
+      use: await audienceOut(facts.use),
+      administer: await audienceOut(facts.administer),
+      editors: await emailsOf(facts.editorAccountIds),
+    });
+  });
+
+  app.put(orgApiPaths.authorityFact, async (c) => {
+    checkApp(c.req.param('appId'));
+    const fact = c.req.param('fact');
+    const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (fact === 'use' || fact === 'administer') {
+      const kind = body?.kind;
+      if (kind === 'organisation') {
+        await authority.setAudience(appId, fact, { kind });
+      } else if (kind === 'accounts') {
+        await authority.setAudience(appId, fact, {
+          kind,
+          accountIds: await idsOf(body?.accounts, 'accounts'),
+        });
+      } else {
+        throw invalid(
+          'An audience is { "kind": "organisation" } or { "kind": "accounts", "accounts": [emails] }.',
+          'kind',
+        );
+      }
+    } else if (fact === 'editors') {
+      await authority.setEditors(appId, await idsOf(body?.accounts, 'accounts'));
+    } else if (fact === 'owner') {
+      if (typeof body?.account !== 'string') {
+        throw invalid('The owner is { "account": "<member email>" }.', 'account');
+      }
+      const [ownerId] = await idsOf([body.account], 'account');
+      await authority.setOwner(appId, ownerId as string);
+    } else {
+      throw new PlatformError({
+        code: 'ROUTE_NOT_FOUND',
+        message: `No authority fact "${fact}": use, administer, editors or owner.`,
+      });
+    }
+    return c.body(null, 204);
+  });
+}
+
+function invalid(message: string, field: string): PlatformError {
+  return new PlatformError({ code: 'INVALID_REQUEST', message, details: { field } });
+}
+
+function memberByEmail(members: readonly Member[], email: string): Member {
+  const found = members.find((m) => m.email === email.trim().toLowerCase());
+  if (!found) {
+    throw new PlatformError({
+      code: 'MEMBER_NOT_FOUND',
+      message: `${email} is not a member of the organisation.`,
+      details: { email },
+    });
+  }
+  return found;
+}
