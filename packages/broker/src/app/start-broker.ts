@@ -235,10 +235,21 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
         );
       }
     }
+    // An organisation's central store holds the app's authority facts; the app registers itself.
+    const authority = options.central === undefined ? undefined : centralAuthority(options.central);
+    await authority?.register([appId]);
     const auth = await AuthService.create(
       db,
       outbox,
-      resolveAuthOptions(appDir, { print: writer, appUrl: listener.url, ...options.auth, appId }),
+      resolveAuthOptions(appDir, {
+        print: writer,
+        appUrl: listener.url,
+        ...(authority === undefined
+          ? {}
+          : { isReviewer: (accountId: string) => authority.isPlatformAdministrator(accountId) }),
+        ...options.auth,
+        appId,
+      }),
       options.central ?? db,
     );
     const authenticate = options.authenticate ?? auth.authenticate;
@@ -295,9 +306,6 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       stateDir,
       brokerUrl: `http://127.0.0.1:${listener.port}`,
     });
-    // An organisation's central store holds the app's authority facts; the app registers itself.
-    const authority = options.central === undefined ? undefined : centralAuthority(options.central);
-    await authority?.register([appId]);
     const app = createBrokerApp({
       ai,
       jobs: jobs.service,

@@ -65,6 +65,12 @@ export interface AuthOptions {
    * @default the origin of the request that asks for a link
    */
   readonly appUrl?: string;
+  /**
+   * Whether a signed-in account is a platform administrator, who may open this app for review
+   * with their own identity (spec 5.3.2) without a grant. It gains no owner control: the control
+   * plane still admits only the developer and the owner. @default nobody
+   */
+  readonly isReviewer?: (accountId: string) => Promise<boolean>;
 }
 
 /** {@link AuthOptions} with every default applied. */
@@ -84,6 +90,7 @@ export interface ResolvedAuthOptions {
   readonly devToken: string | undefined;
   readonly appUrl: string | undefined;
   readonly peers: () => readonly OrgPeer[];
+  readonly isReviewer: (accountId: string) => Promise<boolean>;
 }
 
 /** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
@@ -107,6 +114,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     devToken: options.devToken,
     appUrl: options.appUrl,
     peers: options.peers ?? (() => []),
+    isReviewer: options.isReviewer ?? (async () => false),
   };
 }
 

@@ -98,10 +98,16 @@ export class Identities {
     return (await this.owner()).state === 'paused';
   }
 
-  /** Whether `account` may open the private app: the owner, or a confirmed account with a grant. */
+  /**
+   * Whether `account` may open the private app: the owner, a confirmed account with a grant, or
+   * a confirmed platform administrator opening it for review.
+   */
   async mayOpen(account: Account): Promise<boolean> {
     if (account.email === this.#options.ownerEmail) return account.state !== 'paused';
-    return account.state === 'confirmed' && (await this.#stores.grants.has(account.email));
+    if (account.state !== 'confirmed') return false;
+    return (
+      (await this.#stores.grants.has(account.email)) || (await this.#options.isReviewer(account.id))
+    );
   }
 
   /** The identity of the request's bearer credential (see `AuthService.bearer`). */

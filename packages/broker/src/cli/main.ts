@@ -1,5 +1,6 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { accessCommand } from './access.ts';
+import { adminsCommand } from './admins.ts';
 import { appCommand } from './app.ts';
 import { cronCommand } from './cron.ts';
 import { devCommand } from './dev.ts';
@@ -18,6 +19,7 @@ import { validateCommand } from './validate.ts';
  */
 export const commands: Readonly<Record<string, Command>> = {
   access: accessCommand,
+  admins: adminsCommand,
   app: appCommand,
   cron: cronCommand,
   dev: devCommand,

@@ -30,6 +30,8 @@ export const brokerApiPaths = {
   pushDeliveries: `${BROKER_API_PREFIX}/push/deliveries`,
   /** `platform invoke`: run a Function directly. */
   invoke: `${BROKER_API_PREFIX}/invoke/:name`,
+  /** This machine's platform administrators (spec 5.3.2): `GET`, `PUT|DELETE …/:email`. */
+  platformAdministrators: `${BROKER_API_PREFIX}/platform-administrators`,
 } as const;
 
 /** The organisation's owner API on `{base_url}` (docs/organisations.md). */

@@ -1,7 +1,7 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { orgApiPaths } from '../http/paths.ts';
+import { brokerApiPaths, orgApiPaths } from '../http/paths.ts';
 import type { Audience, CentralAuthority } from './authority.ts';
 import type { Member, Memberships } from './memberships.ts';
 
@@ -20,6 +20,9 @@ export interface AuthorityRouteServices {
  * - `PUT /v1/apps/:appId/authority/use|administer` takes `{ "kind": "organisation" }` or
  *   `{ "kind": "accounts", "accounts": [emails] }`, `.../editors` `{ "accounts": [emails] }`,
  *   `.../owner` `{ "account": email }`, and answers 204.
+ *
+ * Also, on the broker API, this machine's platform administrators: `GET
+ * /_platform/broker/platform-administrators`, `PUT|DELETE …/:email`.
  *
  * Like the rest of the owner API it is admitted with the dev token (this machine's operator,
  * who acts with the organisation's authority); `{base_url}` forwards it to the app.
@@ -99,6 +102,22 @@ export function mountAuthorityRoutes(
         message: `No authority fact "${fact}": use, administer, editors or owner.`,
       });
     }
+    return c.body(null, 204);
+  });
+
+  // This machine's platform administrators, who may open any app for review (spec 5.3.2).
+  const adminsPath = brokerApiPaths.platformAdministrators;
+  app.get(adminsPath, async (c) => {
+    return c.json({ administrators: await emailsOf(await authority.platformAdministrators()) });
+  });
+  app.put(`${adminsPath}/:email`, async (c) => {
+    const [accountId] = await idsOf([c.req.param('email')], 'email');
+    await authority.setPlatformAdministrator(accountId as string, true);
+    return c.body(null, 204);
+  });
+  app.delete(`${adminsPath}/:email`, async (c) => {
+    const [accountId] = await idsOf([c.req.param('email')], 'email');
+    await authority.setPlatformAdministrator(accountId as string, false);
     return c.body(null, 204);
   });
 }

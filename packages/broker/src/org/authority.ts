@@ -46,6 +46,15 @@ export interface CentralAuthority extends Authority {
   setOwner(appId: string, accountId: string): Promise<void>;
   /** Every fact of one app (`APP_NOT_FOUND` for an app the store does not know). */
   facts(appId: string): Promise<AppAuthority>;
+  /**
+   * Whether the account is a platform administrator of this machine: signed in, it may open
+   * any app of the workspace for review with its own identity (spec 5.3.2).
+   */
+  isPlatformAdministrator(accountId: string): Promise<boolean>;
+  /** Makes a member a platform administrator (`on`), or no longer one. */
+  setPlatformAdministrator(accountId: string, on: boolean): Promise<void>;
+  /** The platform administrators' account ids. */
+  platformAdministrators(): Promise<string[]>;
 }
 
 // Without a row an audience is its default: Use the whole organisation; Administer nobody beyond
@@ -164,6 +173,34 @@ export function centralAuthority(central: Database): CentralAuthority {
           accountId,
         ]);
       });
+    },
+    async isPlatformAdministrator(accountId) {
+      const { rows } = await central.query(
+        'SELECT 1 FROM platform.platform_admins WHERE account_id::text = $1',
+        [accountId],
+      );
+      return rows.length > 0;
+    },
+    async setPlatformAdministrator(accountId, on) {
+      if (!on) {
+        await central.query('DELETE FROM platform.platform_admins WHERE account_id = $1', [
+          accountId,
+        ]);
+        return;
+      }
+      await central.transaction(async (tx) => {
+        await requireMembers(tx, [accountId]);
+        await tx.query(
+          'INSERT INTO platform.platform_admins (account_id) VALUES ($1) ON CONFLICT DO NOTHING',
+          [accountId],
+        );
+      });
+    },
+    async platformAdministrators() {
+      const { rows } = await central.query<{ account_id: string }>(
+        'SELECT account_id::text FROM platform.platform_admins ORDER BY account_id',
+      );
+      return rows.map((row) => row.account_id);
     },
     async facts(appId) {
       const app = await owner(appId);

@@ -7,13 +7,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
 import { main } from '../../src/cli/main.ts';
 import { readDevState } from '../../src/project/dev-state.ts';
-import { FakeBrowser } from '../auth/helpers.ts';
+import { addAccount, FakeBrowser } from '../auth/helpers.ts';
 import { ada, privateNotesDev } from './helpers.ts';
 
 const PAT = 'pat@example.com';
 const PASSWORD = 'a long password';
 
 let app: { path: string; remove: () => Promise<void> };
+// Control-plane paths: the developer's and the owner's only.
+const paths = () => [
+  `/v1/apps/${dev.broker.appId}/jobs`,
+  `/v1/apps/${dev.broker.appId}/cron`,
+  `/v1/apps/${dev.broker.appId}/authority`,
+  '/_platform/broker/outbox',
+  '/_platform/broker/tokens',
+  '/_platform/broker/platform-administrators',
+  '/_platform/dashboard',
+];
 let dev: DevServer;
 let devToken = '';
 const printed: string[] = [];
@@ -79,10 +89,6 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
     expect(stranger.code).not.toBe(0);
     expect(stranger.err).toContain('MEMBER_NOT_FOUND');
     expect((await cli('app', 'authority', 'set', 'colour', 'red')).err).toContain('unknown fact');
-    // The owner API itself admits the dev token only.
-    const bare = await get(`/v1/apps/${dev.appId}/authority`);
-    expect(bare.status).toBeGreaterThanOrEqual(401);
-    expect(bare.status).toBeLessThan(404);
   });
 
   it('platform access and platform token', async () => {
@@ -98,14 +104,6 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
 });
 
 describe('who else reaches the control plane', { timeout: 60_000 }, () => {
-  const paths = () => [
-    `/v1/apps/${dev.broker.appId}/jobs`,
-    `/v1/apps/${dev.broker.appId}/cron`,
-    '/_platform/broker/outbox',
-    '/_platform/broker/tokens',
-    '/_platform/dashboard',
-  ];
-
   it('nobody without a credential, and not an app access token', async () => {
     for (const path of paths()) expect((await get(path)).status, path).toBe(403);
     const created = await cli('token', 'create', '--json');
@@ -158,6 +156,30 @@ describe('who else reaches the control plane', { timeout: 60_000 }, () => {
       });
       expect(response.status, path).toBe(403);
     }
+  });
+});
+
+describe('a platform administrator', { timeout: 60_000 }, () => {
+  it('opens the private app for review with their own identity, without owner control', async () => {
+    const REVIEWER = 'rev@example.com';
+    await addAccount(dev.broker, REVIEWER, PASSWORD);
+    const rev = new FakeBrowser(dev.broker);
+    expect((await rev.signInByPassword(REVIEWER, PASSWORD)).status).toBe(303);
+    expect((await rev.navigate('/')).status).toBe(403);
+
+    expect(await cli('admins', 'add', REVIEWER)).toMatchObject({ code: 0 });
+    expect(await cli('admins', 'list')).toMatchObject({ code: 0, out: REVIEWER });
+    expect((await rev.navigate('/')).status).toBe(200);
+    const { body } = await rev.session();
+    expect(body.user).toMatchObject({ email: REVIEWER });
+    // No owner control: the dashboard, the broker API and the owner API stay closed.
+    for (const path of paths()) expect((await rev.request(path)).status, path).toBe(403);
+
+    const stranger = await cli('admins', 'add', 'who@example.com');
+    expect(stranger.err).toContain('MEMBER_NOT_FOUND');
+    expect(await cli('admins', 'remove', REVIEWER)).toMatchObject({ code: 0 });
+    expect((await rev.navigate('/')).status).toBe(403);
+    expect(await cli('admins', 'list')).toMatchObject({ out: 'No platform administrators.' });
   });
 });
 
