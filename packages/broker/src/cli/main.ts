@@ -9,6 +9,7 @@ import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
 import { mailCommand } from './mail.ts';
+import { orgCommand } from './org.ts';
 import { outboxCommand } from './outbox.ts';
 import { tokenCommand } from './token.ts';
 import { typesCommand } from './types.ts';
@@ -27,6 +28,7 @@ export const commands: Readonly<Record<string, Command>> = {
   invoke: invokeCommand,
   jobs: jobsCommand,
   mail: mailCommand,
+  org: orgCommand,
   outbox: outboxCommand,
   token: tokenCommand,
   types: typesCommand,

@@ -14,6 +14,9 @@ export const BROKER_API_PREFIX = '/_platform/broker';
 /** The owner API of apps (spec 4.1, 9). */
 export const OWNER_API_PREFIX = '/v1/apps';
 
+/** The organisation's owner API: its members and their roles. */
+export const ORGANISATION_API_PREFIX = '/v1/organisation';
+
 /** The developer's broker API (spec 5.3.3 leaves the paths to us). */
 export const brokerApiPaths = {
   /** Private-app grants: `GET|POST`, `DELETE …/:email`. */
@@ -38,6 +41,10 @@ export const brokerApiPaths = {
 export const orgApiPaths = {
   /** `GET`: `{ members: [{ accountId, email, role }] }`. */
   members: '/v1/organisation/members',
+  /** `PUT { role, actingAs }`: an administrator (`actingAs`) changes a member's role. */
+  memberRole: '/v1/organisation/members/:email/role',
+  /** `DELETE ?actingAs=<email>`: a member leaves, or an administrator removes them. */
+  member: '/v1/organisation/members/:email',
   /** `GET`: an app's owner, Use and Administer audiences and editors, by email. */
   authority: `${OWNER_API_PREFIX}/:appId/authority`,
   /** `PUT`: one of them (`use`, `administer`, `editors`, `owner`). */
@@ -71,6 +78,7 @@ export const dashboardPaths = {
 export const controlPlanePrefixes = [
   BROKER_API_PREFIX,
   OWNER_API_PREFIX,
+  ORGANISATION_API_PREFIX,
   dashboardPaths.page,
 ] as const;
 

@@ -21,7 +21,11 @@ export interface AuthorityRouteServices {
  *   `{ "kind": "accounts", "accounts": [emails] }`, `.../editors` `{ "accounts": [emails] }`,
  *   `.../owner` `{ "account": email }`, and answers 204.
  *
- * Also, on the broker API, this machine's platform administrators: `GET
+ * Also the organisation's members: `GET /v1/organisation/members`,
+ * `PUT /v1/organisation/members/:email/role` with `{ role, actingAs }` and
+ * `DELETE /v1/organisation/members/:email?actingAs=<email>` (`ROLE_CHANGE_FORBIDDEN`,
+ * `LAST_ADMINISTRATOR`, `MEMBER_NOT_FOUND`); and, on the broker API, this machine's platform
+ * administrators: `GET
  * /_platform/broker/platform-administrators`, `PUT|DELETE …/:email`.
  *
  * Like the rest of the owner API it is admitted with the dev token (this machine's operator,
@@ -102,6 +106,29 @@ export function mountAuthorityRoutes(
         message: `No authority fact "${fact}": use, administer, editors or owner.`,
       });
     }
+    return c.body(null, 204);
+  });
+
+  // The organisation's members and roles. The dev token is the operator, not an account: a
+  // change names the administrator on whose authority it is made (`actingAs`), and the rules
+  // of Memberships (administrators only, never the last administrator) apply to that account.
+  const actor = async (email: unknown) => {
+    if (typeof email !== 'string')
+      throw invalid('actingAs must be a member email address.', 'actingAs');
+    return memberByEmail(await members.list(), email).accountId;
+  };
+  app.get(orgApiPaths.members, async (c) => c.json({ members: await members.list() }));
+  app.put(orgApiPaths.memberRole, async (c) => {
+    const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    const role = body?.role;
+    if (role !== 'member' && role !== 'administrator') {
+      throw invalid('role must be "member" or "administrator".', 'role');
+    }
+    const member = await members.setRole(await actor(body?.actingAs), c.req.param('email'), role);
+    return c.json({ member });
+  });
+  app.delete(orgApiPaths.member, async (c) => {
+    await members.remove(await actor(c.req.query('actingAs')), c.req.param('email'));
     return c.body(null, 204);
   });
 

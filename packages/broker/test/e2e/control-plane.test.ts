@@ -22,6 +22,7 @@ const paths = () => [
   '/_platform/broker/outbox',
   '/_platform/broker/tokens',
   '/_platform/broker/platform-administrators',
+  '/v1/organisation/members',
   '/_platform/dashboard',
 ];
 let dev: DevServer;
@@ -156,6 +157,39 @@ describe('who else reaches the control plane', { timeout: 60_000 }, () => {
       });
       expect(response.status, path).toBe(403);
     }
+  });
+});
+
+describe('the organisation from the command line', { timeout: 60_000 }, () => {
+  it('platform org: only administrators change roles, never leaving none', async () => {
+    const members = JSON.parse((await cli('org', 'members', '--json')).out) as {
+      members: { email: string; role: string }[];
+    };
+    expect(members.members).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ email: 'owner@localhost', role: 'administrator' }),
+        expect.objectContaining({ email: PAT, role: 'member' }),
+      ]),
+    );
+    const forbidden = await cli('org', 'role', PAT, 'administrator', '--as', PAT);
+    expect(forbidden.err).toContain('ROLE_CHANGE_FORBIDDEN');
+    expect(await cli('org', 'role', PAT, 'administrator', '--as', 'owner@localhost')).toMatchObject(
+      { code: 0, out: `${PAT} is now administrator.` },
+    );
+    expect(await cli('org', 'role', PAT, 'member', '--as', PAT)).toMatchObject({ code: 0 });
+    const last = await cli('org', 'remove', 'owner@localhost', '--as', 'owner@localhost');
+    expect(last.err).toContain('LAST_ADMINISTRATOR');
+    const unknown = await cli(
+      'org',
+      'role',
+      'who@example.com',
+      'member',
+      '--as',
+      'owner@localhost',
+    );
+    expect(unknown.err).toContain('MEMBER_NOT_FOUND');
+    expect((await cli('org', 'role', PAT, 'member')).code).not.toBe(0);
+    expect((await cli('org', 'members')).out).toContain('owner@localhost  administrator');
   });
 });
 
