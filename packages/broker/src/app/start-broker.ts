@@ -323,7 +323,17 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       auth: { service: auth, admission: options.authenticate === undefined },
       ...(authority === undefined
         ? {}
-        : { authority: { appId, authority, members: new Memberships(options.central!) } }),
+        : {
+            authority: {
+              appId,
+              authority,
+              members: new Memberships(options.central!),
+              apps: () => {
+                const peers = options.auth?.peers?.() ?? [];
+                return peers.length > 0 ? peers : [{ appId, url: listener.url }];
+              },
+            },
+          }),
       reportError: (error, requestId) => writer(`broker error ${requestId}: ${stackOf(error)}`),
     });
     options.mount?.(app, { invoker, authenticate });

@@ -39,6 +39,8 @@ export const brokerApiPaths = {
 
 /** The organisation's owner API on `{base_url}` (docs/organisations.md). */
 export const orgApiPaths = {
+  /** `GET`: `{ apps: [{ appId, url }], members: [{ accountId, email, role }] }`. */
+  organisation: '/v1/organisation',
   /** `GET`: `{ members: [{ accountId, email, role }] }`. */
   members: '/v1/organisation/members',
   /** `PUT { role, actingAs }`: an administrator (`actingAs`) changes a member's role. */

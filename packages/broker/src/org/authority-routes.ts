@@ -11,6 +11,8 @@ export interface AuthorityRouteServices {
   readonly appId: string;
   readonly authority: CentralAuthority;
   readonly members: Memberships;
+  /** The organisation's apps with their `{app_url}` (this one included). */
+  readonly apps: () => readonly { readonly appId: string; readonly url: string }[];
 }
 
 /**
@@ -21,7 +23,8 @@ export interface AuthorityRouteServices {
  *   `{ "kind": "accounts", "accounts": [emails] }`, `.../editors` `{ "accounts": [emails] }`,
  *   `.../owner` `{ "account": email }`, and answers 204.
  *
- * Also the organisation's members: `GET /v1/organisation/members`,
+ * Also the organisation (`GET /v1/organisation`: its apps and members, for the dashboard), its
+ * members: `GET /v1/organisation/members`,
  * `PUT /v1/organisation/members/:email/role` with `{ role, actingAs }` and
  * `DELETE /v1/organisation/members/:email?actingAs=<email>` (`ROLE_CHANGE_FORBIDDEN`,
  * `LAST_ADMINISTRATOR`, `MEMBER_NOT_FOUND`); and, on the broker API, this machine's platform
@@ -33,7 +36,7 @@ export interface AuthorityRouteServices {
  */
 export function mountAuthorityRoutes(
   app: Hono<BrokerEnv>,
-  { appId, authority, members }: AuthorityRouteServices,
+  { appId, authority, members, apps }: AuthorityRouteServices,
 ): void {
   const checkApp = (id: string) => {
     if (id !== appId) {
@@ -117,6 +120,9 @@ export function mountAuthorityRoutes(
       throw invalid('actingAs must be a member email address.', 'actingAs');
     return memberByEmail(await members.list(), email).accountId;
   };
+  app.get(orgApiPaths.organisation, async (c) =>
+    c.json({ apps: apps(), members: await members.list() }),
+  );
   app.get(orgApiPaths.members, async (c) => c.json({ members: await members.list() }));
   app.put(orgApiPaths.memberRole, async (c) => {
     const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;

@@ -4,11 +4,14 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCentralStore } from '../../src/app/open-central.ts';
+import type { Database } from '../../src/db/database.ts';
 import type { JobSummary } from '../../src/jobs/job-summary.ts';
 import { anonymousCaller } from '../../src/kernel/caller.ts';
 import { ManualClock } from '../../src/kernel/clock.ts';
 import { brokerFor } from '../helpers/broker.ts';
 import { launchChromium } from '../helpers/chromium.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
 import { queue } from './engine-helpers.ts';
 
 const START = Date.parse('2025-01-15T08:00:00.000Z');
@@ -16,6 +19,7 @@ const COUNT = 57;
 const resultsDir = fileURLToPath(new URL('../../../../test-results/', import.meta.url));
 
 let env: Awaited<ReturnType<typeof brokerFor>>;
+let central: Database;
 let browser: Browser;
 let page: Page;
 const ids: string[] = [];
@@ -32,9 +36,17 @@ function fate(i: number): { state: string; attempt: number } {
 
 beforeAll(async () => {
   const clock = new ManualClock(START);
+  // The organisation's store: the dashboard shows the organisation the app belongs to.
+  central = await openCentralStore({
+    dir: '.',
+    inMemory: true,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+  });
   env = await brokerFor(
     {},
     {
+      central,
       jobs: {
         queues: [
           queue('emails', 'sendEmail', { concurrency: 4, maxAttempts: 5, retryBackoff: true }),
@@ -91,6 +103,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await env?.cleanup();
+  await central?.close();
 });
 
 const text = async (selector: string) => ((await page.textContent(selector)) ?? '').trim();
@@ -260,5 +273,19 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
     const html = await page.content();
     expect(html).not.toContain('secret plans');
     expect(html).not.toContain(output);
+  });
+
+  it('shows the organisation the app belongs to: its apps and members', async () => {
+    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.isVisible('#org-section')).toBe(true);
+    expect(await page.locator('#org-apps tbody td').allTextContents()).toEqual([
+      env.broker.appId,
+      env.broker.server.url,
+    ]);
+    expect(await page.locator('#org-members tbody td').allTextContents()).toEqual([
+      'owner@localhost',
+      'administrator',
+    ]);
   });
 });

@@ -19,6 +19,7 @@ const api = document.body.dataset as {
   aiCalls: string;
   mail: string;
   push: string;
+  organisation: string;
 };
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
@@ -302,6 +303,29 @@ async function loadAiCalls(): Promise<void> {
     );
 }
 
+/** The organisation's apps and members; the section stays hidden where the broker has none. */
+async function loadOrganisation(): Promise<void> {
+  let org: { apps: { appId: string; url: string }[]; members: { email: string; role: string }[] };
+  try {
+    org = await get(api.organisation, {});
+  } catch {
+    return;
+  }
+  fill(
+    'org-apps',
+    org.apps.map((app) => row([app.appId, app.url])),
+    'No apps.',
+    2,
+  );
+  fill(
+    'org-members',
+    org.members.map((m) => row([m.email, m.role])),
+    'No members yet.',
+    2,
+  );
+  $('org-section').hidden = false;
+}
+
 const firstPage = async () => {
   cursors = [];
   cursor = undefined;
@@ -347,6 +371,7 @@ run(async () => {
     loadAiCalls(),
     loadMail(),
     loadPush(),
+    loadOrganisation(),
   ]);
   document.body.dataset.ready = 'true';
 })();

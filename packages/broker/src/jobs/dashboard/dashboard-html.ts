@@ -13,6 +13,8 @@ export interface DashboardPage {
     readonly mail: string;
     /** Notifications the local push service received (development). */
     readonly push: string;
+    /** The organisation: its apps and members. */
+    readonly organisation: string;
   };
   readonly script: string;
   /** The Content Security Policy nonce of the inline style. */
@@ -49,7 +51,7 @@ export function dashboardHtml(page: DashboardPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.appId)}: dashboard</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}">
+<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}" data-organisation="${escapeHtml(page.api.organisation)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
@@ -99,6 +101,11 @@ export function dashboardHtml(page: DashboardPage): string {
 <th>Function</th><th>Attachments</th></tr></thead><tbody></tbody></table>
 </section>
 <p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>). Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>
+<section id="org-section" aria-labelledby="org-title" hidden>
+<h2 id="org-title">Organisation</h2>
+<table id="org-apps"><thead><tr><th>App</th><th>URL</th></tr></thead><tbody></tbody></table>
+<table id="org-members"><thead><tr><th>Member</th><th>Role</th></tr></thead><tbody></tbody></table>
+</section>
 <section id="push-section" aria-labelledby="push-title">
 <h2 id="push-title">Push notifications</h2>
 <p class="muted">What the local push service of platform dev received, after checking the VAPID signature and decrypting it as the device would. Nothing goes to a public push service in development.</p>

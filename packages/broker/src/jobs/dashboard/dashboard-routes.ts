@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../../http/broker-env.ts';
-import { brokerApiPaths, dashboardPaths, jobsApiPaths } from '../../http/paths.ts';
+import { brokerApiPaths, dashboardPaths, jobsApiPaths, orgApiPaths } from '../../http/paths.ts';
 import { dashboardHtml } from './dashboard-html.ts';
 
 // From source the client sits beside this file; from the published build (dist/*.js), the
@@ -45,7 +45,7 @@ const fill = (path: string, appId: string) => path.replace(':appId', encodeURICo
  * Mounts the dashboard's Background jobs section (spec 4.5): a plain HTML page and one bundled
  * script that reads the jobs API (history), the jobs summary (totals, depth, queue policy), the
  * cron summary, the broker API's recent AI calls, the outbox (email sent and received) and the
- * notifications the local push service received. Served with a strict Content Security Policy: this origin's script and
+ * notifications the local push service received, and the organisation (its apps and members). Served with a strict Content Security Policy: this origin's script and
  * API only, no framing.
  */
 export function mountDashboard(
@@ -59,6 +59,7 @@ export function mountDashboard(
     aiCalls: brokerApiPaths.aiCalls,
     mail: `${brokerApiPaths.outbox}?limit=50`,
     push: brokerApiPaths.pushDeliveries,
+    organisation: orgApiPaths.organisation,
   };
   app.get(dashboardPaths.page, (c) => {
     const nonce = randomBytes(12).toString('base64url');
