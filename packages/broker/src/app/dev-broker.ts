@@ -7,6 +7,7 @@ import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { mountCustomIntegrationRoutes, type PublishingApp } from '../org/custom-integrations.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
 import type { DevFront } from './dev-front.ts';
 import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts';
@@ -36,6 +37,8 @@ export interface DevBrokerContext {
   readonly inMemory?: boolean;
   readonly clock?: Clock;
   readonly ai?: BrokerOptions['ai'];
+  /** The organisation's apps (this one included) with the platform.yaml each serves now. */
+  readonly publishers: () => readonly PublishingApp[];
 }
 
 /**
@@ -77,6 +80,7 @@ export async function launchDevBroker(
     ...(context.authenticate ? { authenticate: context.authenticate } : {}),
     mount: (app, services) => {
       mountBrokerApi(app, { invoker: services.invoker, devToken });
+      mountCustomIntegrationRoutes(app, { appId: context.appId, apps: context.publishers });
       mountAppRoutes(app, { routes: () => routes, ...services });
       frontend.mount(app);
     },

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { isPlatformError } from '@platform/errors';
-import { formatDiagnostic, type Manifest } from '@platform/schema/manifest';
+import { formatDiagnostic, type Manifest, type OrganisationApp } from '@platform/schema/manifest';
 import { FRONTEND_DIR, type Frontend } from '../api/frontend.ts';
 import { applyMigrations } from '../db/migrations.ts';
 import { SerialQueue } from '../db/serial-queue.ts';
@@ -28,6 +28,8 @@ export interface AppReloaderOptions {
   /** The platform.yaml the running broker serves. */
   readonly manifest: Manifest;
   readonly broker: Broker;
+  /** The organisation's other apps, for the organisation-level checks of a changed platform.yaml. */
+  readonly organisation?: () => readonly OrganisationApp[];
 }
 
 /**
@@ -51,6 +53,11 @@ export class AppReloader {
   }
 
   /** The current broker (a restart replaces it). */
+  /** The platform.yaml the app serves now. */
+  get manifest(): Manifest {
+    return this.#manifest;
+  }
+
   get broker(): Broker {
     return this.#broker;
   }
@@ -85,7 +92,7 @@ export class AppReloader {
 
   async #restart(): Promise<void> {
     const { appDir, print, launch } = this.#options;
-    const next = await loadManifest(appDir);
+    const next = await loadManifest(appDir, this.#options.organisation?.());
     if (!next.manifest || next.errors.length > 0) {
       for (const d of next.errors) print(formatDiagnostic(d, MANIFEST_FILE));
       print(`${MANIFEST_FILE} has errors; still serving the previous version.`);

@@ -1,5 +1,10 @@
 import { resolve } from 'node:path';
-import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
+import {
+  type Diagnostic,
+  formatDiagnostic,
+  type Manifest,
+  type OrganisationApp,
+} from '@platform/schema/manifest';
 import type { AiOptions } from '../ai/ai-config.ts';
 import { Frontend } from '../api/frontend.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
@@ -9,6 +14,7 @@ import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import type { PublishingApp } from '../org/custom-integrations.ts';
 import { loadAppId } from '../project/app-id.ts';
 import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
@@ -60,6 +66,13 @@ export interface DevOptions {
   readonly clock?: Clock;
   /** The AI provider (docs/ai.md). @default the offline, deterministic AI */
   readonly ai?: AiOptions;
+  /**
+   * The organisation's other apps with the platform.yaml each serves: platform.yaml is checked
+   * against them (an integration name another app publishes is an error; a slot no app serves
+   * is a warning), and their contracts are listed at `/v1/apps/{appId}/custom-integrations`.
+   * @default none: this app alone
+   */
+  readonly otherApps?: () => readonly PublishingApp[];
 }
 
 /** platform.yaml has errors: nothing was started. */
@@ -81,6 +94,8 @@ export interface DevServer {
   readonly smtp: { readonly port: number; readonly url: string };
   /** The app's id (docs/organisations.md). */
   readonly appId: string;
+  /** The platform.yaml the app serves now. */
+  readonly manifest: Manifest;
   /** The dev token of `.platform/dev.json`. */
   readonly devToken: string;
   /** Answers a request as the app's port does (restarts included), without a socket. */
@@ -114,7 +129,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const started = performance.now();
   const appDir = resolve(options.appDir);
   const print = options.logWriter ?? ((line: string) => console.log(line));
-  const manifest = await validManifest(appDir, print);
+  const others = (): OrganisationApp[] =>
+    (options.otherApps?.() ?? []).map((one) => ({ name: one.appId, manifest: one.manifest }));
+  const manifest = await validManifest(appDir, print, others());
   const devToken = options.devToken ?? newDevToken();
   const appId = options.appId ?? (await loadAppId(appDir));
   const frontend = new Frontend(appDir);
@@ -150,10 +167,26 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       frontend,
       front,
     };
-    const launch = (next: Manifest) => launchDevBroker(context, next);
+    // This app's contract as it serves now, and the other apps' as they serve now.
+    let app: AppReloader | undefined;
+    const publishers = (): PublishingApp[] => [
+      { appId, manifest: app?.manifest ?? manifest },
+      ...(options.otherApps?.() ?? []),
+    ];
+    const launch = (next: Manifest) => launchDevBroker({ ...context, publishers }, next);
     const broker = await launch(manifest);
     const pause = () => front.pause();
-    const app = new AppReloader({ appDir, print, frontend, launch, pause, manifest, broker });
+    app = new AppReloader({
+      appDir,
+      print,
+      frontend,
+      launch,
+      pause,
+      manifest,
+      broker,
+      organisation: others,
+    });
+    const reloader = app;
     teardown.add(() => app.close());
     // Bound once, like the port, in front of whichever broker serves; a delivery that a
     // restart cuts off answers 451, so the sender tries again.
@@ -178,7 +211,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       devToken,
       fetch: (request) => front.fetch(request),
       get broker() {
-        return app.broker;
+        return reloader.broker;
+      },
+      get manifest() {
+        return reloader.manifest;
       },
       readyMs: Math.round(performance.now() - started),
       dashboardUrl: `${appUrl}${dashboardPaths.page}?key=${devToken}`,
@@ -193,8 +229,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
 }
 
 /** The app's platform.yaml; its warnings are printed, its errors thrown. */
-async function validManifest(appDir: string, print: LogWriter): Promise<Manifest> {
-  const loaded = await loadManifest(appDir);
+async function validManifest(
+  appDir: string,
+  print: LogWriter,
+  organisation: readonly OrganisationApp[],
+): Promise<Manifest> {
+  const loaded = await loadManifest(appDir, organisation.length > 0 ? organisation : undefined);
   if (!loaded.manifest || loaded.errors.length > 0) throw new ManifestInvalidError(loaded.errors);
   for (const warning of loaded.warnings) print(formatDiagnostic(warning, MANIFEST_FILE));
   return loaded.manifest;

@@ -1,11 +1,14 @@
 import { basename, dirname, resolve, sep } from 'node:path';
+import type { Manifest } from '@platform/schema/manifest';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { RunningServer } from '../http/serve.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { type CentralAuthority, centralAuthority } from '../org/authority.ts';
+import type { PublishingApp } from '../org/custom-integrations.ts';
 import { Memberships } from '../org/memberships.ts';
 import { loadAppId } from '../project/app-id.ts';
 import { newDevToken } from '../project/dev-state.ts';
+import { loadManifest } from '../project/manifest.ts';
 import { openCentralStore } from './open-central.ts';
 import { startOrgFront } from './org-front.ts';
 import { describeError } from './reload.ts';
@@ -14,7 +17,10 @@ import { Teardown } from './teardown.ts';
 
 /** How to run several apps of one organisation under one `platform dev`. */
 export interface WorkspaceOptions
-  extends Omit<DevOptions, 'appDir' | 'port' | 'smtpPort' | 'appId' | 'hostName' | 'devToken'> {
+  extends Omit<
+    DevOptions,
+    'appDir' | 'port' | 'smtpPort' | 'appId' | 'hostName' | 'devToken' | 'otherApps'
+  > {
   /** The app folders, in the order their ports are given. */
   readonly appDirs: readonly string[];
   /**
@@ -107,6 +113,19 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     teardown.add(() => central.close());
     const authority = centralAuthority(central);
     const apps: DevServer[] = [];
+    // Each app's platform.yaml is checked against the others' (integration names, slots): the
+    // ones not started yet as their folders hold them, the started ones as they serve.
+    const pending = new Map<string, Manifest>();
+    for (const [i, appDir] of appDirs.entries()) {
+      const loaded = await loadManifest(appDir);
+      if (loaded.manifest) pending.set(ids[i] as string, loaded.manifest);
+    }
+    const otherApps = (appId: string) => (): PublishingApp[] =>
+      ids.flatMap((id) => {
+        if (id === appId) return [];
+        const manifest = apps.find((one) => one.appId === id)?.manifest ?? pending.get(id);
+        return manifest ? [{ appId: id, manifest }] : [];
+      });
     const first = options.port ?? 0;
     for (const [i, appDir] of appDirs.entries()) {
       const appId = ids[i] as string;
@@ -118,6 +137,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
         devToken,
         central,
         peers: () => apps.map((one) => ({ appId: one.appId, url: one.url })),
+        otherApps: otherApps(appId),
         databaseUrl: databaseUrls[i],
         port: first === 0 ? 0 : first + i,
         logWriter: (line) => print(`[${appId}] ${line}`),

@@ -14,6 +14,9 @@ export const BROKER_API_PREFIX = '/_platform/broker';
 /** The owner API of apps (spec 4.1, 9). */
 export const OWNER_API_PREFIX = '/v1/apps';
 
+/** `GET`: the integration contracts the organisation's apps publish (spec 4.1). */
+export const customIntegrationsPath = `${OWNER_API_PREFIX}/:appId/custom-integrations`;
+
 /** The organisation's owner API: its members and their roles. */
 export const ORGANISATION_API_PREFIX = '/v1/organisation';
 
