@@ -50,7 +50,8 @@ export function matchFunction(declaration: SearchDeclaration): string {
  * filters still decide what is visible, before the candidate cut. No column is added to the
  * app's table, and its migrations (`TRUNCATE`, type changes) are not hindered.
  *
- * Idempotent; the documents are filled from the table when first made. Runs as the owner.
+ * Idempotent; the documents are filled from the table when first made, or when the table was
+ * made again without them. Runs as the owner.
  */
 export async function ensureDocuments(
   tx: Queryable,
@@ -62,9 +63,15 @@ export async function ensureDocuments(
   const sync = `${DOCUMENTS_SCHEMA}.${quoteIdent(`${base}_sync`)}`;
   const table = `public.${quoteIdent(declaration.table)}`;
   const roles = Object.values(dbRoles).join(', ');
-  const { rows } = await tx.query<{ missing: boolean }>(
-    'SELECT to_regclass($1) IS NULL AS missing',
-    [`${DOCUMENTS_SCHEMA}."${base.replaceAll('"', '""')}"`],
+  const rowTrigger = quoteIdent(`ps_${base}`);
+  const truncateTrigger = quoteIdent(`ps_${base}_truncate`);
+  // Documents made now, or a table (re)made without the trigger that keeps them (a migration
+  // dropped and created it again): the documents are filled from the table.
+  const { rows } = await tx.query<{ stale: boolean }>(
+    `SELECT to_regclass($1) IS NULL
+         OR NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = $2::regclass AND tgname = $3)
+         AS stale`,
+    [`${DOCUMENTS_SCHEMA}."${base.replaceAll('"', '""')}"`, table, `ps_${base}`],
   );
   await tx.query(`CREATE SCHEMA IF NOT EXISTS ${DOCUMENTS_SCHEMA}`);
   await tx.query(`REVOKE ALL ON SCHEMA ${DOCUMENTS_SCHEMA} FROM PUBLIC`);
@@ -94,8 +101,6 @@ BEGIN
   RETURN NULL;
 END $$`);
   await tx.query(`REVOKE ALL ON FUNCTION ${sync}() FROM PUBLIC`);
-  const rowTrigger = quoteIdent(`ps_${base}`);
-  const truncateTrigger = quoteIdent(`ps_${base}_truncate`);
   await tx.query(`DROP TRIGGER IF EXISTS ${rowTrigger} ON ${table}`);
   await tx.query(
     `CREATE TRIGGER ${rowTrigger} AFTER INSERT OR UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${sync}()`,
@@ -111,10 +116,10 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 $$`);
   await tx.query(`REVOKE ALL ON FUNCTION ${matchFunction(declaration)}(tsquery) FROM PUBLIC`);
   await tx.query(`GRANT EXECUTE ON FUNCTION ${matchFunction(declaration)}(tsquery) TO ${roles}`);
-  if (rows[0]?.missing) {
+  if (rows[0]?.stale) {
+    await tx.query(`TRUNCATE ${documents}`);
     await tx.query(
-      `INSERT INTO ${documents} (id, document) SELECT t."id", ${documentExpression(declaration, 't')} FROM ${table} AS t
-       ON CONFLICT (id) DO UPDATE SET document = EXCLUDED.document`,
+      `INSERT INTO ${documents} (id, document) SELECT t."id", ${documentExpression(declaration, 't')} FROM ${table} AS t`,
     );
   }
 }

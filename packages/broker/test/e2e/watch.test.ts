@@ -134,15 +134,18 @@ describe('watch mode with data.search', () => {
       query: 'milk',
       where,
     });
+  // The GIN index of the search's documents, and the trigger that keeps them, on the table.
   const searchIndexes = async () =>
     (
       await searchDev.broker.db.query<{ name: string }>(
         `select indexname as name from pg_indexes
-          where tablename = 'notes' and indexname like 'platform_search_%'`,
+          where schemaname = 'platform_search' and indexname like 'notes\\_%\\_gin'
+            and exists (select 1 from pg_trigger where tgrelid = 'public.notes'::regclass
+                          and tgname like 'ps\\_notes\\_%' and not tgname like '%truncate')`,
       )
     ).rows.map((row) => row.name);
 
-  it('prepares the searches again after a migration: new column types, a new GIN index', async () => {
+  it('prepares the searches again after a migration: new column types, documents in step', async () => {
     await searchDev.broker.db.query(
       `insert into notes (owner_id, body, tag) values ($1, 'milk', 'a')`,
       [owner],
@@ -174,7 +177,7 @@ insert into notes (owner_id, body, tag) values ('${owner}', 'milk', 1);
     );
     await searchDev.settled();
     // Without the refresh the old kinds would still say `tag` is text, and the recreated table
-    // would have no expression index until a restart.
+    // would have no trigger keeping its documents (nor the row the migration inserted).
     expect((await run({ tag: 1 })).hits).toHaveLength(1);
     await expect(run({ tag: 'a' })).rejects.toMatchObject({
       code: 'SEARCH_INPUT_INVALID',
