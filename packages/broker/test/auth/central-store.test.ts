@@ -2,10 +2,9 @@
 // its first start with a central store; two apps share the accounts but not their sessions;
 // a password change in one app ends the account's sessions in the other too.
 import { afterEach, describe, expect, it } from 'vitest';
-import { openCentralStore } from '../../src/app/open-central.ts';
 import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import type { Database } from '../../src/db/database.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
+import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { addAccount, FakeBrowser, TestClock } from './helpers.ts';
 
@@ -44,12 +43,7 @@ async function broker(
 }
 
 async function central(): Promise<Database> {
-  const db = await openCentralStore({
-    dir: '.',
-    inMemory: true,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-  });
+  const db = await openTestCentral();
   cleanups.push(() => db.close());
   return db;
 }

@@ -2,11 +2,10 @@
 // the receiving app and to the nonce cookie of the browser that asked, and is used once; the
 // relay sends nowhere but to apps of the organisation, and only to their own paths.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCentralStore } from '../../src/app/open-central.ts';
 import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import type { OrgPeer } from '../../src/auth/auth-options.ts';
 import type { Database } from '../../src/db/database.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
+import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import { addAccount, FakeBrowser, TestClock } from './helpers.ts';
 
@@ -18,12 +17,7 @@ let beta: Broker;
 const peers: OrgPeer[] = [];
 
 beforeAll(async () => {
-  central = await openCentralStore({
-    dir: '.',
-    inMemory: true,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-  });
+  central = await openTestCentral();
   cleanups.push(() => central.close());
   const clock = new TestClock(Date.now());
   const start = async (appId: string) => {

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openCentralStore } from '../../src/app/open-central.ts';
 import { platformSchema } from '../../src/app/platform-schema.ts';
 import type { Database } from '../../src/db/database.ts';
 import { type OpenedDatabase, openDatabase } from '../../src/db/open-database.ts';
@@ -58,3 +59,13 @@ export function openPostgres(url: string, appDir: string): Promise<OpenedDatabas
 }
 
 export type { Database };
+
+/** An organisation's central store in memory, at its current schema (the caller closes it). */
+export function openTestCentral(): Promise<Database> {
+  return openCentralStore({
+    dir: '.',
+    inMemory: true,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+  });
+}

@@ -4,14 +4,13 @@ import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCentralStore } from '../../src/app/open-central.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { JobSummary } from '../../src/jobs/job-summary.ts';
 import { anonymousCaller } from '../../src/kernel/caller.ts';
 import { ManualClock } from '../../src/kernel/clock.ts';
 import { brokerFor } from '../helpers/broker.ts';
 import { launchChromium } from '../helpers/chromium.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
+import { openTestCentral } from '../helpers/db.ts';
 import { queue } from './engine-helpers.ts';
 
 const START = Date.parse('2025-01-15T08:00:00.000Z');
@@ -37,12 +36,7 @@ function fate(i: number): { state: string; attempt: number } {
 beforeAll(async () => {
   const clock = new ManualClock(START);
   // The organisation's store: the dashboard shows the organisation the app belongs to.
-  central = await openCentralStore({
-    dir: '.',
-    inMemory: true,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-  });
+  central = await openTestCentral();
   env = await brokerFor(
     {},
     {

@@ -3,13 +3,12 @@
 // non-member write nothing.
 import { isPlatformError } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCentralStore } from '../../src/app/open-central.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { type CentralAuthority, centralAuthority } from '../../src/org/authority.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
+import { openTestCentral } from '../helpers/db.ts';
 
 let central: Database;
 let authority: CentralAuthority;
@@ -17,12 +16,7 @@ let authority: CentralAuthority;
 const id: Record<string, string> = {};
 
 beforeAll(async () => {
-  central = await openCentralStore({
-    dir: '.',
-    inMemory: true,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-  });
+  central = await openTestCentral();
   const accounts = new Accounts(central, central, new TestClock());
   for (const name of ['ada', 'bob', 'cy', 'out']) {
     id[name] = (await accounts.create(`${name}@example.com`, 'confirmed')).id;

@@ -3,24 +3,18 @@
 // or leave; a refused change writes nothing.
 import { isPlatformError } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCentralStore } from '../../src/app/open-central.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
+import { openTestCentral } from '../helpers/db.ts';
 
 let central: Database;
 let members: Memberships;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  central = await openCentralStore({
-    dir: '.',
-    inMemory: true,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-  });
+  central = await openTestCentral();
   // Sessions are no concern here: the central store stands in for the app database too.
   const accounts = new Accounts(central, central, new TestClock());
   for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) {
