@@ -268,7 +268,8 @@ function rows(name: string, ours: Result, baseline: Result): Row[] {
 
 /**
  * The jobs suite. Every ratio is ours ÷ pg-boss on PostgreSQL (higher is better for jobs/s,
- * lower for latency). PostgreSQL comes from scripts/setup-system.sh.
+ * lower for latency), then ours on PGlite ÷ ours on PostgreSQL, with the embedded default's
+ * goals. PostgreSQL comes from scripts/setup-system.sh.
  */
 export async function run(): Promise<Row[]> {
   const pglite = await oursInProcess('');
@@ -283,6 +284,21 @@ export async function run(): Promise<Row[]> {
       ...rows('PGlite, in-process consumer, vs pg-boss on PostgreSQL', pglite, boss),
       ...rows('PostgreSQL, Deno Function consumer, vs pg-boss', postgresDeno, boss),
       ...rows('PGlite, Deno Function consumer, vs pg-boss on PostgreSQL', pgliteDeno, boss),
+      // The embedded default against the same engine on PostgreSQL, same run.
+      row(
+        'jobs PGlite vs PostgreSQL, Deno Function consumer: enqueue-to-start p50',
+        ms(pgliteDeno.p50),
+        ms(postgresDeno.p50),
+        pgliteDeno.p50 / postgresDeno.p50,
+        { text: 'ratio <= 2', met: pgliteDeno.p50 <= 2 * postgresDeno.p50 },
+      ),
+      row(
+        'jobs PGlite vs PostgreSQL, Deno Function consumer: end to end',
+        perSecond(pgliteDeno),
+        perSecond(postgresDeno),
+        pgliteDeno.jobsPerSecond / postgresDeno.jobsPerSecond,
+        { text: 'ratio >= 0.8', met: pgliteDeno.jobsPerSecond >= 0.8 * postgresDeno.jobsPerSecond },
+      ),
     ];
   } finally {
     await cluster.stop();
