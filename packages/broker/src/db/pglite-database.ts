@@ -8,6 +8,7 @@ import {
   type Transaction,
 } from './database.ts';
 import { restrictToOwner } from './owner-only.ts';
+import { pgliteModules } from './pglite-modules.ts';
 import type {
   PgliteErrorData,
   PgliteOpenInfo,
@@ -107,7 +108,7 @@ export class PgliteDatabase implements Database {
     }
   }
 
-  static #start(
+  static async #start(
     options: PgliteDatabaseOptions,
     lock: DataDirLock | undefined,
   ): Promise<PgliteDatabase> {
@@ -115,6 +116,7 @@ export class PgliteDatabase implements Database {
       dataDir: options.dataDir,
       snapshotPath: options.snapshotPath,
       vector: options.vector ?? true,
+      modules: await pgliteModules(),
     };
     const worker = new Worker(workerUrl, { workerData: data });
     return new Promise((resolve, reject) => {

@@ -54,7 +54,12 @@ async function open(): Promise<{ db: PGlite; info: PgliteOpenInfo }> {
     const { vector } = await import('@electric-sql/pglite-pgvector');
     extensions.vector = vector;
   }
-  const base: PGliteOptions = { extensions, parsers: { [types.INT8]: parseInt8 } };
+  const base: PGliteOptions = {
+    extensions,
+    parsers: { [types.INT8]: parseInt8 },
+    pgliteWasmModule: options.modules.pglite,
+    initdbWasmModule: options.modules.initdb,
+  };
   const dir = options.dataDir;
   const exists = dir !== undefined && existsSync(join(dir, 'PG_VERSION'));
   const snapshot = options.snapshotPath;
