@@ -8,7 +8,7 @@ const brokerFloors = [
   ['cli'],
   ['app'],
   ['api'],
-  ['auth', 'jobs', 'search', 'data', 'files', 'outbox', 'org'],
+  ['auth', 'jobs', 'search', 'data', 'files', 'outbox', 'org', 'integrations'],
   ['functions', 'secrets', 'http', 'db'],
   ['project', 'logs', 'kernel'],
 ];

@@ -95,6 +95,13 @@ export const errorMeanings = {
   CRON_NOT_DECLARED: 'No cron schedule with this name is declared.',
   INTEGRATION_SLOT_NOT_DECLARED: 'No integration slot with this name is declared.',
   INTEGRATION_EVENT_INVALID: 'The emitted event breaks a rule of the integration contract.',
+  INTEGRATION_NOT_FOUND: 'No app of the organisation publishes an integration with this name.',
+  INTEGRATION_OPERATION_NOT_FOUND: "The integration's contract has no operation with this name.",
+  INTEGRATION_CAPABILITY_NOT_GRANTED:
+    "The operation's capability is not granted to the slot by its declaration and binding.",
+  INTEGRATION_BINDING_REQUIRED:
+    'The slot has no usable binding: none was made, or it was suspended or revoked.',
+  INTEGRATION_CONNECTION_NOT_FOUND: 'No connection with this id exists in the organisation.',
   INVOCATION_TOKEN_INVALID:
     'The invocation token is missing, expired or not valid for this runtime route.',
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',

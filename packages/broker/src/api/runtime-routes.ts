@@ -1,4 +1,4 @@
-import { PlatformError } from '@platform/errors';
+import { type JsonValue, PlatformError } from '@platform/errors';
 import {
   type ContractRoute,
   encodeTextFrames,
@@ -15,6 +15,7 @@ import type { InvocationGrant, InvocationTokens } from '../functions/invocation-
 import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, parseWith, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import type { IntegrationCallRequest } from '../integrations/integration-calls.ts';
 import type { JobService } from '../jobs/job-service.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
@@ -38,7 +39,17 @@ export interface RuntimeServices {
   readonly ai?: AiService | undefined;
   /** `ctx.notifications`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
   readonly push?: PushService | undefined;
+  /**
+   * `ctx.integrations.use(slot).call(...)` of this app; without it the route answers
+   * `FEATURE_NOT_AVAILABLE`.
+   */
+  readonly integrations?: AppIntegrationCalls | undefined;
 }
+
+/** The integration calls of one app, as its Functions make them. */
+export type AppIntegrationCalls = (
+  call: Omit<IntegrationCallRequest, 'consumerAppId' | 'manifest'>,
+) => Promise<JsonValue>;
 
 type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never;
 
@@ -155,9 +166,27 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
     jobsGet: jobs
       ? async (body) => ({ job: await jobs.get(body.id) })
       : notAvailable('Jobs are not available: this broker was started without a job service.'),
-    integrationsCall: notServedYet('ctx.integrations'),
+    integrationsCall: services.integrations
+      ? async (body, { grant, params, signal }) => ({
+          output: await (services.integrations as AppIntegrationCalls)({
+            caller: grant.caller,
+            slot: params.slot ?? '',
+            operation: body.operation,
+            input: body.input as JsonValue,
+            requestId: grant.requestId,
+            signal,
+          }),
+        })
+      : notAvailable(
+          'Integrations are not available: this broker was started without the organisation’s integrations.',
+        ),
     integrationEmit: notServedYet('ctx.integration.emit'),
-    secretsGet: async (body, { grant }) => ({ value: await secrets.get(body.name, grant.secrets) }),
+    secretsGet: async (body, { grant }) => ({
+      value:
+        grant.credentials && Object.hasOwn(grant.credentials, body.name)
+          ? (grant.credentials[body.name] ?? null)
+          : await secrets.get(body.name, grant.secrets),
+    }),
     log: async (body, { grant }) => {
       for (const entry of body.entries) {
         logs.write({

@@ -4,7 +4,7 @@ import type { AiService } from '../ai/ai-service.ts';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { mountLegacyAppPaths } from '../api/legacy-app-paths.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
-import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
+import { type AppIntegrationCalls, mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
@@ -63,6 +63,8 @@ export interface BrokerServices {
    * private-app edge check in front of every other route (docs/auth.md).
    */
   readonly auth?: { readonly service: AuthService; readonly admission: boolean };
+  /** `ctx.integrations` of this app; without it the call route answers FEATURE_NOT_AVAILABLE. */
+  readonly integrations?: AppIntegrationCalls;
   /** The app's authority facts on the owner API, when an organisation's central store is open. */
   readonly authority?: AuthorityRouteServices;
 }

@@ -1,5 +1,6 @@
 import { centralAuthStep, centralHandoffsStep } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
+import { integrationsStep } from '../integrations/integration-schema.ts';
 import { authorityStep, membershipsStep } from '../org/org-schema.ts';
 
 /**
@@ -12,4 +13,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 2, ...centralHandoffsStep },
   { version: 3, ...membershipsStep },
   { version: 4, ...authorityStep },
+  { version: 5, ...integrationsStep },
 ];

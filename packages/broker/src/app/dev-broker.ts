@@ -5,9 +5,12 @@ import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import { mountIntegrationRoutes } from '../integrations/integration-routes.ts';
+import type { OrgIntegrations } from '../integrations/org-integrations.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { mountCustomIntegrationRoutes, type PublishingApp } from '../org/custom-integrations.ts';
+import { Memberships } from '../org/memberships.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
 import type { DevFront } from './dev-front.ts';
 import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts';
@@ -39,6 +42,8 @@ export interface DevBrokerContext {
   readonly ai?: BrokerOptions['ai'];
   /** The organisation's apps (this one included) with the platform.yaml each serves now. */
   readonly publishers: () => readonly PublishingApp[];
+  /** The organisation's connections, bindings and integration calls. */
+  readonly integrations: OrgIntegrations;
 }
 
 /**
@@ -54,6 +59,7 @@ export async function launchDevBroker(
 ): Promise<Broker> {
   const { appDir, print, devToken, frontend, clock, front } = context;
   const routes = RouteTable.fromManifest(manifest);
+  const { integrations } = context;
   const broker = await startBroker({
     appDir,
     appId: context.appId,
@@ -78,9 +84,20 @@ export async function launchDevBroker(
     ...(context.inMemory ? { inMemory: true } : {}),
     ...(context.ai ? { ai: context.ai } : {}),
     ...(context.authenticate ? { authenticate: context.authenticate } : {}),
+    integrations: (call) =>
+      integrations.calls.call({ ...call, consumerAppId: context.appId, manifest }),
     mount: (app, services) => {
       mountBrokerApi(app, { invoker: services.invoker, devToken });
       mountCustomIntegrationRoutes(app, { appId: context.appId, apps: context.publishers });
+      mountIntegrationRoutes(app, {
+        appId: context.appId,
+        admin: integrations.admin,
+        connections: integrations.connections,
+        bindings: integrations.bindings,
+        audit: integrations.audit,
+        modes: integrations.modes,
+        members: new Memberships(context.central),
+      });
       mountAppRoutes(app, { routes: () => routes, ...services });
       frontend.mount(app);
     },

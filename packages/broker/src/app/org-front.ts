@@ -4,7 +4,12 @@ import { type Context, Hono } from 'hono';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound } from '../http/error-handler.ts';
-import { dashboardPaths, OWNER_API_PREFIX, orgApiPaths } from '../http/paths.ts';
+import {
+  CONNECT_PAGE_PREFIX,
+  dashboardPaths,
+  OWNER_API_PREFIX,
+  orgApiPaths,
+} from '../http/paths.ts';
 import { requestId } from '../http/request-id.ts';
 import { listenBroker, type RunningServer } from '../http/serve.ts';
 import { safeEqual } from '../kernel/crypto.ts';
@@ -101,8 +106,7 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
       apps: options.apps().map((one) => ({ appId: one.appId, url: one.url })),
     });
   });
-  app.all(`${OWNER_API_PREFIX}/:appId/*`, async (c) => {
-    const target = byId(c.req.param('appId'));
+  const forward = async (c: Context<BrokerEnv>, target: OrgApp) => {
     const incoming = new URL(c.req.url);
     const { method } = c.req;
     const hasBody = method !== 'GET' && method !== 'HEAD';
@@ -113,6 +117,13 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
         ...(hasBody ? { body: await c.req.arrayBuffer() } : {}),
       }),
     );
+  };
+  app.all(`${OWNER_API_PREFIX}/:appId/*`, (c) => forward(c, byId(c.req.param('appId'))));
+  // Every app serves the connect page from the organisation's central store: any one answers.
+  app.all(`${CONNECT_PAGE_PREFIX}/*`, (c) => {
+    const [any] = options.apps();
+    if (!any) throw new PlatformError({ code: 'APP_NOT_FOUND', message: 'No app is running.' });
+    return forward(c, any);
   });
   return listener.serve(app);
 }

@@ -6,6 +6,7 @@ import type { Hono } from 'hono';
 import { type AiOptions, createAiProvider } from '../ai/ai-config.ts';
 import { AiService } from '../ai/ai-service.ts';
 import type { Authenticate } from '../api/rest-routes.ts';
+import type { AppIntegrationCalls } from '../api/runtime-routes.ts';
 import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
 import { AuthService } from '../auth/auth-service.ts';
 import { moveAccountsToCentral } from '../auth/move-accounts.ts';
@@ -102,6 +103,11 @@ export interface BrokerOptions {
    * docs/email.md). @default none: the app takes no mail
    */
   readonly inboundFunction?: string | undefined;
+  /**
+   * `ctx.integrations.use(slot).call(...)` of the app's Functions (docs/integrations.md).
+   * @default none: the call route answers FEATURE_NOT_AVAILABLE
+   */
+  readonly integrations?: AppIntegrationCalls;
 }
 
 /** A running broker. */
@@ -334,6 +340,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
               },
             },
           }),
+      ...(options.integrations ? { integrations: options.integrations } : {}),
       reportError: (error, requestId) => writer(`broker error ${requestId}: ${stackOf(error)}`),
     });
     options.mount?.(app, { invoker, authenticate });

@@ -12,6 +12,9 @@ import type { Database } from '../db/database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
+import type { ProviderApp } from '../integrations/integration-calls.ts';
+import { type OrgIntegrations, openOrgIntegrations } from '../integrations/org-integrations.ts';
+import { invokeOperation } from '../integrations/provider-invocation.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
@@ -73,6 +76,11 @@ export interface DevOptions {
    * @default none: this app alone
    */
   readonly otherApps?: () => readonly PublishingApp[];
+  /**
+   * The organisation's integrations (a workspace shares one).
+   * @default the app's own, with its own `.platform/credentials.key`
+   */
+  readonly integrations?: OrgIntegrations;
 }
 
 /** platform.yaml has errors: nothing was started. */
@@ -96,6 +104,8 @@ export interface DevServer {
   readonly appId: string;
   /** The platform.yaml the app serves now. */
   readonly manifest: Manifest;
+  /** The app as the organisation's integration calls reach it. */
+  readonly provider: ProviderApp;
   /** The dev token of `.platform/dev.json`. */
   readonly devToken: string;
   /** Answers a request as the app's port does (restarts included), without a socket. */
@@ -173,7 +183,28 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       { appId, manifest: app?.manifest ?? manifest },
       ...(options.otherApps?.() ?? []),
     ];
-    const launch = (next: Manifest) => launchDevBroker({ ...context, publishers }, next);
+    const self: ProviderApp = {
+      appId,
+      get manifest() {
+        return app?.manifest ?? manifest;
+      },
+      invoke: (fn, call) => {
+        if (!app) throw new Error('The app is still starting.');
+        return invokeOperation(app.broker.invoker, fn, call);
+      },
+    };
+    const integrations =
+      options.integrations ??
+      (await openOrgIntegrations({
+        central,
+        dir: options.inMemory ? undefined : appDir,
+        apps: () => [self],
+        baseUrl: () => appUrl,
+        print,
+        clock: options.clock,
+      }));
+    const launch = (next: Manifest) =>
+      launchDevBroker({ ...context, publishers, integrations }, next);
     const broker = await launch(manifest);
     const pause = () => front.pause();
     app = new AppReloader({
@@ -216,6 +247,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       get manifest() {
         return reloader.manifest;
       },
+      provider: self,
       readyMs: Math.round(performance.now() - started),
       dashboardUrl: `${appUrl}${dashboardPaths.page}?key=${devToken}`,
       settled: async () => {

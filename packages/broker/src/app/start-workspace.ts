@@ -2,6 +2,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import type { Manifest } from '@platform/schema/manifest';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { RunningServer } from '../http/serve.ts';
+import { openOrgIntegrations } from '../integrations/org-integrations.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { type CentralAuthority, centralAuthority } from '../org/authority.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
@@ -103,9 +104,10 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
     // One central store for the organisation, beside the app folders.
+    const workspaceDir =
+      options.workspaceDir === undefined ? commonParent(appDirs) : resolve(options.workspaceDir);
     const central = await openCentralStore({
-      dir:
-        options.workspaceDir === undefined ? commonParent(appDirs) : resolve(options.workspaceDir),
+      dir: workspaceDir,
       databaseUrl: serverUrl ?? '',
       snapshotPath: options.snapshotPath,
       ...(options.inMemory ? { inMemory: true } : {}),
@@ -126,6 +128,15 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
         const manifest = apps.find((one) => one.appId === id)?.manifest ?? pending.get(id);
         return manifest ? [{ appId: id, manifest }] : [];
       });
+    let baseUrl = '';
+    const integrations = await openOrgIntegrations({
+      central,
+      dir: options.inMemory ? undefined : workspaceDir,
+      apps: () => apps.map((one) => one.provider),
+      baseUrl: () => baseUrl,
+      print,
+      clock: options.clock,
+    });
     const first = options.port ?? 0;
     for (const [i, appDir] of appDirs.entries()) {
       const appId = ids[i] as string;
@@ -138,6 +149,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
         central,
         peers: () => apps.map((one) => ({ appId: one.appId, url: one.url })),
         otherApps: otherApps(appId),
+        integrations,
         databaseUrl: databaseUrls[i],
         port: first === 0 ? 0 : first + i,
         logWriter: (line) => print(`[${appId}] ${line}`),
@@ -154,6 +166,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       print,
     });
     teardown.add(() => front.close());
+    baseUrl = front.url;
     return {
       url: front.url,
       organisation,

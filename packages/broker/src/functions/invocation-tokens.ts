@@ -29,6 +29,8 @@ export interface InvocationGrant {
   readonly emailAliases: readonly string[];
   /** The delegated file read grant of the job attempt this call runs, if it has one. */
   readonly fileGrant?: FileGrant | undefined;
+  /** An integration invocation's credential values, read as secrets by their names. */
+  readonly credentials?: Readonly<Record<string, string | null>>;
 }
 
 /** How often minting sweeps out expired tokens (ms). */

@@ -43,6 +43,16 @@ export interface CallRequest {
    * Function's file reads against it. @default none
    */
   readonly fileGrant?: FileGrant | undefined;
+  /**
+   * The integration invocation of a provider's operation, sync or webhook Function: the
+   * connection, the trigger and, for an operation, the consumer. @default null
+   */
+  readonly integration?: Invocation['integration'];
+  /**
+   * The connection's credential values: the Function reads them through `ctx.secrets` under
+   * their declared names during this call only. @default none
+   */
+  readonly credentials?: Readonly<Record<string, string | null>> | undefined;
 }
 
 /** What every invocation needs besides the call itself. */
@@ -62,10 +72,7 @@ export interface InvokerOptions {
 }
 
 /** The members of an invocation that are the same for every call of one Function. */
-type FixedMembers = Pick<
-  Invocation,
-  'function' | 'sdkVersion' | 'environment' | 'integration' | 'declared'
->;
+type FixedMembers = Pick<Invocation, 'function' | 'sdkVersion' | 'environment' | 'declared'>;
 
 /**
  * How long a token may outlive its call's time limit at most. It is revoked as soon as the call
@@ -97,13 +104,7 @@ export class FunctionInvoker {
     let json = this.#fixed.get(name);
     if (json === undefined) {
       const { declared, sdkVersion, environment } = this.#options;
-      const fixed: FixedMembers = {
-        function: name,
-        sdkVersion,
-        environment,
-        integration: null,
-        declared,
-      };
+      const fixed: FixedMembers = { function: name, sdkVersion, environment, declared };
       json = JSON.stringify(fixed).slice(1, -1);
       this.#fixed.set(name, json);
     }
@@ -152,6 +153,7 @@ export class FunctionInvoker {
         secrets: declared.secrets,
         emailAliases: declared.emailAliases,
         fileGrant: request.fileGrant,
+        ...(request.credentials ? { credentials: request.credentials } : {}),
       },
       timeoutMs + TOKEN_GRACE_MS,
     );
@@ -161,6 +163,7 @@ export class FunctionInvoker {
       user: contextUser(caller),
       job: request.job ?? null,
       http: request.http ?? null,
+      integration: request.integration ?? null,
       broker: { url: this.#options.brokerUrl, token },
     };
     const perCallJson = JSON.stringify(perCall);
@@ -212,8 +215,9 @@ function admit(fn: DeployedFunction, request: CallRequest): Caller {
         details: { name: fn.name },
       });
     }
-    // System Functions run with the app's system identity: auth.uid() stays null.
-    return systemCaller();
+    // System Functions run with the app's system identity: auth.uid() stays null; an
+    // integration invocation carries its connection (auth.connection_id()).
+    return systemCaller(request.caller.kind === 'system' ? request.caller.connectionId : undefined);
   }
   if (fn.access === 'user' && request.caller.kind !== 'user') {
     throw new PlatformError({

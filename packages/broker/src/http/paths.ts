@@ -79,6 +79,12 @@ export const dashboardPaths = {
   script: '/_platform/dashboard/dashboard.js',
 } as const;
 
+/**
+ * The page where a person enters a connection's credentials (docs/integrations.md), on
+ * `{base_url}`: its one-time link admits it, not a session or the dev token.
+ */
+export const CONNECT_PAGE_PREFIX = '/v1/custom-integrations/connect';
+
 /** The control plane: the broker API, the owner API and the dashboard. */
 export const controlPlanePrefixes = [
   BROKER_API_PREFIX,

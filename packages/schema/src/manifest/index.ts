@@ -46,6 +46,7 @@ export {
   type SlotDeclaration,
   searchLanguages,
 } from './manifest-schema.ts';
+export { jsonSchemaProblem } from './output-check.ts';
 export { type ParseManifestOptions, parseManifest } from './parse.ts';
 export { type NamingRule, namingRules } from './patterns.ts';
 export { reservedSecretPrefix } from './rules/names.ts';

@@ -1,0 +1,59 @@
+import type { IntegrationContract } from '@platform/schema/manifest';
+import type { AuthPage } from '../auth/page-layout.ts';
+import { escapeHtml } from '../kernel/escape-html.ts';
+import type { ConnectLink } from './connect-links.ts';
+import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
+
+/**
+ * The page where a person enters a connection's credentials: one field per declared
+ * credential, `secret` ones as password fields that browsers neither show nor offer to fill,
+ * optional ones marked. It never holds a value: after a refused submission the fields are
+ * empty again, and only the reason is shown.
+ */
+export function connectPage(
+  contract: IntegrationContract,
+  link: ConnectLink,
+  error?: string,
+): AuthPage {
+  const replacing = link.connectionId !== null;
+  const whose =
+    link.kind === 'organisation' ? 'an organisation connection' : 'your personal connection';
+  const fields = contract.credentials
+    .map((field) => {
+      const id = `f_${field.name}`;
+      const type = field.secret ? 'password' : 'text';
+      const required = field.optional ? '' : ' required';
+      const note = field.optional ? ' <span class="muted">(optional)</span>' : '';
+      return `<label for="${id}">${escapeHtml(field.label)}${note}</label>
+<input id="${id}" name="${escapeHtml(field.name)}" type="${type}" autocomplete="${field.secret ? 'new-password' : 'off'}" maxlength="${CREDENTIAL_VALUE_MAX_LENGTH}"${required}>`;
+    })
+    .join('\n');
+  const bind = link.bind
+    ? `<p class="muted">It will be bound to the slot <b>${escapeHtml(link.bind.slot)}</b> of ${escapeHtml(link.bind.appId)}.</p>`
+    : '';
+  return {
+    title: `Connect ${contract.title}`,
+    body: `<h1>${replacing ? 'Replace the credentials of' : 'Connect'} ${escapeHtml(contract.title)}</h1>
+<p>${replacing ? 'New values for' : 'The credentials of'} ${whose} to <b>${escapeHtml(contract.name)}</b>, provided by ${escapeHtml(link.providerAppId)}. They are stored encrypted and never shown again.</p>
+${bind}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post">
+${fields || '<p class="muted">This integration asks for no credentials.</p>'}
+<button type="submit">${replacing ? 'Replace' : 'Connect'}</button>
+</form>`,
+  };
+}
+
+/** The page shown once the connection is stored. */
+export function connectedPage(contract: IntegrationContract, bound: string | null): AuthPage {
+  return {
+    title: `${contract.title} connected`,
+    body: `<h1>${escapeHtml(contract.title)} is connected</h1>
+<p>The credentials are stored.${bound ? ` The slot <b>${escapeHtml(bound)}</b> uses the connection now.` : ''} You can close this page.</p>`,
+  };
+}
+
+/** The page of a link that was used already or has expired. */
+export const linkUnusablePage: AuthPage = {
+  title: 'Link expired',
+  body: '<h1>This link cannot be used</h1><p>It was used already or has expired. Ask for a new one.</p>',
+};

@@ -1,0 +1,194 @@
+import { PlatformError } from '@platform/errors';
+import type { Database, Queryable } from '../db/database.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import { randomBase64url } from '../kernel/ids.ts';
+import type { CredentialCipher } from './credential-cipher.ts';
+
+/** Who a connection belongs to (spec 2.11). */
+export type ConnectionKind = 'personal' | 'organisation';
+
+/** A connection's condition (spec 3.2). */
+export type ConnectionCondition = 'active' | 'reconnect_required';
+
+/** A connection as every API and page shows it: never a credential value. */
+export interface Connection {
+  readonly id: string;
+  readonly integration: string;
+  readonly providerAppId: string;
+  readonly kind: ConnectionKind;
+  /** The owner of a personal connection; `null` for an organisation connection. */
+  readonly ownerAccountId: string | null;
+  readonly createdBy: string;
+  readonly condition: ConnectionCondition;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+interface Row {
+  id: string;
+  integration: string;
+  provider_app_id: string;
+  kind: ConnectionKind;
+  owner_account_id: string | null;
+  created_by: string;
+  condition: ConnectionCondition;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const COLUMNS =
+  'id, integration, provider_app_id, kind, owner_account_id, created_by, condition, created_at, updated_at';
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+function toConnection(row: Row): Connection {
+  return {
+    id: row.id,
+    integration: row.integration,
+    providerAppId: row.provider_app_id,
+    kind: row.kind,
+    ownerAccountId: row.owner_account_id,
+    createdBy: row.created_by,
+    condition: row.condition,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+/** `INTEGRATION_CONNECTION_NOT_FOUND` for `id`. */
+export function connectionNotFound(id: string): PlatformError {
+  return new PlatformError({
+    code: 'INTEGRATION_CONNECTION_NOT_FOUND',
+    message: `No connection "${id}" exists in the organisation.`,
+    details: { connectionId: id },
+  });
+}
+
+/**
+ * The organisation's connections in the central store (docs/integrations.md). Credential
+ * values go in sealed and come out only through {@link Connections.values}, which the broker
+ * calls to hand them to a provider Function for one invocation; no other method returns them.
+ * Who may create, replace or remove a connection is decided by the caller (`integration-rules.ts`).
+ */
+export class Connections {
+  readonly #db: Database;
+  readonly #cipher: CredentialCipher;
+  readonly #clock: Clock;
+
+  constructor(central: Database, cipher: CredentialCipher, clock: Clock = systemClock) {
+    this.#db = central;
+    this.#cipher = cipher;
+    this.#clock = clock;
+  }
+
+  /** Stores a new, active connection with its sealed `values`. */
+  async create(
+    fields: {
+      readonly integration: string;
+      readonly providerAppId: string;
+      readonly kind: ConnectionKind;
+      readonly createdBy: string;
+      readonly values: Readonly<Record<string, string>>;
+    },
+    db: Queryable = this.#db,
+  ): Promise<Connection> {
+    const id = `con_${randomBase64url(12)}`;
+    const now = this.#clock.now();
+    const { rows } = await db.query<Row>(
+      `INSERT INTO platform.connections
+         (id, integration, provider_app_id, kind, owner_account_id, created_by, credentials, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`,
+      [
+        id,
+        fields.integration,
+        fields.providerAppId,
+        fields.kind,
+        fields.kind === 'personal' ? fields.createdBy : null,
+        fields.createdBy,
+        this.#cipher.seal(id, fields.values),
+        now,
+      ],
+    );
+    return toConnection(rows[0] as Row);
+  }
+
+  /** The connection `id`, or `undefined`. */
+  async find(id: string, db: Queryable = this.#db): Promise<Connection | undefined> {
+    const { rows } = await db.query<Row>(
+      `SELECT ${COLUMNS} FROM platform.connections WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ? toConnection(rows[0]) : undefined;
+  }
+
+  /** The connection `id`; `INTEGRATION_CONNECTION_NOT_FOUND` when there is none. */
+  async get(id: string, db: Queryable = this.#db): Promise<Connection> {
+    const found = await this.find(id, db);
+    if (!found) throw connectionNotFound(id);
+    return found;
+  }
+
+  /** The connections of the organisation, or of one integration, oldest first. */
+  async list(integration?: string): Promise<Connection[]> {
+    const { rows } = await this.#db.query<Row>(
+      `SELECT ${COLUMNS} FROM platform.connections
+        WHERE $1::text IS NULL OR integration = $1 ORDER BY created_at, id`,
+      [integration ?? null],
+    );
+    return rows.map(toConnection);
+  }
+
+  /** A person's personal connection to `integration`, newest first, if any. */
+  async personal(integration: string, accountId: string): Promise<Connection | undefined> {
+    const { rows } = await this.#db.query<Row>(
+      `SELECT ${COLUMNS} FROM platform.connections
+        WHERE integration = $1 AND kind = 'personal' AND owner_account_id = $2
+        ORDER BY created_at DESC, id LIMIT 1`,
+      [integration, accountId],
+    );
+    return rows[0] ? toConnection(rows[0]) : undefined;
+  }
+
+  /**
+   * The credential values of `id`, opened for one provider invocation. Never return them from
+   * an API, never log them, never store them elsewhere.
+   */
+  async values(id: string): Promise<Record<string, string>> {
+    const { rows } = await this.#db.query<{ credentials: string }>(
+      'SELECT credentials FROM platform.connections WHERE id = $1',
+      [id],
+    );
+    const sealed = rows[0]?.credentials;
+    if (sealed === undefined) throw connectionNotFound(id);
+    return this.#cipher.open(id, sealed);
+  }
+
+  /** Replaces the values of `id`; the connection becomes active again (spec 3.2). */
+  async replaceValues(id: string, values: Readonly<Record<string, string>>): Promise<Connection> {
+    const { rows } = await this.#db.query<Row>(
+      `UPDATE platform.connections
+          SET credentials = $2, condition = 'active', updated_at = $3
+        WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, this.#cipher.seal(id, values), this.#clock.now()],
+    );
+    if (!rows[0]) throw connectionNotFound(id);
+    return toConnection(rows[0]);
+  }
+
+  /** Marks `id` `Reconnect required` (the provider rejected its credentials). */
+  async requireReconnect(id: string): Promise<void> {
+    await this.#db.query(
+      `UPDATE platform.connections SET condition = 'reconnect_required', updated_at = $2
+        WHERE id = $1`,
+      [id, this.#clock.now()],
+    );
+  }
+
+  /** Removes `id` and, by the foreign key, every binding of it. */
+  async remove(id: string): Promise<void> {
+    const { rowCount } = await this.#db.query('DELETE FROM platform.connections WHERE id = $1', [
+      id,
+    ]);
+    if (rowCount === 0) throw connectionNotFound(id);
+  }
+}

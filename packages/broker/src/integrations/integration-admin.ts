@@ -1,0 +1,279 @@
+import { type JsonValue, PlatformError } from '@platform/errors';
+import type { IntegrationContract, SlotDeclaration } from '@platform/schema/manifest';
+import type { Database } from '../db/database.ts';
+import { CONNECT_PAGE_PREFIX } from '../http/paths.ts';
+import type { Binding, Bindings } from './bindings.ts';
+import type { ConnectLink, ConnectLinks } from './connect-links.ts';
+import type { Connection, ConnectionKind, Connections } from './connections.ts';
+import { checkCredentialValues } from './credential-values.ts';
+import type { DevIntegrationModes, IntegrationMode } from './dev-integration-modes.ts';
+import type { ProviderApp } from './integration-calls.ts';
+import { grantedCapabilities, type IntegrationRules } from './integration-rules.ts';
+
+/** What the management of connections and bindings needs. */
+export interface IntegrationAdminOptions {
+  readonly central: Database;
+  readonly connections: Connections;
+  readonly bindings: Bindings;
+  readonly links: ConnectLinks;
+  readonly rules: IntegrationRules;
+  readonly modes: DevIntegrationModes;
+  /** The organisation's apps with the platform.yaml each serves now. */
+  readonly apps: () => readonly ProviderApp[];
+  /** `{base_url}`, where the connect page is served. */
+  readonly baseUrl: () => string;
+}
+
+const fail = (code: string, message: string, details?: Record<string, JsonValue>) =>
+  new PlatformError({ code, message, ...(details ? { details } : {}) });
+
+/**
+ * Connections and bindings as people manage them (docs/integrations.md): one-time links to the
+ * page where credentials are entered, the page's submission, binding and unbinding slots, and
+ * the development session's live mode and test connection. Every change is checked against
+ * the rules of spec 5.4 before anything is written.
+ */
+export class IntegrationAdmin {
+  readonly #o: IntegrationAdminOptions;
+
+  constructor(options: IntegrationAdminOptions) {
+    this.#o = options;
+  }
+
+  /** The contract `name` and the app publishing it now; `INTEGRATION_NOT_FOUND` otherwise. */
+  published(name: string): { provider: ProviderApp; contract: IntegrationContract } {
+    for (const app of this.#o.apps()) {
+      const contract = app.manifest.provides?.integration;
+      if (contract?.name === name) return { provider: app, contract };
+    }
+    throw fail('INTEGRATION_NOT_FOUND', `No app of the organisation publishes "${name}".`, {
+      integration: name,
+    });
+  }
+
+  /** The contract the app `appId` publishes; `INTEGRATION_NOT_FOUND` when it publishes none. */
+  publishedBy(appId: string): IntegrationContract {
+    const contract = this.#o.apps().find((app) => app.appId === appId)?.manifest
+      .provides?.integration;
+    if (!contract) {
+      throw fail('INTEGRATION_NOT_FOUND', `The app ${appId} publishes no integration.`, { appId });
+    }
+    return contract;
+  }
+
+  /** The slot `slot` of the app `appId`; `INTEGRATION_SLOT_NOT_DECLARED` otherwise. */
+  slotOf(appId: string, slot: string): SlotDeclaration {
+    const app = this.#o.apps().find((one) => one.appId === appId);
+    if (!app) fail('APP_NOT_FOUND', `The organisation has no app "${appId}".`, { appId });
+    const declared = app?.manifest.integrations[slot];
+    if (!declared) {
+      throw fail(
+        'INTEGRATION_SLOT_NOT_DECLARED',
+        `${appId} declares no integration slot "${slot}".`,
+        { appId, slot },
+      );
+    }
+    return declared;
+  }
+
+  /**
+   * A one-time link to the page where `actorId` enters the credentials of a new `kind`
+   * connection to the integration `providerAppId` publishes (and binds it into `bind`), or of
+   * `connectionId`, whose credentials it replaces.
+   */
+  async createLink(
+    actorId: string,
+    request: {
+      readonly providerAppId: string;
+      readonly kind: ConnectionKind;
+      readonly connectionId?: string | undefined;
+      readonly bind?: { readonly appId: string; readonly slot: string } | undefined;
+    },
+  ): Promise<{ url: string; expiresAt: string }> {
+    const contract = this.publishedBy(request.providerAppId);
+    let kind = request.kind;
+    if (request.connectionId !== undefined) {
+      const connection = await this.#o.connections.get(request.connectionId);
+      await this.#o.rules.checkManage(actorId, connection);
+      kind = connection.kind;
+    } else {
+      await this.#o.rules.checkCreate(actorId, kind, request.providerAppId);
+    }
+    if (request.bind) this.slotOf(request.bind.appId, request.bind.slot);
+    const { token, expiresAt } = await this.#o.links.create({
+      providerAppId: request.providerAppId,
+      integration: contract.name,
+      kind,
+      accountId: actorId,
+      connectionId: request.connectionId ?? null,
+      bind: request.bind ?? null,
+    });
+    return { url: `${this.#o.baseUrl()}${CONNECT_PAGE_PREFIX}/${token}`, expiresAt };
+  }
+
+  /** The link of `token` with its contract, for the page; `undefined` when unusable. */
+  async openLink(
+    token: string,
+  ): Promise<{ link: ConnectLink; contract: IntegrationContract } | undefined> {
+    const link = await this.#o.links.peek(token);
+    if (!link) return undefined;
+    return { link, contract: this.publishedBy(link.providerAppId) };
+  }
+
+  /**
+   * Submits the page of `token` with the `entered` values: checks them and the rules again
+   * (authority may have changed since the link was made), then in one transaction consumes the
+   * link, stores the connection (or replaces its credentials) and binds the slot, if any.
+   */
+  async submit(
+    token: string,
+    entered: Readonly<Record<string, unknown>>,
+  ): Promise<{ connection: Connection; binding: Binding | null }> {
+    const opened = await this.openLink(token);
+    if (!opened) throw linkUnusable();
+    const { link, contract } = opened;
+    const values = checkCredentialValues(contract, entered);
+    const { connections, bindings, rules, links } = this.#o;
+    if (link.connectionId !== null) {
+      const existing = await connections.get(link.connectionId);
+      await rules.checkManage(link.accountId, existing);
+      if (!(await links.consume(token))) throw linkUnusable();
+      return { connection: await connections.replaceValues(existing.id, values), binding: null };
+    }
+    await rules.checkCreate(link.accountId, link.kind, link.providerAppId);
+    const bind = link.bind;
+    const slot = bind ? this.slotOf(bind.appId, bind.slot) : undefined;
+    if (bind && slot) {
+      // The rules read the new connection's owner and provider, which the link fixes already.
+      await rules.checkBind(
+        link.accountId,
+        provisional(link),
+        { appId: bind.appId, slotName: bind.slot, slot },
+        contract,
+      );
+    }
+    return this.#o.central.transaction(async (tx) => {
+      if (!(await links.consume(token, tx))) throw linkUnusable();
+      const connection = await connections.create(
+        {
+          integration: link.integration,
+          providerAppId: link.providerAppId,
+          kind: link.kind,
+          createdBy: link.accountId,
+          values,
+        },
+        tx,
+      );
+      if (!bind || !slot) return { connection, binding: null };
+      const binding = await bindings.bind(
+        {
+          consumerAppId: bind.appId,
+          slot: bind.slot,
+          account: slot.account,
+          personAccountId: slot.account === 'calling_user' ? link.accountId : null,
+          connectionId: connection.id,
+          capabilities: grantedCapabilities(slot, contract),
+          createdBy: link.accountId,
+        },
+        tx,
+      );
+      return { connection, binding };
+    });
+  }
+
+  /** Binds `slot` of `appId` to an existing connection, on `actorId`'s authority. */
+  async bind(actorId: string, appId: string, slot: string, connectionId: string): Promise<Binding> {
+    const declared = this.slotOf(appId, slot);
+    const connection = await this.#o.connections.get(connectionId);
+    const { contract } = this.published(connection.integration);
+    const capabilities = await this.#o.rules.checkBind(
+      actorId,
+      connection,
+      { appId, slotName: slot, slot: declared },
+      contract,
+    );
+    return this.#o.bindings.bind({
+      consumerAppId: appId,
+      slot,
+      account: declared.account,
+      personAccountId: declared.account === 'calling_user' ? actorId : null,
+      connectionId,
+      capabilities,
+      createdBy: actorId,
+    });
+  }
+
+  /** Removes the binding of an `account: app` slot; only someone who administers the app may. */
+  async unbind(actorId: string, appId: string, slot: string): Promise<void> {
+    const declared = this.slotOf(appId, slot);
+    const binding = await this.#o.bindings.find(
+      appId,
+      slot,
+      declared.account === 'calling_user' ? actorId : null,
+    );
+    if (!binding) {
+      throw fail('INTEGRATION_BINDING_REQUIRED', `The slot ${slot} of ${appId} is not bound.`, {
+        slot,
+        reason: 'unbound',
+      });
+    }
+    if (declared.account === 'app') await this.#o.rules.checkAdminister(actorId, appId);
+    await this.#o.bindings.unbind(appId, slot, binding.personAccountId);
+  }
+
+  /** Removes a connection and its bindings, on `actorId`'s authority. */
+  async removeConnection(actorId: string, connectionId: string): Promise<void> {
+    const connection = await this.#o.connections.get(connectionId);
+    await this.#o.rules.checkManage(actorId, connection);
+    await this.#o.connections.remove(connectionId);
+  }
+
+  /** Switches `slot` of `appId` live or back to fake for this development session. */
+  setMode(appId: string, slot: string, mode: IntegrationMode): void {
+    const declared = this.slotOf(appId, slot);
+    if (mode === 'live' && declared.account === 'calling_user') {
+      throw fail(
+        'INVALID_REQUEST',
+        `The slot ${slot} acts for the signed-in person; calling_user slots always answer their fakes in development.`,
+        { slot },
+      );
+    }
+    this.#o.modes.setMode(appId, slot, mode);
+  }
+
+  /** Chooses the test connection of the provider app `appId`, or clears it with `null`. */
+  async setTestConnection(appId: string, connectionId: string | null): Promise<void> {
+    const contract = this.publishedBy(appId);
+    if (connectionId !== null) {
+      const connection = await this.#o.connections.get(connectionId);
+      if (connection.integration !== contract.name) {
+        throw fail(
+          'INVALID_REQUEST',
+          `The connection ${connectionId} is for "${connection.integration}", not "${contract.name}".`,
+          { connectionId },
+        );
+      }
+    }
+    this.#o.modes.setTestConnection(appId, connectionId ?? undefined);
+  }
+}
+
+const linkUnusable = () =>
+  fail('INVALID_REQUEST', 'This connect link was used already or has expired; ask for a new one.', {
+    reason: 'link-unusable',
+  });
+
+function provisional(link: ConnectLink): Connection {
+  const now = new Date().toISOString();
+  return {
+    id: '(new)',
+    integration: link.integration,
+    providerAppId: link.providerAppId,
+    kind: link.kind,
+    ownerAccountId: link.kind === 'personal' ? link.accountId : null,
+    createdBy: link.accountId,
+    condition: 'active',
+    createdAt: now,
+    updatedAt: now,
+  };
+}

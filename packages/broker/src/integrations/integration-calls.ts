@@ -1,0 +1,318 @@
+import { type JsonValue, PlatformError } from '@platform/errors';
+import { jsonByteLength, limits } from '@platform/schema';
+import {
+  type IntegrationContract,
+  jsonSchemaProblem,
+  type Manifest,
+  type SlotDeclaration,
+} from '@platform/schema/manifest';
+import type { Caller } from '../kernel/caller.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import type { Bindings } from './bindings.ts';
+import type { Connection, Connections } from './connections.ts';
+import type { DevIntegrationModes } from './dev-integration-modes.ts';
+import type { IntegrationAudit } from './integration-audit.ts';
+import type { IntegrationRules } from './integration-rules.ts';
+
+/** One invocation of a provider's operation Function for a connection. */
+export interface ProviderCall {
+  readonly requestId: string;
+  readonly input: JsonValue;
+  readonly connectionId: string;
+  readonly operation: string;
+  readonly consumerAppId: string;
+  /** The connection's credential values, readable through `ctx.secrets` for this call only. */
+  readonly credentials: Readonly<Record<string, string | null>>;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** An app of the organisation as the integration calls reach it. */
+export interface ProviderApp {
+  readonly appId: string;
+  /** The platform.yaml it serves now. */
+  readonly manifest: Manifest;
+  /** Runs one of its system Functions for an integration call; answers the Function's result. */
+  invoke(functionName: string, call: ProviderCall): Promise<JsonValue>;
+}
+
+/** One `ctx.integrations.use(slot).call(operation, input)` of a consumer Function. */
+export interface IntegrationCallRequest {
+  readonly consumerAppId: string;
+  /** The consumer's platform.yaml as it serves now. */
+  readonly manifest: Manifest;
+  /** Who the consumer Function runs for (a `calling_user` slot needs a user). */
+  readonly caller: Caller;
+  readonly slot: string;
+  readonly operation: string;
+  readonly input: JsonValue;
+  readonly requestId: string;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What the integration calls need. */
+export interface IntegrationCallsOptions {
+  readonly connections: Connections;
+  readonly bindings: Bindings;
+  readonly rules: IntegrationRules;
+  readonly audit: IntegrationAudit;
+  readonly modes: DevIntegrationModes;
+  /** The organisation's apps, the consumer included. */
+  readonly apps: () => readonly ProviderApp[];
+  /** Where a person connects and binds `slot` of `appId` in one step (`details.connectUrl`). */
+  readonly connectUrl: (appId: string, slot: string, accountId: string) => Promise<string>;
+  readonly environment: 'development' | 'production';
+  /** Where provider failures are printed (never with credential values). */
+  readonly print: LogWriter;
+  readonly clock?: Clock;
+}
+
+const fail = (code: string, message: string, details?: Record<string, JsonValue>) =>
+  new PlatformError({ code, message, ...(details ? { details } : {}) });
+
+/**
+ * Integration operation calls between the organisation's apps (docs/integrations.md). Every
+ * call checks the slot, the operation and its capability; under `platform dev` it is answered
+ * with the contract's declared `fake` unless the slot was switched live. A live call needs the
+ * slot's binding, passes the live authority checks of spec 5.4, and runs the provider's
+ * operation Function as the provider's system identity for the connection, with the
+ * connection's credentials readable for that call only. Every call is audited.
+ */
+export class IntegrationCalls {
+  readonly #options: IntegrationCallsOptions;
+  readonly #clock: Clock;
+
+  constructor(options: IntegrationCallsOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Runs one call and answers the operation's output. */
+  async call(request: IntegrationCallRequest): Promise<JsonValue> {
+    const started = performance.now();
+    const slot = request.manifest.integrations[request.slot];
+    if (!slot) {
+      throw fail(
+        'INTEGRATION_SLOT_NOT_DECLARED',
+        `platform.yaml declares no integration slot "${request.slot}".`,
+        { slot: request.slot },
+      );
+    }
+    const { provider, contract } = this.#provider(slot);
+    const operation = contract.operations.find((one) => one.name === request.operation);
+    if (!operation) {
+      throw fail(
+        'INTEGRATION_OPERATION_NOT_FOUND',
+        `"${contract.name}" has no operation "${request.operation}"; it offers ${contract.operations.map((o) => o.name).join(', ') || 'none'}.`,
+        { slot: request.slot, operation: request.operation },
+      );
+    }
+    if (!slot.capabilities.includes(operation.capability)) {
+      throw fail(
+        'INTEGRATION_CAPABILITY_NOT_GRANTED',
+        `${request.operation} needs the capability ${operation.capability}, which the slot ${request.slot} does not request.`,
+        { slot: request.slot, capability: operation.capability },
+      );
+    }
+    if (slot.account === 'calling_user' && request.caller.kind !== 'user') {
+      throw fail(
+        'INTEGRATION_USER_REQUIRED',
+        `The slot ${request.slot} acts for the signed-in person, and this call has none.`,
+        { slot: request.slot },
+      );
+    }
+    const record = (mode: 'fake' | 'live', connectionId: string | null, result: string) =>
+      this.#options.audit.record({
+        at: this.#clock.now().toISOString(),
+        integration: contract.name,
+        providerAppId: provider.appId,
+        consumerAppId: request.consumerAppId,
+        slot: request.slot,
+        connectionId,
+        operation: request.operation,
+        environment: this.#options.environment,
+        mode,
+        result,
+        durationMs: Math.round(performance.now() - started),
+      });
+    const live =
+      this.#options.environment === 'production' ||
+      (slot.account === 'app' &&
+        this.#options.modes.mode(request.consumerAppId, request.slot) === 'live');
+    if (!live) {
+      await record('fake', null, 'ok');
+      return operation.fake as JsonValue;
+    }
+    let connection: Connection | undefined;
+    try {
+      connection = await this.#connection(request, slot, operation.capability);
+      const output = await this.#run(request, provider, contract, operation, connection);
+      await record('live', connection.id, 'ok');
+      return output;
+    } catch (error) {
+      const code = error instanceof PlatformError ? error.code : 'INTEGRATION_PROVIDER_FAILED';
+      await record('live', connection?.id ?? null, code);
+      throw error;
+    }
+  }
+
+  #provider(slot: SlotDeclaration): { provider: ProviderApp; contract: IntegrationContract } {
+    for (const app of this.#options.apps()) {
+      const contract = app.manifest.provides?.integration;
+      if (contract?.name === slot.integration) return { provider: app, contract };
+    }
+    throw fail(
+      'INTEGRATION_NOT_FOUND',
+      `No app of the organisation publishes "${slot.integration}" now.`,
+      { integration: slot.integration },
+    );
+  }
+
+  // The slot's binding and its connection, after the live authority checks of spec 5.4.
+  async #connection(
+    request: IntegrationCallRequest,
+    slot: SlotDeclaration,
+    capability: string,
+  ): Promise<Connection> {
+    const { bindings, connections, rules } = this.#options;
+    const person = slot.account === 'calling_user' ? userIdOf(request.caller) : null;
+    const binding = await bindings.find(request.consumerAppId, request.slot, person);
+    if (!binding) {
+      if (person !== null) {
+        throw fail(
+          'INTEGRATION_CONNECTION_REQUIRED',
+          `Connect your account to "${slot.integration}" to use ${request.slot}.`,
+          {
+            slot: request.slot,
+            connectUrl: await this.#options.connectUrl(request.consumerAppId, request.slot, person),
+          },
+        );
+      }
+      throw fail(
+        'INTEGRATION_BINDING_REQUIRED',
+        `The slot ${request.slot} is not bound to a connection; bind one with platform integrations bind.`,
+        { slot: request.slot, reason: 'unbound' },
+      );
+    }
+    if (!binding.capabilities.includes(capability)) {
+      throw fail(
+        'INTEGRATION_CAPABILITY_NOT_GRANTED',
+        `The binding of ${request.slot} does not grant the capability ${capability}.`,
+        { slot: request.slot, capability },
+      );
+    }
+    const connection = await connections.get(binding.connectionId);
+    if ((await rules.checkLive(binding, connection)) === 'revoke') {
+      await bindings.revoke(binding.id);
+      throw fail(
+        'INTEGRATION_BINDING_REQUIRED',
+        `The binding of ${request.slot} is revoked for good: the owner of its personal connection may no longer edit ${request.consumerAppId}. Bind the slot again.`,
+        { slot: request.slot, reason: 'revoked' },
+      );
+    }
+    if (connection.condition === 'reconnect_required') {
+      throw fail(
+        'INTEGRATION_RECONNECT_REQUIRED',
+        `The connection of ${request.slot} must be reconnected: its credentials were rejected.`,
+        { slot: request.slot, connectionId: connection.id },
+      );
+    }
+    return connection;
+  }
+
+  async #run(
+    request: IntegrationCallRequest,
+    provider: ProviderApp,
+    contract: IntegrationContract,
+    operation: IntegrationContract['operations'][number],
+    connection: Connection,
+  ): Promise<JsonValue> {
+    const stored = await this.#options.connections.values(connection.id);
+    const hide = redactor(Object.values(stored));
+    // Every declared credential is readable; an optional one left empty reads as null.
+    const credentials = Object.fromEntries(
+      contract.credentials.map(({ name }) => [name, stored[name] ?? null]),
+    );
+    let output: JsonValue;
+    try {
+      output = await provider.invoke(operation.function, {
+        requestId: request.requestId,
+        input: request.input,
+        connectionId: connection.id,
+        operation: operation.name,
+        consumerAppId: request.consumerAppId,
+        credentials,
+        timeoutMs: limits.integration.operationTimeoutSeconds * 1000,
+        signal: request.signal,
+      });
+    } catch (error) {
+      throw await this.#providerError(error, connection, contract.name, hide);
+    }
+    const size = jsonByteLength(output);
+    if (size > limits.integration.operationResponseMaxBytes) {
+      throw fail(
+        'INTEGRATION_PROVIDER_FAILED',
+        `${operation.name} answered ${size} bytes of JSON; at most ${limits.integration.operationResponseMaxBytes} are allowed.`,
+        { operation: operation.name },
+      );
+    }
+    const problem = operation.output ? jsonSchemaProblem(operation.output, output) : undefined;
+    if (problem !== undefined) {
+      throw fail(
+        'INTEGRATION_PROVIDER_FAILED',
+        `${operation.name} answered output that does not match its declared output schema: ${hide(problem)}.`,
+        { operation: operation.name },
+      );
+    }
+    return output;
+  }
+
+  // How a provider failure reaches the consumer (spec 7.1, 7.2): a typed 4xx unchanged, 401
+  // marks the connection `Reconnect required`, anything else a provider failure.
+  async #providerError(
+    error: unknown,
+    connection: Connection,
+    integration: string,
+    hide: (text: string) => string,
+  ): Promise<PlatformError> {
+    const known = error instanceof PlatformError ? error : undefined;
+    if (known?.status === 401) {
+      await this.#options.connections.requireReconnect(connection.id);
+      return fail(
+        'INTEGRATION_RECONNECT_REQUIRED',
+        `"${integration}" rejected the connection's credentials; reconnect it.`,
+        { connectionId: connection.id },
+      );
+    }
+    if (known && known.status >= 400 && known.status < 500 && known.code !== 'FUNCTION_NOT_FOUND') {
+      return new PlatformError({
+        code: known.code,
+        message: hide(known.message),
+        status: known.status,
+        ...(known.details ? { details: JSON.parse(hide(JSON.stringify(known.details))) } : {}),
+      });
+    }
+    this.#options.print(
+      `integration ${integration}: the provider failed: ${hide(known ? `${known.code}: ${known.message}` : String(error))}`,
+    );
+    const retryable = known ? known.retryable : false;
+    return fail(
+      retryable ? 'INTEGRATION_PROVIDER_UNAVAILABLE' : 'INTEGRATION_PROVIDER_FAILED',
+      retryable
+        ? `"${integration}" is unavailable for now; try again.`
+        : `"${integration}" failed to answer the operation.`,
+    );
+  }
+}
+
+function userIdOf(caller: Caller): string {
+  if (caller.kind !== 'user') throw new TypeError('a calling_user slot needs a user caller');
+  return caller.userId;
+}
+
+// Credential values are replaced wherever a provider's message might repeat them.
+function redactor(values: readonly string[]): (text: string) => string {
+  const secrets = values.filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
+  return (text) => secrets.reduce((out, value) => out.split(value).join('[redacted]'), text);
+}

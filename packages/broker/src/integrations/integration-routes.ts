@@ -1,0 +1,210 @@
+import { PlatformError } from '@platform/errors';
+import type { Context, Hono } from 'hono';
+import { pageResponse } from '../auth/page-layout.ts';
+import { readBodyText, readJsonBody } from '../http/body.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { CONNECT_PAGE_PREFIX, OWNER_API_PREFIX } from '../http/paths.ts';
+import type { Memberships } from '../org/memberships.ts';
+import type { Bindings } from './bindings.ts';
+import { connectedPage, connectPage, linkUnusablePage } from './connect-page.ts';
+import type { Connections } from './connections.ts';
+import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
+import type { DevIntegrationModes } from './dev-integration-modes.ts';
+import type { IntegrationAdmin } from './integration-admin.ts';
+import type { IntegrationAudit } from './integration-audit.ts';
+
+/** What the integration routes of one app need. */
+export interface IntegrationRouteServices {
+  /** The app these owner routes answer for; any other id in the path is `APP_NOT_FOUND`. */
+  readonly appId: string;
+  readonly admin: IntegrationAdmin;
+  readonly connections: Connections;
+  readonly bindings: Bindings;
+  readonly audit: IntegrationAudit;
+  readonly modes: DevIntegrationModes;
+  readonly members: Memberships;
+}
+
+// Twenty credentials of the longest value, URL-encoded, with room to spare.
+const MAX_CONNECT_FORM_BYTES = 20 * CREDENTIAL_VALUE_MAX_LENGTH * 3 + 4096;
+
+const app = (path: string) => `${OWNER_API_PREFIX}/:appId${path}`;
+
+const invalid = (message: string, field: string) =>
+  new PlatformError({ code: 'INVALID_REQUEST', message, details: { field } });
+
+/**
+ * The integration routes of an app (docs/integrations.md). On the owner API (dev token; a
+ * change names the member on whose authority it is made, `actingAs`):
+ *
+ * - `GET /v1/apps/:appId/connections`: the connections to the integration the app publishes,
+ *   never a credential value;
+ * - `POST /v1/apps/:appId/connections/links` `{ kind, actingAs, connectionId?, bind? }`: a
+ *   one-time link to the page where that member enters the credentials (`{ url, expiresAt }`);
+ * - `DELETE /v1/apps/:appId/connections/:connectionId?actingAs=`: removes it and its bindings;
+ * - `GET /v1/apps/:appId/bindings`, `PUT /v1/apps/:appId/bindings/:slot`
+ *   `{ connectionId, actingAs }`, `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
+ * - `GET|PUT /v1/apps/:appId/dev/integrations`: the session's live slot (`{ slot, mode }`) and
+ *   test connection (`{ testConnection }`);
+ * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served.
+ *
+ * And the connect page, `GET|POST /v1/custom-integrations/connect/:token`, which the one-time
+ * token in its address admits.
+ */
+export function mountIntegrationRoutes(
+  hono: Hono<BrokerEnv>,
+  services: IntegrationRouteServices,
+): void {
+  const { appId, admin, members } = services;
+  const checkApp = (c: Context<BrokerEnv>) => {
+    const asked = c.req.param('appId');
+    if (asked !== appId) {
+      throw new PlatformError({
+        code: 'APP_NOT_FOUND',
+        message: `This broker serves the app "${appId}", not "${asked}".`,
+        details: { appId: asked ?? '' },
+      });
+    }
+  };
+  const actor = async (email: unknown): Promise<string> => {
+    if (typeof email !== 'string' || email === '') {
+      throw invalid('actingAs must be the email address of the member acting.', 'actingAs');
+    }
+    const wanted = email.trim().toLowerCase();
+    const found = (await members.list()).find((m) => m.email === wanted);
+    if (!found) {
+      throw new PlatformError({
+        code: 'MEMBER_NOT_FOUND',
+        message: `${email} is not a member of the organisation.`,
+        details: { email },
+      });
+    }
+    return found.accountId;
+  };
+  const json = async (c: Context<BrokerEnv>) =>
+    ((await readJsonBody(c.req.raw, { maxBytes: 16 * 1024 })) ?? {}) as Record<string, unknown>;
+
+  hono.get(app('/connections'), async (c) => {
+    checkApp(c);
+    const contract = admin.publishedBy(appId);
+    return c.json({ connections: await services.connections.list(contract.name) });
+  });
+  hono.post(app('/connections/links'), async (c) => {
+    checkApp(c);
+    const body = await json(c);
+    const kind = body.kind ?? 'personal';
+    if (kind !== 'personal' && kind !== 'organisation') {
+      throw invalid('kind must be "personal" or "organisation".', 'kind');
+    }
+    const bind = body.bind as { appId?: unknown; slot?: unknown } | undefined;
+    if (bind !== undefined && (typeof bind?.appId !== 'string' || typeof bind.slot !== 'string')) {
+      throw invalid('bind is { "appId": "<consumer app>", "slot": "<slot name>" }.', 'bind');
+    }
+    if (body.connectionId !== undefined && typeof body.connectionId !== 'string') {
+      throw invalid('connectionId must be a connection id.', 'connectionId');
+    }
+    const link = await admin.createLink(await actor(body.actingAs), {
+      providerAppId: appId,
+      kind,
+      connectionId: body.connectionId as string | undefined,
+      bind: bind ? { appId: bind.appId as string, slot: bind.slot as string } : undefined,
+    });
+    return c.json(link, 201);
+  });
+  hono.delete(app('/connections/:connectionId'), async (c) => {
+    checkApp(c);
+    await admin.removeConnection(
+      await actor(c.req.query('actingAs')),
+      c.req.param('connectionId') ?? '',
+    );
+    return c.body(null, 204);
+  });
+
+  hono.get(app('/bindings'), async (c) => {
+    checkApp(c);
+    return c.json({ bindings: await services.bindings.list(appId) });
+  });
+  hono.put(app('/bindings/:slot'), async (c) => {
+    checkApp(c);
+    const body = await json(c);
+    if (typeof body.connectionId !== 'string') {
+      throw invalid('connectionId must be a connection id.', 'connectionId');
+    }
+    const binding = await admin.bind(
+      await actor(body.actingAs),
+      appId,
+      c.req.param('slot') ?? '',
+      body.connectionId,
+    );
+    return c.json({ binding });
+  });
+  hono.delete(app('/bindings/:slot'), async (c) => {
+    checkApp(c);
+    await admin.unbind(await actor(c.req.query('actingAs')), appId, c.req.param('slot') ?? '');
+    return c.body(null, 204);
+  });
+
+  const devState = () => ({
+    liveSlot: services.modes.liveSlot(appId) ?? null,
+    testConnection: services.modes.testConnection(appId) ?? null,
+  });
+  hono.get(app('/dev/integrations'), (c) => {
+    checkApp(c);
+    return c.json(devState());
+  });
+  hono.put(app('/dev/integrations'), async (c) => {
+    checkApp(c);
+    const body = await json(c);
+    if (body.slot !== undefined) {
+      if (typeof body.slot !== 'string') throw invalid('slot must be a slot name.', 'slot');
+      if (body.mode !== 'live' && body.mode !== 'fake') {
+        throw invalid('mode must be "live" or "fake".', 'mode');
+      }
+      admin.setMode(appId, body.slot, body.mode);
+    }
+    if (body.testConnection !== undefined) {
+      if (body.testConnection !== null && typeof body.testConnection !== 'string') {
+        throw invalid('testConnection must be a connection id or null.', 'testConnection');
+      }
+      await admin.setTestConnection(appId, body.testConnection);
+    }
+    return c.json(devState());
+  });
+
+  hono.get(app('/integration-calls'), async (c) => {
+    checkApp(c);
+    return c.json({ calls: await services.audit.list(appId) });
+  });
+
+  hono.get(`${CONNECT_PAGE_PREFIX}/:token`, async (c) => {
+    const opened = await admin.openLink(c.req.param('token'));
+    if (!opened) return pageResponse(linkUnusablePage, { status: 410 });
+    return pageResponse(connectPage(opened.contract, opened.link));
+  });
+  hono.post(`${CONNECT_PAGE_PREFIX}/:token`, async (c) => {
+    const token = c.req.param('token');
+    const opened = await admin.openLink(token);
+    if (!opened) return pageResponse(linkUnusablePage, { status: 410 });
+    const type = c.req.header('content-type') ?? '';
+    if (!type.startsWith('application/x-www-form-urlencoded')) {
+      throw new PlatformError({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'The connect form is posted as application/x-www-form-urlencoded.',
+      });
+    }
+    const entered = Object.fromEntries(
+      new URLSearchParams(await readBodyText(c.req.raw, MAX_CONNECT_FORM_BYTES)),
+    );
+    try {
+      const { binding } = await admin.submit(token, entered);
+      return pageResponse(connectedPage(opened.contract, binding?.slot ?? null));
+    } catch (error) {
+      if (!(error instanceof PlatformError) || error.status >= 500) throw error;
+      // Refused values or rules: the form again, empty, with the reason (never a value).
+      const status = error.status;
+      const again = await admin.openLink(token);
+      if (!again) return pageResponse(linkUnusablePage, { status: 410 });
+      return pageResponse(connectPage(again.contract, again.link, error.message), { status });
+    }
+  });
+}

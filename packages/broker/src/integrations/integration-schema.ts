@@ -1,0 +1,73 @@
+import type { SchemaChange } from '../db/platform-schema.ts';
+
+/**
+ * Connections, bindings, one-time connect links and the audit of integration calls, in the
+ * organisation's central store (docs/integrations.md). Credential values are kept only sealed
+ * (`credential-cipher.ts`), with a key that lives outside this database. The audit keeps no
+ * input, output or credential, and outlives the connection it names.
+ */
+export const integrationsStep: SchemaChange = {
+  name: 'integrations',
+  sql: `
+CREATE TABLE platform.connections (
+  id text PRIMARY KEY,
+  integration text NOT NULL,
+  provider_app_id text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('personal', 'organisation')),
+  owner_account_id uuid,
+  created_by uuid NOT NULL,
+  condition text NOT NULL DEFAULT 'active' CHECK (condition IN ('active', 'reconnect_required')),
+  credentials text NOT NULL,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL,
+  CHECK ((kind = 'personal') = (owner_account_id IS NOT NULL))
+);
+CREATE TABLE platform.bindings (
+  id text PRIMARY KEY,
+  consumer_app_id text NOT NULL,
+  slot text NOT NULL,
+  account text NOT NULL CHECK (account IN ('app', 'calling_user')),
+  person_account_id uuid,
+  connection_id text NOT NULL REFERENCES platform.connections (id) ON DELETE CASCADE,
+  capabilities text[] NOT NULL,
+  created_by uuid NOT NULL,
+  revoked_at timestamptz,
+  created_at timestamptz NOT NULL,
+  CHECK ((account = 'calling_user') = (person_account_id IS NOT NULL))
+);
+CREATE UNIQUE INDEX bindings_app_slot ON platform.bindings (consumer_app_id, slot)
+  WHERE account = 'app' AND revoked_at IS NULL;
+CREATE UNIQUE INDEX bindings_person_slot
+  ON platform.bindings (consumer_app_id, slot, person_account_id)
+  WHERE account = 'calling_user' AND revoked_at IS NULL;
+CREATE INDEX bindings_connection ON platform.bindings (connection_id);
+CREATE TABLE platform.connect_links (
+  token_hash text PRIMARY KEY,
+  provider_app_id text NOT NULL,
+  integration text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('personal', 'organisation')),
+  account_id uuid NOT NULL,
+  connection_id text REFERENCES platform.connections (id) ON DELETE CASCADE,
+  bind_app_id text,
+  bind_slot text,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+CREATE TABLE platform.integration_calls (
+  id bigserial PRIMARY KEY,
+  at timestamptz NOT NULL,
+  integration text NOT NULL,
+  provider_app_id text NOT NULL,
+  consumer_app_id text NOT NULL,
+  slot text NOT NULL,
+  connection_id text,
+  operation text NOT NULL,
+  environment text NOT NULL,
+  mode text NOT NULL CHECK (mode IN ('fake', 'live')),
+  result text NOT NULL,
+  duration_ms integer NOT NULL
+);
+CREATE INDEX integration_calls_consumer ON platform.integration_calls (consumer_app_id, at DESC);
+CREATE INDEX integration_calls_provider ON platform.integration_calls (provider_app_id, at DESC);
+`,
+};

@@ -1,0 +1,98 @@
+import { join } from 'node:path';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import { centralAuthority } from '../org/authority.ts';
+import { Bindings } from './bindings.ts';
+import { ConnectLinks } from './connect-links.ts';
+import { Connections } from './connections.ts';
+import { CredentialCipher } from './credential-cipher.ts';
+import { DevIntegrationModes } from './dev-integration-modes.ts';
+import { IntegrationAdmin } from './integration-admin.ts';
+import { IntegrationAudit } from './integration-audit.ts';
+import { IntegrationCalls, type ProviderApp } from './integration-calls.ts';
+import { IntegrationRules } from './integration-rules.ts';
+
+/** How to open an organisation's integrations. */
+export interface OrgIntegrationsOptions {
+  /** The organisation's central store. */
+  readonly central: Database;
+  /**
+   * The folder whose `.platform/credentials.key` seals credentials (the workspace's, or a
+   * single app's); `undefined` keeps the key in memory (in-memory stores of tests).
+   */
+  readonly dir: string | undefined;
+  /** The organisation's apps, as integration calls reach them. */
+  readonly apps: () => readonly ProviderApp[];
+  /** `{base_url}`: where connect pages are served. */
+  readonly baseUrl: () => string;
+  readonly print: LogWriter;
+  readonly clock?: Clock | undefined;
+}
+
+/** Everything integrations are, for one organisation: shared by all of its apps' brokers. */
+export interface OrgIntegrations {
+  readonly connections: Connections;
+  readonly bindings: Bindings;
+  readonly audit: IntegrationAudit;
+  readonly modes: DevIntegrationModes;
+  readonly admin: IntegrationAdmin;
+  readonly calls: IntegrationCalls;
+}
+
+/**
+ * Opens the integrations of the organisation whose central store is `central`
+ * (docs/integrations.md): connections sealed with the key of `<dir>/.platform/credentials.key`,
+ * bindings, connect links, the call audit, and the development session's modes.
+ */
+export async function openOrgIntegrations(
+  options: OrgIntegrationsOptions,
+): Promise<OrgIntegrations> {
+  const { central, clock } = options;
+  const cipher =
+    options.dir === undefined
+      ? CredentialCipher.ephemeral()
+      : await CredentialCipher.open(join(options.dir, '.platform'));
+  const connections = new Connections(central, cipher, clock);
+  const bindings = new Bindings(central, clock);
+  const rules = new IntegrationRules(centralAuthority(central));
+  const audit = new IntegrationAudit(central);
+  const modes = new DevIntegrationModes();
+  const admin = new IntegrationAdmin({
+    central,
+    connections,
+    bindings,
+    links: new ConnectLinks(central, clock),
+    rules,
+    modes,
+    apps: options.apps,
+    baseUrl: options.baseUrl,
+  });
+  const calls = new IntegrationCalls({
+    connections,
+    bindings,
+    rules,
+    audit,
+    modes,
+    apps: options.apps,
+    environment: 'development',
+    print: options.print,
+    ...(clock ? { clock } : {}),
+    // A person without a connection gets a link to connect and bind in one step; when they may
+    // not connect at all, the organisation's page.
+    connectUrl: async (appId, slot, accountId) => {
+      try {
+        const { provider } = admin.published(admin.slotOf(appId, slot).integration);
+        const link = await admin.createLink(accountId, {
+          providerAppId: provider.appId,
+          kind: 'personal',
+          bind: { appId, slot },
+        });
+        return link.url;
+      } catch {
+        return options.baseUrl();
+      }
+    },
+  });
+  return { connections, bindings, audit, modes, admin, calls };
+}

@@ -1,0 +1,35 @@
+import type { JsonValue } from '@platform/errors';
+import type { FunctionInvoker } from '../functions/invoker.ts';
+import { systemCaller } from '../kernel/caller.ts';
+import type { ProviderCall } from './integration-calls.ts';
+
+/**
+ * Runs a provider app's operation Function for one integration call: as the provider's system
+ * identity acting for the connection (`auth.connection_id()`), with
+ * `ctx.integration = { connectionId, trigger: 'operation', operation, consumerAppId }` and the
+ * connection's credentials readable through `ctx.secrets` for this call only. Answers the
+ * Function's result; its errors are thrown as the host reported them.
+ */
+export async function invokeOperation(
+  invoker: FunctionInvoker,
+  functionName: string,
+  call: ProviderCall,
+): Promise<JsonValue> {
+  const response = await invoker.call(functionName, {
+    requestId: call.requestId,
+    input: call.input,
+    caller: systemCaller(call.connectionId),
+    origin: 'platform',
+    timeoutMs: call.timeoutMs,
+    ...(call.signal ? { signal: call.signal } : {}),
+    integration: {
+      connectionId: call.connectionId,
+      trigger: 'operation',
+      operation: call.operation,
+      consumerAppId: call.consumerAppId,
+    },
+    credentials: call.credentials,
+  });
+  const body = (await response.json()) as { result?: JsonValue };
+  return body.result ?? null;
+}

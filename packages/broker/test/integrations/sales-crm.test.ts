@@ -1,0 +1,383 @@
+// Integration calls between two apps of one organisation (examples/sales-crm): the consumer's
+// slot answers the contract's fake until switched live; live calls need a binding, pass every
+// authority check of spec 5.4 on every call, and run the provider's operation Function for the
+// connection, whose credentials are entered on the connect page, stored sealed and never shown.
+import { cp, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errorFromResponse, type PlatformError } from '@platform/errors';
+import { browserRoutes } from '@platform/schema/routes';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
+import { Accounts } from '../../src/auth/accounts.ts';
+import { Memberships } from '../../src/org/memberships.ts';
+import { TestClock } from '../auth/helpers.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
+const KEY = 'crm_live_key_7f3a9c';
+const BAD_KEY = 'wrong_key_5b2e81';
+
+let root: { path: string; remove: () => Promise<void> };
+let ws: WorkspaceServer;
+const lines: string[] = [];
+/** Every body the tests read, checked at the end for credential values. */
+const seen: string[] = [];
+
+// A Function of the sales app that calls any slot and operation, for the error cases.
+const callAny = `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ slot: s.string(), operation: s.string(), input: s.optional(s.object({ email: s.optional(s.string()) })) }),
+  handler: async ({ input, integrations }) =>
+    integrations.use(input.slot).call(input.operation, input.input ?? {}),
+});
+`;
+
+beforeAll(async () => {
+  root = await tempDir('sales-crm-');
+  await cp(example, root.path, { recursive: true });
+  const sales = join(root.path, 'sales');
+  const yaml = await readFile(join(sales, 'platform.yaml'), 'utf8');
+  await writeText(
+    join(sales, 'platform.yaml'),
+    yaml.replace(
+      'functions:\n',
+      'functions:\n  - name: callAny\n    entrypoint: functions/call-any/index.ts\n    access: public\n',
+    ),
+  );
+  await writeText(join(sales, 'functions/call-any/index.ts'), callAny);
+  ws = await startWorkspace({
+    appDirs: [join(root.path, 'crm'), sales],
+    workspaceDir: root.path,
+    port: 0,
+    watch: false,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+    logWriter: (line) => lines.push(line),
+  });
+  const central = ws.apps[0]!.broker.central;
+  const accounts = new Accounts(central, central, new TestClock());
+  // ada: an organisation administrator; bob owns sales; cy is a member.
+  for (const name of ['ada', 'bob', 'cy'])
+    await accounts.create(`${name}@example.com`, 'confirmed');
+  const ids = await ids_();
+  const members = new Memberships(central);
+  const [administrator] = (await members.list()).filter((m) => m.role === 'administrator');
+  await members.setRole(administrator!.accountId, 'ada@example.com', 'administrator');
+  await ws.authority.setOwner('crm', ids.ada);
+  await ws.authority.setOwner('sales', ids.bob);
+}, 180_000);
+
+afterAll(async () => {
+  await ws?.close();
+  await root?.remove();
+});
+
+async function writeText(path: string, text: string) {
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  await mkdir(join(path, '..'), { recursive: true });
+  await writeFile(path, text);
+}
+
+async function ids_(): Promise<Record<'ada' | 'bob' | 'cy', string>> {
+  const { rows } = await ws.apps[0]!.broker.central.query<{ id: string; email: string }>(
+    'SELECT id, email FROM platform.accounts',
+  );
+  const byName = Object.fromEntries(rows.map((r) => [r.email.split('@')[0], r.id]));
+  return byName as Record<'ada' | 'bob' | 'cy', string>;
+}
+
+const owner = (path: string, init: RequestInit = {}) =>
+  fetch(`${ws.url}${path}`, {
+    ...init,
+    headers: {
+      authorization: `Bearer ${ws.devToken}`,
+      'content-type': 'application/json',
+      ...init.headers,
+    },
+  });
+
+async function ok<T>(response: Response): Promise<T> {
+  const text = await response.text();
+  seen.push(text);
+  if (!response.ok) throw new Error(`${response.status}: ${text}`);
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+async function refused(response: Response): Promise<PlatformError> {
+  const text = await response.text();
+  seen.push(text);
+  return errorFromResponse(
+    new Response(text, { status: response.status, headers: response.headers }),
+  );
+}
+
+// Node does not resolve `<app>.localhost`: the app's own port on loopback is the same server.
+const salesUrl = () => `http://127.0.0.1:${ws.app('sales')!.port}`;
+
+/** The sales app's example route: looks a customer up through the `crm` slot. */
+const lookup = (email = 'grace@example.com') =>
+  fetch(`${salesUrl()}/api/customers/lookup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+  });
+
+const callAnyFn = (body: unknown) =>
+  fetch(`${salesUrl()}${browserRoutes.functionCall.path.replace(':name', 'callAny')}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+async function connectLink(body: Record<string, unknown>): Promise<string> {
+  const { url } = await ok<{ url: string }>(
+    await owner('/v1/apps/crm/connections/links', { method: 'POST', body: JSON.stringify(body) }),
+  );
+  return url;
+}
+
+const submit = (url: string, fields: Record<string, string>) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+
+async function connections(): Promise<{ id: string; kind: string; condition: string }[]> {
+  return (
+    await ok<{ connections: { id: string; kind: string; condition: string }[] }>(
+      await owner('/v1/apps/crm/connections'),
+    )
+  ).connections;
+}
+
+const setMode = (mode: 'live' | 'fake') =>
+  owner('/v1/apps/sales/dev/integrations', {
+    method: 'PUT',
+    body: JSON.stringify({ slot: 'crm', mode }),
+  });
+
+describe('integration calls between apps of one organisation', { timeout: 120_000 }, () => {
+  it('answer the contract’s fake by default, without running the provider', async () => {
+    const { result: fake } = await ok<{ result: unknown }>(await lookup());
+    expect(fake).toEqual({
+      contact: { email: 'ada@example.com', name: 'Ada (fake)' },
+      region: 'eu',
+    });
+    const { rows } = await ws.app('crm')!.broker.db.query('SELECT count(*)::int AS n FROM lookups');
+    expect(rows[0]).toEqual({ n: 0 });
+  });
+
+  it('check the slot, the operation and its capability in every mode', async () => {
+    const noSlot = await refused(await callAnyFn({ slot: 'billing', operation: 'x.y' }));
+    expect(noSlot.code).toBe('INTEGRATION_SLOT_NOT_DECLARED');
+    const noOp = await refused(await callAnyFn({ slot: 'crm', operation: 'contacts.delete' }));
+    expect(noOp.code).toBe('INTEGRATION_OPERATION_NOT_FOUND');
+  });
+
+  it('live: need a binding first', async () => {
+    await ok(await setMode('live'));
+    const error = await refused(await lookup());
+    expect(error.code).toBe('INTEGRATION_BINDING_REQUIRED');
+    expect(error.details).toMatchObject({ reason: 'unbound' });
+  });
+
+  it('connect on the page (credentials write-only) and bind in one step; the provider runs for the connection', async () => {
+    const url = await connectLink({
+      kind: 'organisation',
+      actingAs: 'ada@example.com',
+      bind: { appId: 'sales', slot: 'crm' },
+    });
+    expect(url.startsWith(`${ws.url}/v1/custom-integrations/connect/`)).toBe(true);
+    const page = await fetch(url);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toMatch(/name="CRM_API_KEY" type="password"[^>]* required/);
+    expect(html).toMatch(/name="CRM_REGION" type="text"/);
+    expect(html).not.toMatch(/name="CRM_REGION"[^>]* required/);
+
+    // A value with a line break is refused: the form again, empty, nothing stored.
+    const bad = await submit(url, { CRM_API_KEY: `${KEY}\nX-Evil: 1`, CRM_REGION: 'us' });
+    expect(bad.status).toBe(400);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain('control character');
+    expect(badHtml).not.toContain(KEY);
+    expect(await connections()).toEqual([]);
+
+    const done = await submit(url, { CRM_API_KEY: KEY, CRM_REGION: 'us' });
+    expect(done.status).toBe(200);
+    seen.push(await done.text());
+    expect((await submit(url, { CRM_API_KEY: KEY })).status).toBe(410);
+
+    const [connection] = await connections();
+    expect(connection).toMatchObject({ kind: 'organisation', condition: 'active' });
+    const { result: live } = await ok<{ result: unknown }>(await lookup());
+    expect(live).toEqual({
+      contact: { email: 'grace@example.com', name: 'Grace Hopper' },
+      region: 'us',
+    });
+    // The provider ran as its system identity for the connection: auth.connection_id() in SQL.
+    const { rows } = await ws
+      .app('crm')!
+      .broker.db.query('SELECT email, connection_id, consumer_app_id FROM lookups');
+    expect(rows).toEqual([
+      { email: 'grace@example.com', connection_id: connection!.id, consumer_app_id: 'sales' },
+    ]);
+  });
+
+  it('keep credentials sealed at rest with a key outside the database', async () => {
+    const keyFile = join(root.path, '.platform', 'credentials.key');
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    const { rows } = await ws.apps[0]!.broker.central.query<{ credentials: string }>(
+      'SELECT credentials FROM platform.connections',
+    );
+    for (const row of rows) {
+      expect(row.credentials).not.toContain(KEY);
+      expect(Buffer.from(row.credentials, 'base64').toString('latin1')).not.toContain(KEY);
+    }
+  });
+
+  it('let only organisation administrators create organisation connections', async () => {
+    const error = await refused(
+      await owner('/v1/apps/crm/connections/links', {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'organisation', actingAs: 'bob@example.com' }),
+      }),
+    );
+    expect(error.code).toBe('PERMISSION_DENIED');
+    expect(error.details).toMatchObject({ rule: 'organisation-connection-administrator' });
+  });
+
+  it('bind organisation connections only into apps the person administers', async () => {
+    const [connection] = await connections();
+    const bind = (actingAs: string) =>
+      owner('/v1/apps/sales/bindings/crm', {
+        method: 'PUT',
+        body: JSON.stringify({ connectionId: connection!.id, actingAs }),
+      });
+    const cy = await refused(await bind('cy@example.com'));
+    expect(cy.code).toBe('PERMISSION_DENIED');
+    expect(cy.details).toMatchObject({ rule: 'consumer-administer' });
+    // bob owns sales (so administers it) and may use crm: his binding replaces ada's.
+    const { binding } = await ok<{ binding: { createdBy: string; capabilities: string[] } }>(
+      await bind('bob@example.com'),
+    );
+    expect(binding).toMatchObject({
+      createdBy: (await ids_()).bob,
+      capabilities: ['contacts.read'],
+    });
+    expect(await lookup().then((r) => r.status)).toBe(200);
+  });
+
+  it('suspend a binding while its creator may not use the provider, and resume it after', async () => {
+    const ids = await ids_();
+    await ws.authority.setAudience('crm', 'use', { kind: 'accounts', accountIds: [ids.ada] });
+    const error = await refused(await lookup());
+    expect(error.code).toBe('INTEGRATION_BINDING_REQUIRED');
+    expect(error.details).toMatchObject({ reason: 'suspended' });
+    await ws.authority.setAudience('crm', 'use', { kind: 'organisation' });
+    expect(await lookup().then((r) => r.status)).toBe(200);
+  });
+
+  it('bind a personal connection only by its owner, and revoke it for good when the owner loses Edit', async () => {
+    const ids = await ids_();
+    const url = await connectLink({ kind: 'personal', actingAs: 'cy@example.com' });
+    expect((await submit(url, { CRM_API_KEY: KEY })).status).toBe(200);
+    const personal = (await connections()).find((c) => c.kind === 'personal')!;
+    const bind = (actingAs: string) =>
+      owner('/v1/apps/sales/bindings/crm', {
+        method: 'PUT',
+        body: JSON.stringify({ connectionId: personal.id, actingAs }),
+      });
+    const byBob = await refused(await bind('bob@example.com'));
+    expect(byBob.details).toMatchObject({ rule: 'personal-owner' });
+    const notAdmin = await refused(await bind('cy@example.com'));
+    expect(notAdmin.details).toMatchObject({ rule: 'consumer-administer' });
+    await ws.authority.setAudience('sales', 'administer', {
+      kind: 'accounts',
+      accountIds: [ids.cy],
+    });
+    await ws.authority.setEditors('sales', [ids.cy]);
+    await ok(await bind('cy@example.com'));
+    expect(await lookup().then((r) => r.status)).toBe(200);
+
+    await ws.authority.setEditors('sales', []);
+    const revoked = await refused(await lookup());
+    expect(revoked.code).toBe('INTEGRATION_BINDING_REQUIRED');
+    expect(revoked.details).toMatchObject({ reason: 'revoked' });
+    // Regaining Edit does not bring the delegation back: bind again.
+    await ws.authority.setEditors('sales', [ids.cy]);
+    const still = await refused(await lookup());
+    expect(still.details).toMatchObject({ reason: 'unbound' });
+    await ok(await bind('cy@example.com'));
+    expect(await lookup().then((r) => r.status)).toBe(200);
+  });
+
+  it('mark a connection Reconnect required when the provider rejects its credentials', async () => {
+    const url = await connectLink({
+      kind: 'organisation',
+      actingAs: 'ada@example.com',
+      bind: { appId: 'sales', slot: 'crm' },
+    });
+    expect((await submit(url, { CRM_API_KEY: BAD_KEY })).status).toBe(200);
+    const rejected = await refused(await lookup());
+    expect(rejected.code).toBe('INTEGRATION_RECONNECT_REQUIRED');
+    const failing = (await connections()).find((c) => c.condition === 'reconnect_required')!;
+    expect(failing).toBeDefined();
+    expect((await refused(await lookup())).code).toBe('INTEGRATION_RECONNECT_REQUIRED');
+    // Only an organisation administrator replaces an organisation connection's credentials.
+    const byBob = await refused(
+      await owner('/v1/apps/crm/connections/links', {
+        method: 'POST',
+        body: JSON.stringify({ actingAs: 'bob@example.com', connectionId: failing.id }),
+      }),
+    );
+    expect(byBob.details).toMatchObject({ rule: 'organisation-connection-administrator' });
+    const replace = await connectLink({ actingAs: 'ada@example.com', connectionId: failing.id });
+    expect((await submit(replace, { CRM_API_KEY: KEY })).status).toBe(200);
+    expect((await connections()).find((c) => c.id === failing.id)?.condition).toBe('active');
+    expect(await lookup().then((r) => r.status)).toBe(200);
+  });
+
+  it('remove a connection with its bindings', async () => {
+    const { bindings } = await ok<{ bindings: { connectionId: string }[] }>(
+      await owner('/v1/apps/sales/bindings'),
+    );
+    const [bound] = bindings;
+    const byCy = await refused(
+      await owner(`/v1/apps/crm/connections/${bound!.connectionId}?actingAs=cy@example.com`, {
+        method: 'DELETE',
+      }),
+    );
+    expect(byCy.code).toBe('PERMISSION_DENIED');
+    const removed = await owner(
+      `/v1/apps/crm/connections/${bound!.connectionId}?actingAs=ada@example.com`,
+      { method: 'DELETE' },
+    );
+    expect(removed.status).toBe(204);
+    expect(await ok(await owner('/v1/apps/sales/bindings'))).toEqual({ bindings: [] });
+    expect((await refused(await lookup())).code).toBe('INTEGRATION_BINDING_REQUIRED');
+    await ok(await setMode('fake'));
+    expect(await lookup().then((r) => r.status)).toBe(200);
+  });
+
+  it('audit every call without inputs, outputs or credentials, and show no credential anywhere', async () => {
+    const { calls } = await ok<{ calls: { mode: string; result: string; operation: string }[] }>(
+      await owner('/v1/apps/sales/integration-calls'),
+    );
+    expect(calls.some((c) => c.mode === 'fake' && c.result === 'ok')).toBe(true);
+    expect(calls.some((c) => c.mode === 'live' && c.result === 'ok')).toBe(true);
+    expect(calls.some((c) => c.result === 'INTEGRATION_RECONNECT_REQUIRED')).toBe(true);
+    expect(JSON.stringify(calls)).not.toContain('grace@example.com');
+    for (const text of [...seen, ...lines]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(BAD_KEY);
+    }
+    const central = ws.apps[0]!.broker.central;
+    for (const table of ['integration_calls', 'bindings', 'connect_links']) {
+      const { rows } = await central.query(`SELECT * FROM platform.${table}`);
+      expect(JSON.stringify(rows)).not.toContain(KEY);
+    }
+  });
+});
