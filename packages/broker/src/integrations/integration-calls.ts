@@ -1,5 +1,6 @@
 import { type JsonValue, PlatformError } from '@platform/errors';
 import { jsonByteLength, limits } from '@platform/schema';
+import { checkIntegrationCall } from '@platform/schema/contract';
 import {
   type IntegrationContract,
   jsonSchemaProblem,
@@ -92,36 +93,17 @@ export class IntegrationCalls {
   async call(request: IntegrationCallRequest): Promise<JsonValue> {
     const started = performance.now();
     const slot = request.manifest.integrations[request.slot];
-    if (!slot) {
-      throw fail(
-        'INTEGRATION_SLOT_NOT_DECLARED',
-        `platform.yaml declares no integration slot "${request.slot}".`,
-        { slot: request.slot },
-      );
-    }
-    const { provider, contract } = this.#provider(slot);
-    const operation = contract.operations.find((one) => one.name === request.operation);
-    if (!operation) {
-      throw fail(
-        'INTEGRATION_OPERATION_NOT_FOUND',
-        `"${contract.name}" has no operation "${request.operation}"; it offers ${contract.operations.map((o) => o.name).join(', ') || 'none'}.`,
-        { slot: request.slot, operation: request.operation },
-      );
-    }
-    if (!slot.capabilities.includes(operation.capability)) {
-      throw fail(
-        'INTEGRATION_CAPABILITY_NOT_GRANTED',
-        `${request.operation} needs the capability ${operation.capability}, which the slot ${request.slot} does not request.`,
-        { slot: request.slot, capability: operation.capability },
-      );
-    }
-    if (slot.account === 'calling_user' && request.caller.kind !== 'user') {
-      throw fail(
-        'INTEGRATION_USER_REQUIRED',
-        `The slot ${request.slot} acts for the signed-in person, and this call has none.`,
-        { slot: request.slot },
-      );
-    }
+    const found = slot ? this.#provider(slot.integration) : undefined;
+    const operation = checkIntegrationCall({
+      slotName: request.slot,
+      slot,
+      contract: found?.contract,
+      operation: request.operation,
+      signedIn: request.caller.kind === 'user',
+    }) as IntegrationContract['operations'][number];
+    // Both exist once the shared checks pass.
+    const { provider, contract } = found as NonNullable<typeof found>;
+    const declared = slot as SlotDeclaration;
     const record = (mode: 'fake' | 'live', connectionId: string | null, result: string) =>
       this.#options.audit.record({
         at: this.#clock.now().toISOString(),
@@ -138,7 +120,7 @@ export class IntegrationCalls {
       });
     const live =
       this.#options.environment === 'production' ||
-      (slot.account === 'app' &&
+      (declared.account === 'app' &&
         this.#options.modes.mode(request.consumerAppId, request.slot) === 'live');
     if (!live) {
       await record('fake', null, 'ok');
@@ -146,7 +128,7 @@ export class IntegrationCalls {
     }
     let connection: Connection | undefined;
     try {
-      connection = await this.#connection(request, slot, operation.capability);
+      connection = await this.#connection(request, declared, operation.capability);
       const output = await this.#run(request, provider, contract, operation, connection);
       await record('live', connection.id, 'ok');
       return output;
@@ -157,16 +139,14 @@ export class IntegrationCalls {
     }
   }
 
-  #provider(slot: SlotDeclaration): { provider: ProviderApp; contract: IntegrationContract } {
+  #provider(
+    integration: string,
+  ): { provider: ProviderApp; contract: IntegrationContract } | undefined {
     for (const app of this.#options.apps()) {
       const contract = app.manifest.provides?.integration;
-      if (contract?.name === slot.integration) return { provider: app, contract };
+      if (contract?.name === integration) return { provider: app, contract };
     }
-    throw fail(
-      'INTEGRATION_NOT_FOUND',
-      `No app of the organisation publishes "${slot.integration}" now.`,
-      { integration: slot.integration },
-    );
+    return undefined;
   }
 
   // The slot's binding and its connection, after the live authority checks of spec 5.4.

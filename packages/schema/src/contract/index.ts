@@ -123,6 +123,13 @@ export {
   HOST_READY_PREFIX,
   HOST_TOKEN_ENV,
 } from './host-process.ts';
+export {
+  checkIntegrationCall,
+  type IntegrationCallCheck,
+  type IntegrationContractView,
+  type IntegrationOperationView,
+  type IntegrationSlotView,
+} from './integration-call.ts';
 export { logEntrySchema, logLevels } from './integrations.ts';
 export {
   type Declarations,

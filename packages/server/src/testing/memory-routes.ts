@@ -1,5 +1,6 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
 import {
+  checkIntegrationCall,
   type DeepReadonly,
   encodeNotificationPayload,
   encodeTextFrames,
@@ -225,14 +226,25 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     if (!stored) throw fail('JOB_NOT_FOUND', `No job ${body.id}`);
     return { job: stored.job };
   },
-  integrationsCall({ params, body, state }) {
+  integrationsCall({ params, body, state, userId }) {
     const slot = params.slot ?? '';
+    const declared = state.seed.integrationSlots?.[slot];
     const operations = state.seed.integrations?.[slot];
-    if (!operations) throw fail('INTEGRATION_SLOT_NOT_DECLARED', `No slot ${slot}`, { slot });
-    const operation = operations[body.operation];
-    if (!operation) throw fail('INTEGRATION_PROVIDER_FAILED', `No operation ${body.operation}`);
+    const seeded = operations?.[body.operation];
+    if (declared || !operations) {
+      const operation = checkIntegrationCall({
+        slotName: slot,
+        slot: declared?.slot,
+        contract: declared?.contract,
+        operation: body.operation,
+        signedIn: userId !== null,
+      });
+      state.integrationCalls.push({ slot, operation: body.operation, input: body.input });
+      return { output: seeded ? seeded(body.input) : operation.fake };
+    }
+    if (!seeded) throw fail('INTEGRATION_OPERATION_NOT_FOUND', `No operation ${body.operation}`);
     state.integrationCalls.push({ slot, operation: body.operation, input: body.input });
-    return { output: operation(body.input) };
+    return { output: seeded(body.input) };
   },
   integrationEmit({ body, state }) {
     const seen = state.events.some((e) => e.type === body.type && e.id === body.id);

@@ -1,6 +1,8 @@
 import type { JsonObject, JsonValue, PlatformError } from '@platform/errors';
 import type {
   DeepReadonly,
+  IntegrationContractView,
+  IntegrationSlotView,
   RouteRequest,
   RouteResponse,
   runtimeContract,
@@ -64,6 +66,17 @@ export interface MemoryBrokerSeed {
     Record<
       string,
       (options: Body<'dataSearch'>) => DeepReadonly<RouteResponse<Contract['dataSearch']>['hits']>
+    >
+  >;
+  /**
+   * Integration slots as platform.yaml declares them, each with the contract it uses (see
+   * `integrationSlotsFrom`): calls are checked as the broker checks them and, in development,
+   * answer the operation's declared `fake` unless `integrations` seeds the operation.
+   */
+  readonly integrationSlots?: Readonly<
+    Record<
+      string,
+      { readonly slot: IntegrationSlotView; readonly contract?: IntegrationContractView }
     >
   >;
   /** Integration operations by slot and operation name. */

@@ -1,0 +1,146 @@
+// The test kit (@platform/server/testing) and the broker answer integration calls alike under
+// development defaults: both run `checkIntegrationCall` of @platform/schema/contract, so the same
+// call gets the same fake or the same error code, with and without a signed-in user.
+import { isPlatformError, type JsonValue } from '@platform/errors';
+import { parseManifest } from '@platform/schema/manifest';
+import { createTestContext, integrationSlotsFrom } from '@platform/server/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import {
+  type OrgIntegrations,
+  openOrgIntegrations,
+} from '../../src/integrations/org-integrations.ts';
+import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
+import { openTestCentral } from '../helpers/db.ts';
+
+const head = 'schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\n';
+const manifest = (yaml: string) => {
+  const parsed = parseManifest(head + yaml);
+  if (!parsed.manifest) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.manifest;
+};
+
+const crm = manifest(`functions:
+  - { name: list, entrypoint: f.ts, access: system }
+provides:
+  integration:
+    name: crm
+    title: CRM
+    capabilities:
+      - { name: contacts.read, description: Read. }
+      - { name: contacts.write, description: Write. }
+    operations:
+      - name: contacts.list
+        description: Lists contacts.
+        capability: contacts.read
+        function: list
+        fake: { contacts: [{ name: Ada }] }
+      - name: contacts.add
+        description: Adds one.
+        capability: contacts.write
+        function: list
+        fake: { added: true }
+`);
+const shop = manifest(`integrations:
+  crm: { provider: custom, integration: crm, account: app, capabilities: [contacts.read] }
+  mine: { provider: custom, integration: crm, account: calling_user, capabilities: [contacts.read] }
+  billing: { provider: custom, integration: billing, account: app, capabilities: [invoices.read] }
+`);
+
+const USER = '1a2b3c4d-1111-4aaa-8bbb-000000000001';
+let central: Database;
+let integrations: OrgIntegrations;
+
+beforeAll(async () => {
+  central = await openTestCentral();
+  integrations = await openOrgIntegrations({
+    central,
+    dir: undefined,
+    apps: () => [
+      { appId: 'crm', manifest: crm, invoke: () => Promise.reject(new Error('never live')) },
+      { appId: 'shop', manifest: shop, invoke: () => Promise.reject(new Error('never live')) },
+    ],
+    baseUrl: () => 'http://127.0.0.1:1',
+    print: () => {},
+  });
+}, 60_000);
+afterAll(() => central?.close());
+
+type Outcome = { output: JsonValue } | { code: string };
+const outcome = async (run: () => Promise<JsonValue>): Promise<Outcome> => {
+  try {
+    return { output: await run() };
+  } catch (error) {
+    if (isPlatformError(error)) return { code: error.code };
+    throw error;
+  }
+};
+
+const cases: Array<[string, string, string, boolean, Outcome]> = [
+  [
+    'the fake of a granted operation',
+    'crm',
+    'contacts.list',
+    false,
+    { output: { contacts: [{ name: 'Ada' }] } },
+  ],
+  ['an undeclared slot', 'nope', 'contacts.list', false, { code: 'INTEGRATION_SLOT_NOT_DECLARED' }],
+  [
+    'an unknown operation',
+    'crm',
+    'contacts.drop',
+    false,
+    { code: 'INTEGRATION_OPERATION_NOT_FOUND' },
+  ],
+  [
+    'a capability the slot does not request',
+    'crm',
+    'contacts.add',
+    false,
+    { code: 'INTEGRATION_CAPABILITY_NOT_GRANTED' },
+  ],
+  [
+    'an integration nobody publishes',
+    'billing',
+    'invoices.list',
+    false,
+    { code: 'INTEGRATION_NOT_FOUND' },
+  ],
+  [
+    'a calling_user slot without a user',
+    'mine',
+    'contacts.list',
+    false,
+    { code: 'INTEGRATION_USER_REQUIRED' },
+  ],
+  [
+    'a calling_user slot with a user',
+    'mine',
+    'contacts.list',
+    true,
+    { output: { contacts: [{ name: 'Ada' }] } },
+  ],
+];
+
+describe('integration calls: test kit and broker agree', () => {
+  it.each(cases)('%s', async (_, slot, operation, signedIn, expected) => {
+    const kit = createTestContext({
+      integrationSlots: integrationSlotsFrom(shop, [crm]),
+      user: signedIn ? { id: USER } : null,
+    });
+    const fromKit = await outcome(() => kit.integrations.use(slot).call(operation, {}));
+    const fromBroker = await outcome(() =>
+      integrations.calls.call({
+        consumerAppId: 'shop',
+        manifest: shop,
+        caller: signedIn ? userCaller(USER) : anonymousCaller,
+        slot,
+        operation,
+        input: {},
+        requestId: 'req_parity',
+      }),
+    );
+    expect(fromBroker).toEqual(expected);
+    expect(fromKit).toEqual(fromBroker);
+  });
+});

@@ -1,0 +1,94 @@
+import { type JsonValue, PlatformError } from '@platform/errors';
+
+/** A consumer slot as a call is checked against it (spec 2.11). */
+export interface IntegrationSlotView {
+  readonly integration: string;
+  readonly account: 'app' | 'calling_user';
+  readonly capabilities: readonly string[];
+}
+
+/** An operation of a published contract as a call is checked against it (spec 2.9). */
+export interface IntegrationOperationView {
+  readonly name: string;
+  readonly capability: string;
+  /** The static output development answers with. */
+  readonly fake: JsonValue;
+}
+
+/** A published contract as a call is checked against it. */
+export interface IntegrationContractView {
+  readonly name: string;
+  readonly operations: readonly IntegrationOperationView[];
+}
+
+/** One `integrations.use(slot).call(operation, input)` to check. */
+export interface IntegrationCallCheck {
+  readonly slotName: string;
+  /** The slot platform.yaml declares under that name, if any. */
+  readonly slot: IntegrationSlotView | undefined;
+  /** The contract an app of the organisation publishes under the slot's integration, if any. */
+  readonly contract: IntegrationContractView | undefined;
+  readonly operation: string;
+  /** Whether the calling Function runs for a signed-in user. */
+  readonly signedIn: boolean;
+}
+
+const fail = (code: string, message: string, details: Record<string, string>) =>
+  new PlatformError({ code, message, details });
+
+/**
+ * The checks every integration call passes before any binding or provider is involved, shared
+ * by the broker and the test kit so both refuse the same call with the same code: the slot is
+ * declared (`INTEGRATION_SLOT_NOT_DECLARED`), its integration is published
+ * (`INTEGRATION_NOT_FOUND`), the operation exists (`INTEGRATION_OPERATION_NOT_FOUND`), the slot
+ * requests its capability (`INTEGRATION_CAPABILITY_NOT_GRANTED`), and a `calling_user` slot
+ * has a signed-in user (`INTEGRATION_USER_REQUIRED`). Answers the operation, whose `fake` is
+ * the development answer.
+ *
+ * @example
+ * ```ts
+ * const operation = checkIntegrationCall({ slotName: 'crm', slot, contract, operation: 'contacts.list', signedIn: true });
+ * return operation.fake;
+ * ```
+ */
+export function checkIntegrationCall(call: IntegrationCallCheck): IntegrationOperationView {
+  const { slotName, slot, contract } = call;
+  if (!slot) {
+    throw fail(
+      'INTEGRATION_SLOT_NOT_DECLARED',
+      `platform.yaml declares no integration slot "${slotName}".`,
+      { slot: slotName },
+    );
+  }
+  if (!contract || contract.name !== slot.integration) {
+    throw fail(
+      'INTEGRATION_NOT_FOUND',
+      `No app of the organisation publishes "${slot.integration}" now.`,
+      { integration: slot.integration },
+    );
+  }
+  const operation = contract.operations.find((one) => one.name === call.operation);
+  if (!operation) {
+    const offered = contract.operations.map((one) => one.name).join(', ') || 'none';
+    throw fail(
+      'INTEGRATION_OPERATION_NOT_FOUND',
+      `"${contract.name}" has no operation "${call.operation}"; it offers ${offered}.`,
+      { slot: slotName, operation: call.operation },
+    );
+  }
+  if (!slot.capabilities.includes(operation.capability)) {
+    throw fail(
+      'INTEGRATION_CAPABILITY_NOT_GRANTED',
+      `${operation.name} needs the capability ${operation.capability}, which the slot ${slotName} does not request.`,
+      { slot: slotName, capability: operation.capability },
+    );
+  }
+  if (slot.account === 'calling_user' && !call.signedIn) {
+    throw fail(
+      'INTEGRATION_USER_REQUIRED',
+      `The slot ${slotName} acts for the signed-in person, and this call has none.`,
+      { slot: slotName },
+    );
+  }
+  return operation;
+}
