@@ -1,6 +1,6 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
-import type { FunctionInvoker } from '../functions/invoker.ts';
+import type { CallRequest, FunctionInvoker } from '../functions/invoker.ts';
 import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
@@ -27,7 +27,15 @@ export interface DirectInvocation {
  */
 export function mountBrokerApi(
   app: Hono<BrokerEnv>,
-  services: { invoker: FunctionInvoker; devToken: string },
+  services: {
+    invoker: FunctionInvoker;
+    devToken: string;
+    /**
+     * What a direct invocation of `name` runs with besides its input, when it is not a plain
+     * call (an integration Function of a provider app runs for its test connection).
+     */
+    prepare?: (name: string) => Promise<Partial<CallRequest> | undefined>;
+  },
 ): void {
   app.post(brokerApiPaths.invoke, async (c) => {
     const presented = readBearer(c.req.header('authorization'));
@@ -58,12 +66,15 @@ export function mountBrokerApi(
         });
       }
     }
-    const answer = await services.invoker.call(c.req.param('name'), {
+    const name = c.req.param('name');
+    const prepared = await services.prepare?.(name);
+    const answer = await services.invoker.call(name, {
       requestId: c.get('requestId'),
       input: input === undefined ? {} : input,
       caller,
       origin: 'direct',
       signal: c.req.raw.signal,
+      ...prepared,
     });
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });

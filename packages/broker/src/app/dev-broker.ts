@@ -5,6 +5,7 @@ import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import { directIntegration } from '../integrations/direct-invocation.ts';
 import { mountIntegrationRoutes } from '../integrations/integration-routes.ts';
 import type { OrgIntegrations } from '../integrations/org-integrations.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -87,7 +88,17 @@ export async function launchDevBroker(
     integrations: (call) =>
       integrations.calls.call({ ...call, consumerAppId: context.appId, manifest }),
     mount: (app, services) => {
-      mountBrokerApi(app, { invoker: services.invoker, devToken });
+      mountBrokerApi(app, {
+        invoker: services.invoker,
+        devToken,
+        prepare: (name) =>
+          directIntegration(name, {
+            appId: context.appId,
+            manifest,
+            modes: integrations.modes,
+            connections: integrations.connections,
+          }),
+      });
       mountCustomIntegrationRoutes(app, { appId: context.appId, apps: context.publishers });
       mountIntegrationRoutes(app, {
         appId: context.appId,

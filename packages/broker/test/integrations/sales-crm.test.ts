@@ -226,6 +226,33 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     ]);
   });
 
+  it('run a provider Function invoked directly for the session’s test connection only', async () => {
+    const crmUrl = `http://127.0.0.1:${ws.app('crm')!.port}`;
+    const invoke = () =>
+      fetch(`${crmUrl}/_platform/broker/invoke/findContact`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: { email: 'ada@example.com' } }),
+      });
+    expect((await refused(await invoke())).code).toBe('INTEGRATION_TEST_CONNECTION_REQUIRED');
+    const [connection] = await connections();
+    await ok(
+      await owner('/v1/apps/crm/dev/integrations', {
+        method: 'PUT',
+        body: JSON.stringify({ testConnection: connection!.id }),
+      }),
+    );
+    const { result } = await ok<{ result: unknown }>(await invoke());
+    expect(result).toEqual({
+      contact: { email: 'ada@example.com', name: 'Ada Lovelace' },
+      region: 'us',
+    });
+    const { rows } = await ws
+      .app('crm')!
+      .broker.db.query("SELECT connection_id FROM lookups WHERE email = 'ada@example.com'");
+    expect(rows).toEqual([{ connection_id: connection!.id }]);
+  });
+
   it('keep credentials sealed at rest with a key outside the database', async () => {
     const keyFile = join(root.path, '.platform', 'credentials.key');
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
