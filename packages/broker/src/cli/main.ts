@@ -5,6 +5,7 @@ import { appCommand } from './app.ts';
 import { cronCommand } from './cron.ts';
 import { devCommand } from './dev.ts';
 import { initCommand } from './init.ts';
+import { integrationsCommand } from './integrations.ts';
 import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
@@ -25,6 +26,7 @@ export const commands: Readonly<Record<string, Command>> = {
   cron: cronCommand,
   dev: devCommand,
   init: initCommand,
+  integrations: integrationsCommand,
   invoke: invokeCommand,
   jobs: jobsCommand,
   mail: mailCommand,

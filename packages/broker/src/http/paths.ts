@@ -85,6 +85,17 @@ export const dashboardPaths = {
  */
 export const CONNECT_PAGE_PREFIX = '/v1/custom-integrations/connect';
 
+/** The owner API of connections, bindings, development modes and the call audit. */
+export const integrationApiPaths = {
+  connections: `${OWNER_API_PREFIX}/:appId/connections`,
+  connectLinks: `${OWNER_API_PREFIX}/:appId/connections/links`,
+  connection: `${OWNER_API_PREFIX}/:appId/connections/:connectionId`,
+  bindings: `${OWNER_API_PREFIX}/:appId/bindings`,
+  binding: `${OWNER_API_PREFIX}/:appId/bindings/:slot`,
+  devModes: `${OWNER_API_PREFIX}/:appId/dev/integrations`,
+  calls: `${OWNER_API_PREFIX}/:appId/integration-calls`,
+} as const;
+
 /** The control plane: the broker API, the owner API and the dashboard. */
 export const controlPlanePrefixes = [
   BROKER_API_PREFIX,

@@ -3,7 +3,7 @@ import type { Context, Hono } from 'hono';
 import { pageResponse } from '../auth/page-layout.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { CONNECT_PAGE_PREFIX, OWNER_API_PREFIX } from '../http/paths.ts';
+import { CONNECT_PAGE_PREFIX, integrationApiPaths as paths } from '../http/paths.ts';
 import type { Memberships } from '../org/memberships.ts';
 import type { Bindings } from './bindings.ts';
 import { connectedPage, connectPage, linkUnusablePage } from './connect-page.ts';
@@ -27,8 +27,6 @@ export interface IntegrationRouteServices {
 
 // Twenty credentials of the longest value, URL-encoded, with room to spare.
 const MAX_CONNECT_FORM_BYTES = 20 * CREDENTIAL_VALUE_MAX_LENGTH * 3 + 4096;
-
-const app = (path: string) => `${OWNER_API_PREFIX}/:appId${path}`;
 
 const invalid = (message: string, field: string) =>
   new PlatformError({ code: 'INVALID_REQUEST', message, details: { field } });
@@ -84,12 +82,12 @@ export function mountIntegrationRoutes(
   const json = async (c: Context<BrokerEnv>) =>
     ((await readJsonBody(c.req.raw, { maxBytes: 16 * 1024 })) ?? {}) as Record<string, unknown>;
 
-  hono.get(app('/connections'), async (c) => {
+  hono.get(paths.connections, async (c) => {
     checkApp(c);
     const contract = admin.publishedBy(appId);
     return c.json({ connections: await services.connections.list(contract.name) });
   });
-  hono.post(app('/connections/links'), async (c) => {
+  hono.post(paths.connectLinks, async (c) => {
     checkApp(c);
     const body = await json(c);
     const kind = body.kind ?? 'personal';
@@ -111,7 +109,7 @@ export function mountIntegrationRoutes(
     });
     return c.json(link, 201);
   });
-  hono.delete(app('/connections/:connectionId'), async (c) => {
+  hono.delete(paths.connection, async (c) => {
     checkApp(c);
     await admin.removeConnection(
       await actor(c.req.query('actingAs')),
@@ -120,11 +118,11 @@ export function mountIntegrationRoutes(
     return c.body(null, 204);
   });
 
-  hono.get(app('/bindings'), async (c) => {
+  hono.get(paths.bindings, async (c) => {
     checkApp(c);
     return c.json({ bindings: await services.bindings.list(appId) });
   });
-  hono.put(app('/bindings/:slot'), async (c) => {
+  hono.put(paths.binding, async (c) => {
     checkApp(c);
     const body = await json(c);
     if (typeof body.connectionId !== 'string') {
@@ -138,7 +136,7 @@ export function mountIntegrationRoutes(
     );
     return c.json({ binding });
   });
-  hono.delete(app('/bindings/:slot'), async (c) => {
+  hono.delete(paths.binding, async (c) => {
     checkApp(c);
     await admin.unbind(await actor(c.req.query('actingAs')), appId, c.req.param('slot') ?? '');
     return c.body(null, 204);
@@ -148,11 +146,11 @@ export function mountIntegrationRoutes(
     liveSlot: services.modes.liveSlot(appId) ?? null,
     testConnection: services.modes.testConnection(appId) ?? null,
   });
-  hono.get(app('/dev/integrations'), (c) => {
+  hono.get(paths.devModes, (c) => {
     checkApp(c);
     return c.json(devState());
   });
-  hono.put(app('/dev/integrations'), async (c) => {
+  hono.put(paths.devModes, async (c) => {
     checkApp(c);
     const body = await json(c);
     if (body.slot !== undefined) {
@@ -171,7 +169,7 @@ export function mountIntegrationRoutes(
     return c.json(devState());
   });
 
-  hono.get(app('/integration-calls'), async (c) => {
+  hono.get(paths.calls, async (c) => {
     checkApp(c);
     return c.json({ calls: await services.audit.list(appId) });
   });

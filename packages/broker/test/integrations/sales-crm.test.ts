@@ -9,6 +9,7 @@ import { browserRoutes } from '@platform/schema/routes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
+import { main } from '../../src/cli/main.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
@@ -387,6 +388,46 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     expect((await refused(await lookup())).code).toBe('INTEGRATION_BINDING_REQUIRED');
     await ok(await setMode('fake'));
     expect(await lookup().then((r) => r.status)).toBe(200);
+  });
+
+  it('manage the same from the command line: platform integrations', async () => {
+    const cli = async (appName: string, ...args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(['integrations', ...args, '--app', join(root.path, appName)], {
+        stdout: (line) => out.push(line),
+        stderr: (line) => err.push(line),
+        cwd: root.path,
+      });
+      seen.push(...out, ...err);
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const connect = await cli(
+      'crm',
+      'connect',
+      '--as',
+      'ada@example.com',
+      '--organisation',
+      '--bind',
+      'sales:crm',
+    );
+    expect(connect.code).toBe(0);
+    const url = connect.out.split('\n')[1]!;
+    expect((await submit(url, { CRM_API_KEY: KEY })).status).toBe(200);
+    const listed = await cli('crm', 'connections');
+    expect(listed.out).toMatch(/con_\S+ {2}organisation {2}active/);
+    expect((await cli('sales', 'bindings')).out).toMatch(/^crm {2}con_\S+ {2}contacts\.read$/);
+    expect((await cli('sales', 'live', 'crm')).code).toBe(0);
+    expect(await lookup().then((r) => r.status)).toBe(200);
+    expect((await cli('sales', 'calls')).out).toMatch(/crm {2}contacts\.findByEmail {2}live {2}ok/);
+    expect((await cli('sales', 'fake', 'crm')).code).toBe(0);
+    expect((await cli('sales', 'unbind', 'crm')).err).toContain('--as');
+    await ws.authority.setAudience('sales', 'administer', { kind: 'accounts', accountIds: [] });
+    expect((await cli('sales', 'unbind', 'crm', '--as', 'cy@example.com')).err).toContain(
+      'PERMISSION_DENIED',
+    );
+    expect((await cli('sales', 'unbind', 'crm', '--as', 'ada@example.com')).code).toBe(0);
+    expect((await cli('sales', 'bindings')).out).toBe('No slot is bound.');
   });
 
   it('audit every call without inputs, outputs or credentials, and show no credential anywhere', async () => {

@@ -1,0 +1,202 @@
+import { integrationApiPaths as paths } from '../http/paths.ts';
+import { appPath, brokerFetch, callBroker } from './broker-call.ts';
+import { defineCommand, exitCodes } from './io.ts';
+
+const usage = `Usage: platform integrations connections
+       platform integrations connect --as <email> [--organisation] [--bind <app>:<slot>]
+       platform integrations reconnect <connection id> --as <email>
+       platform integrations disconnect <connection id> --as <email>
+       platform integrations bindings
+       platform integrations bind <slot> <connection id> --as <email>
+       platform integrations unbind <slot> --as <email>
+       platform integrations live|fake <slot>
+       platform integrations test-connection <connection id>|none
+       platform integrations calls
+       [--app <dir>] [--json]
+
+Connections, bindings and calls of the organisation's integrations (docs/integrations.md).
+connections, connect, reconnect, disconnect and test-connection act on the integration the app
+(--app) publishes; bindings, bind, unbind, live, fake and calls on the slots it declares.
+connect and reconnect print a one-time link to the page where that member enters the
+credentials: values are never typed on the command line. A change names the member on whose
+authority it is made (--as). Talks to the running platform dev.
+
+Options:
+  --as <email>        The member acting.
+  --organisation      Connect for the organisation (administrators only), not for the member.
+  --bind <app>:<slot> Bind the new connection into this slot in the same step.
+  --app <dir>         An app folder of the running platform dev (default: the current directory).
+  --json              Print the broker's answer as JSON.
+  -h, --help          Show this help.`;
+
+interface Connection {
+  id: string;
+  integration: string;
+  kind: string;
+  condition: string;
+}
+interface Binding {
+  id: string;
+  slot: string;
+  connectionId: string;
+  capabilities: string[];
+}
+interface Call {
+  at: string;
+  slot: string;
+  operation: string;
+  mode: string;
+  result: string;
+  durationMs: number;
+}
+
+/** `platform integrations ...`. */
+export const integrationsCommand = defineCommand({
+  name: 'integrations',
+  summary: 'Connections, bindings, live mode and calls of integrations.',
+  usage,
+  options: {
+    app: { type: 'string', default: '.' },
+    as: { type: 'string' },
+    organisation: { type: 'boolean', default: false },
+    bind: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+  maxPositionals: 3,
+  async run(parsed, io, usageError) {
+    const [action, first, second] = parsed.positionals;
+    const { app, as: actingAs, json } = parsed.values;
+    const label = 'integrations';
+    const print = (answer: unknown, lines: () => string[]) => {
+      if (json) io.stdout(JSON.stringify(answer, null, 2));
+      else for (const line of lines()) io.stdout(line);
+      return exitCodes.ok;
+    };
+    const needAs = () => usageError('--as <email> names the member acting');
+    const query = () => `?actingAs=${encodeURIComponent(actingAs ?? '')}`;
+
+    if (action === 'connections') {
+      const answer = await callBroker<{ connections: Connection[] }>(
+        io,
+        app,
+        appPath(paths.connections),
+        { label },
+      );
+      if (typeof answer === 'number') return answer;
+      return print(answer, () =>
+        answer.connections.length === 0
+          ? ['No connections yet (platform integrations connect --as <email>).']
+          : answer.connections.map((c) => `${c.id}  ${c.kind}  ${c.condition}`),
+      );
+    }
+    if (action === 'connect' || (action === 'reconnect' && first !== undefined)) {
+      if (actingAs === undefined) return needAs();
+      let bind: { appId: string; slot: string } | undefined;
+      if (parsed.values.bind !== undefined) {
+        const [appId, slot] = parsed.values.bind.split(':');
+        if (!appId || !slot) return usageError('--bind takes <app>:<slot>');
+        bind = { appId, slot };
+      }
+      const answer = await callBroker<{ url: string; expiresAt: string }>(
+        io,
+        app,
+        appPath(paths.connectLinks),
+        {
+          method: 'POST',
+          json: {
+            actingAs,
+            kind: parsed.values.organisation ? 'organisation' : 'personal',
+            ...(action === 'reconnect' ? { connectionId: first } : {}),
+            ...(bind ? { bind } : {}),
+          },
+          label,
+        },
+      );
+      if (typeof answer === 'number') return answer;
+      return print(answer, () => [
+        `${actingAs} enters the credentials at (once, until ${answer.expiresAt}):`,
+        answer.url,
+      ]);
+    }
+    if (action === 'disconnect' && first !== undefined) {
+      if (actingAs === undefined) return needAs();
+      const path = appPath(paths.connection, { connectionId: first });
+      const response = await brokerFetch(io, app, (id) => `${path(id)}${query()}`, {
+        method: 'DELETE',
+        label,
+      });
+      if (typeof response === 'number') return response;
+      io.stdout(`Removed ${first} and its bindings.`);
+      return exitCodes.ok;
+    }
+    if (action === 'bindings') {
+      const answer = await callBroker<{ bindings: Binding[] }>(io, app, appPath(paths.bindings), {
+        label,
+      });
+      if (typeof answer === 'number') return answer;
+      return print(answer, () =>
+        answer.bindings.length === 0
+          ? ['No slot is bound.']
+          : answer.bindings.map((b) => `${b.slot}  ${b.connectionId}  ${b.capabilities.join(',')}`),
+      );
+    }
+    if (action === 'bind' && first !== undefined && second !== undefined) {
+      if (actingAs === undefined) return needAs();
+      const answer = await callBroker<{ binding: Binding }>(
+        io,
+        app,
+        appPath(paths.binding, { slot: first }),
+        { method: 'PUT', json: { connectionId: second, actingAs }, label },
+      );
+      if (typeof answer === 'number') return answer;
+      return print(answer, () => [`${first} is bound to ${second}.`]);
+    }
+    if (action === 'unbind' && first !== undefined) {
+      if (actingAs === undefined) return needAs();
+      const path = appPath(paths.binding, { slot: first });
+      const response = await brokerFetch(io, app, (id) => `${path(id)}${query()}`, {
+        method: 'DELETE',
+        label,
+      });
+      if (typeof response === 'number') return response;
+      io.stdout(`${first} is no longer bound.`);
+      return exitCodes.ok;
+    }
+    if ((action === 'live' || action === 'fake') && first !== undefined) {
+      const answer = await callBroker(io, app, appPath(paths.devModes), {
+        method: 'PUT',
+        json: { slot: first, mode: action },
+        label,
+      });
+      if (typeof answer === 'number') return answer;
+      return print(answer, () => [
+        action === 'live'
+          ? `${first} calls its provider for real until platform dev stops.`
+          : `${first} answers its contract's fakes.`,
+      ]);
+    }
+    if (action === 'test-connection' && first !== undefined) {
+      const answer = await callBroker(io, app, appPath(paths.devModes), {
+        method: 'PUT',
+        json: { testConnection: first === 'none' ? null : first },
+        label,
+      });
+      if (typeof answer === 'number') return answer;
+      return print(answer, () => [
+        first === 'none'
+          ? 'No test connection: invoking an integration Function directly is refused.'
+          : `platform invoke runs the integration's Functions for ${first}.`,
+      ]);
+    }
+    if (action === 'calls') {
+      const answer = await callBroker<{ calls: Call[] }>(io, app, appPath(paths.calls), { label });
+      if (typeof answer === 'number') return answer;
+      return print(answer, () =>
+        answer.calls.map(
+          (c) => `${c.at}  ${c.slot}  ${c.operation}  ${c.mode}  ${c.result}  ${c.durationMs} ms`,
+        ),
+      );
+    }
+    return usageError('see platform integrations --help');
+  },
+});
