@@ -13,6 +13,7 @@ import { main } from '../../src/cli/main.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
+import { launchChromium, openPage } from '../helpers/chromium.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
@@ -441,6 +442,21 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     for (const text of [...seen, ...lines]) {
       expect(text).not.toContain(KEY);
       expect(text).not.toContain(BAD_KEY);
+    }
+    // The dashboard lists them, in a real Chromium.
+    const browser = await launchChromium();
+    try {
+      const page = await openPage(browser);
+      await page.goto(ws.app('sales')!.dashboardUrl);
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await page.locator('#integrations-section').isVisible()).toBe(true);
+      const text = await page.locator('#integration-calls').textContent();
+      expect(text).toContain('contacts.findByEmail');
+      expect(text).toContain('live');
+      expect(text).toContain('INTEGRATION_RECONNECT_REQUIRED');
+      expect(await page.content()).not.toContain(KEY);
+    } finally {
+      await browser.close();
     }
     const central = ws.apps[0]!.broker.central;
     for (const table of ['integration_calls', 'bindings', 'connect_links']) {

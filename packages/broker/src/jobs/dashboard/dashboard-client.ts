@@ -20,6 +20,7 @@ const api = document.body.dataset as {
   mail: string;
   push: string;
   organisation: string;
+  integrationCalls: string;
 };
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
@@ -303,6 +304,48 @@ async function loadAiCalls(): Promise<void> {
     );
 }
 
+interface IntegrationCall {
+  at: string;
+  slot: string;
+  consumerAppId: string;
+  providerAppId: string;
+  operation: string;
+  mode: string;
+  durationMs: number;
+  result: string;
+}
+
+/** The app's integration calls; the section stays hidden where the broker serves none. */
+async function loadIntegrationCalls(): Promise<void> {
+  let calls: IntegrationCall[];
+  try {
+    ({ calls } = await get<{ calls: IntegrationCall[] }>(api.integrationCalls, {}));
+  } catch {
+    return;
+  }
+  fill(
+    'integration-calls',
+    calls.map((c) =>
+      row(
+        [
+          localTime(c.at),
+          c.slot,
+          c.consumerAppId,
+          c.providerAppId,
+          c.operation,
+          c.mode,
+          `${c.durationMs} ms`,
+          c.result,
+        ],
+        c.result === 'ok' ? {} : { 7: 'error' },
+      ),
+    ),
+    'No integration calls yet.',
+    8,
+  );
+  $('integrations-section').hidden = false;
+}
+
 /** The organisation's apps and members; the section stays hidden where the broker has none. */
 async function loadOrganisation(): Promise<void> {
   let org: { apps: { appId: string; url: string }[]; members: { email: string; role: string }[] };
@@ -372,6 +415,7 @@ run(async () => {
     loadMail(),
     loadPush(),
     loadOrganisation(),
+    loadIntegrationCalls(),
   ]);
   document.body.dataset.ready = 'true';
 })();
@@ -379,9 +423,14 @@ run(async () => {
 // pages).
 setInterval(
   run(() =>
-    Promise.all([loadSummary(), loadCron(), loadAiCalls(), loadMail(), loadPush()]).then(
-      () => undefined,
-    ),
+    Promise.all([
+      loadSummary(),
+      loadCron(),
+      loadAiCalls(),
+      loadMail(),
+      loadPush(),
+      loadIntegrationCalls(),
+    ]).then(() => undefined),
   ),
   5000,
 );

@@ -9,6 +9,8 @@ export interface DashboardPage {
     readonly cron: string;
     /** The broker API's recent AI calls. */
     readonly aiCalls: string;
+    /** The audit of integration calls the app made or served. */
+    readonly integrationCalls: string;
     /** The outbox: sent and received email. */
     readonly mail: string;
     /** Notifications the local push service received (development). */
@@ -51,7 +53,7 @@ export function dashboardHtml(page: DashboardPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.appId)}: dashboard</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}" data-organisation="${escapeHtml(page.api.organisation)}">
+<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}" data-organisation="${escapeHtml(page.api.organisation)}" data-integration-calls="${escapeHtml(page.api.integrationCalls)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
@@ -93,6 +95,12 @@ export function dashboardHtml(page: DashboardPage): string {
 <h2 id="ai-title">AI calls</h2>
 <table id="ai-calls"><thead><tr><th>Time</th><th>Function</th><th>Call</th><th>Duration</th><th>Outcome</th></tr></thead><tbody></tbody></table>
 <p class="muted">The newest 50 of the last 500 calls since the broker started. Never prompts, outputs, models or keys.</p>
+</section>
+<section id="integrations-section" aria-labelledby="integrations-title" hidden>
+<h2 id="integrations-title">Integration calls</h2>
+<table id="integration-calls"><thead><tr><th>Time</th><th>Slot</th><th>Consumer</th><th>Provider</th><th>Operation</th>
+<th>Mode</th><th>Duration</th><th>Result</th></tr></thead><tbody></tbody></table>
+<p class="muted">The newest 100 calls this app made or served. Never inputs, outputs or credentials.</p>
 </section>
 <section id="mail-section" aria-labelledby="mail-title">
 <h2 id="mail-title">Email</h2>

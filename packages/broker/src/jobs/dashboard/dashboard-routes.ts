@@ -3,7 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../../http/broker-env.ts';
-import { brokerApiPaths, dashboardPaths, jobsApiPaths, orgApiPaths } from '../../http/paths.ts';
+import {
+  brokerApiPaths,
+  dashboardPaths,
+  integrationApiPaths,
+  jobsApiPaths,
+  orgApiPaths,
+} from '../../http/paths.ts';
 import { dashboardHtml } from './dashboard-html.ts';
 
 // From source the client sits beside this file; from the published build (dist/*.js), the
@@ -45,7 +51,8 @@ const fill = (path: string, appId: string) => path.replace(':appId', encodeURICo
  * Mounts the dashboard's Background jobs section (spec 4.5): a plain HTML page and one bundled
  * script that reads the jobs API (history), the jobs summary (totals, depth, queue policy), the
  * cron summary, the broker API's recent AI calls, the outbox (email sent and received) and the
- * notifications the local push service received, and the organisation (its apps and members). Served with a strict Content Security Policy: this origin's script and
+ * notifications the local push service received, the organisation (its apps and members) and
+ * the integration calls the app made or served (never inputs, outputs or credentials). Served with a strict Content Security Policy: this origin's script and
  * API only, no framing.
  */
 export function mountDashboard(
@@ -60,6 +67,7 @@ export function mountDashboard(
     mail: `${brokerApiPaths.outbox}?limit=50`,
     push: brokerApiPaths.pushDeliveries,
     organisation: orgApiPaths.organisation,
+    integrationCalls: fill(integrationApiPaths.calls, options.appId),
   };
   app.get(dashboardPaths.page, (c) => {
     const nonce = randomBytes(12).toString('base64url');
