@@ -12,8 +12,8 @@ import { Accounts } from '../../src/auth/accounts.ts';
 import { main } from '../../src/cli/main.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
 import { launchChromium, openPage } from '../helpers/chromium.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
