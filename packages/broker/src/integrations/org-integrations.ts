@@ -28,6 +28,12 @@ export interface OrgIntegrationsOptions {
   readonly baseUrl: () => string;
   readonly print: LogWriter;
   readonly clock?: Clock | undefined;
+  /**
+   * `production` runs every call live, `calling_user` slots included; `platform dev` is
+   * `development`, where calls answer their fakes until a slot is switched live.
+   * @default 'development'
+   */
+  readonly environment?: 'development' | 'production';
 }
 
 /** Everything integrations are, for one organisation: shared by all of its apps' brokers. */
@@ -75,7 +81,7 @@ export async function openOrgIntegrations(
     audit,
     modes,
     apps: options.apps,
-    environment: 'development',
+    environment: options.environment ?? 'development',
     print: options.print,
     ...(clock ? { clock } : {}),
     // A person without a connection gets a link to connect and bind in one step; when they may
