@@ -305,6 +305,22 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     const error = await refused(await lookup());
     expect(error.code).toBe('INTEGRATION_BINDING_REQUIRED');
     expect(error.details).toMatchObject({ reason: 'suspended' });
+    // Nor may bob bind or connect anew while he may not use crm.
+    const [connection] = await connections();
+    const bind = await refused(
+      await owner('/v1/apps/sales/bindings/crm', {
+        method: 'PUT',
+        body: JSON.stringify({ connectionId: connection!.id, actingAs: 'bob@example.com' }),
+      }),
+    );
+    expect(bind.details).toMatchObject({ rule: 'provider-use' });
+    const connect = await refused(
+      await owner('/v1/apps/crm/connections/links', {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'personal', actingAs: 'bob@example.com' }),
+      }),
+    );
+    expect(connect.details).toMatchObject({ rule: 'provider-use' });
     await ws.authority.setAudience('crm', 'use', { kind: 'organisation' });
     expect(await lookup().then((r) => r.status)).toBe(200);
   });
@@ -443,9 +459,18 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       expect(text).not.toContain(KEY);
       expect(text).not.toContain(BAD_KEY);
     }
-    // The dashboard lists them, in a real Chromium.
+    // The connect page works in a real Chromium, and the dashboard lists the calls.
     const browser = await launchChromium();
     try {
+      const connectUrl = await connectLink({ kind: 'personal', actingAs: 'cy@example.com' });
+      const form = await openPage(browser);
+      await form.goto(connectUrl);
+      expect(await form.locator('#f_CRM_API_KEY').getAttribute('type')).toBe('password');
+      await form.fill('#f_CRM_API_KEY', KEY);
+      await form.click('button[type="submit"]');
+      await form.waitForSelector('text=is connected');
+      expect(await form.content()).not.toContain(KEY);
+
       const page = await openPage(browser);
       await page.goto(ws.app('sales')!.dashboardUrl);
       await page.waitForSelector('body[data-ready="true"]');
