@@ -33,3 +33,4 @@ export {
   type SchemaKind,
 } from './schema/schema.ts';
 export type { StandardSchemaV1 } from './schema/standard-schema.ts';
+export { type WebhookForward, webhookForwardSchema } from './webhook-forward.ts';

@@ -23,7 +23,13 @@ export {
   type JsonValue,
   PlatformError,
 } from '@platform/errors';
-export { type Infer, type Schema, s } from '@platform/schema';
+export {
+  type Infer,
+  type Schema,
+  s,
+  type WebhookForward,
+  webhookForwardSchema,
+} from '@platform/schema';
 export type { FunctionAccess } from '@platform/schema/contract';
 export type {
   AiClient,

@@ -22,3 +22,16 @@ create table lookups (
 alter table lookups enable row level security;
 create policy lookups_system on lookups for all to platform_system
   using (auth.is_system()) with check (auth.is_system());
+
+-- Webhook deliveries the CRM's upstream sent to a connection's webhook URL, as received.
+create table webhook_deliveries (
+  id uuid primary key default gen_random_uuid(),
+  connection_id text default auth.connection_id(),
+  event text not null,
+  headers jsonb not null,
+  body text not null,
+  received_at timestamptz not null
+);
+alter table webhook_deliveries enable row level security;
+create policy webhook_deliveries_system on webhook_deliveries for all to platform_system
+  using (auth.is_system()) with check (auth.is_system());

@@ -107,6 +107,7 @@ export async function launchDevBroker(
         bindings: integrations.bindings,
         audit: integrations.audit,
         modes: integrations.modes,
+        webhooks: integrations.webhooks,
         members: new Memberships(context.central),
       });
       mountAppRoutes(app, { routes: () => routes, ...services });

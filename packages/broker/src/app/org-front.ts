@@ -5,7 +5,7 @@ import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound } from '../http/error-handler.ts';
 import {
-  CONNECT_PAGE_PREFIX,
+  CUSTOM_INTEGRATIONS_PREFIX,
   dashboardPaths,
   OWNER_API_PREFIX,
   orgApiPaths,
@@ -119,8 +119,9 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     );
   };
   app.all(`${OWNER_API_PREFIX}/:appId/*`, (c) => forward(c, byId(c.req.param('appId'))));
-  // Every app serves the connect page from the organisation's central store: any one answers.
-  app.all(`${CONNECT_PAGE_PREFIX}/*`, (c) => {
+  // Every app serves the connect page and the webhooks from the organisation's central store
+  // and its apps: any one answers.
+  app.all(`${CUSTOM_INTEGRATIONS_PREFIX}/*`, (c) => {
     const [any] = options.apps();
     if (!any) throw new PlatformError({ code: 'APP_NOT_FOUND', message: 'No app is running.' });
     return forward(c, any);

@@ -2,7 +2,7 @@ import { PlatformError } from '@platform/errors';
 import { browserRoutes, RUNTIME_PREFIX } from '@platform/schema/routes';
 import type { MiddlewareHandler } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { AUTH_BASE, CONNECT_PAGE_PREFIX, isControlPlane, isUnder } from '../http/paths.ts';
+import { AUTH_BASE, CUSTOM_INTEGRATIONS_PREFIX, isControlPlane, isUnder } from '../http/paths.ts';
 import type { AuthService } from './auth-service.ts';
 import { admitControlPlane } from './control-plane.ts';
 import { formPage } from './form-pages.ts';
@@ -14,8 +14,8 @@ import { accessDeniedPage, verificationPage } from './pages.ts';
 /**
  * The edge check (spec 1.2, 5.3), before any frontend page or runtime API is served:
  *
- * - sign-in pages, the Function runtime routes (invocation tokens) and the connect page
- *   (its one-time link) pass;
+ * - sign-in pages, the Function runtime routes (invocation tokens), the connect page and the
+ *   webhook URLs (the secret in their addresses) pass;
  * - the control plane (broker API, jobs API, dashboard) admits the developer only
  *   ({@link admitControlPlane}): never an app access token (spec 2.2) or another account;
  * - while the owner's account is paused for verification, app traffic gets the
@@ -29,7 +29,7 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
     const path = c.req.path;
     if (isUnder(path, AUTH_BASE) || isUnder(path, RUNTIME_PREFIX)) return next();
-    if (isUnder(path, CONNECT_PAGE_PREFIX)) return next();
+    if (isUnder(path, CUSTOM_INTEGRATIONS_PREFIX)) return next();
     if (isControlPlane(path)) return admitControlPlane(auth, c, next);
     const html = wantsHtml(c.req.raw);
     if (await auth.appPaused()) return pausedApp(auth, c.req.raw, html);

@@ -6,6 +6,7 @@ const usage = `Usage: platform integrations connections
        platform integrations connect --as <email> [--organisation] [--bind <app>:<slot>]
        platform integrations reconnect <connection id> --as <email>
        platform integrations disconnect <connection id> --as <email>
+       platform integrations webhook-url <connection id> --as <email>
        platform integrations bindings
        platform integrations bind <slot> <connection id> --as <email>
        platform integrations unbind <slot> --as <email>
@@ -15,8 +16,10 @@ const usage = `Usage: platform integrations connections
        [--app <dir>] [--json]
 
 Connections, bindings and calls of the organisation's integrations (docs/integrations.md).
-connections, connect, reconnect, disconnect and test-connection act on the integration the app
-(--app) publishes; bindings, bind, unbind, live, fake and calls on the slots it declares.
+connections, connect, reconnect, disconnect, webhook-url and test-connection act on the
+integration the app (--app) publishes; bindings, bind, unbind, live, fake and calls on the
+slots it declares. webhook-url prints the connection's secret webhook URL, for its upstream to
+post to.
 connect and reconnect print a one-time link to the page where that member enters the
 credentials: values are never typed on the command line. A change names the member on whose
 authority it is made (--as). Talks to the running platform dev.
@@ -128,6 +131,15 @@ export const integrationsCommand = defineCommand({
       if (typeof response === 'number') return response;
       io.stdout(`Removed ${first} and its bindings.`);
       return exitCodes.ok;
+    }
+    if (action === 'webhook-url' && first !== undefined) {
+      if (actingAs === undefined) return needAs();
+      const path = appPath(paths.webhookUrl, { connectionId: first });
+      const answer = await callBroker<{ url: string }>(io, app, (id) => `${path(id)}${query()}`, {
+        label,
+      });
+      if (typeof answer === 'number') return answer;
+      return print(answer, () => [answer.url]);
     }
     if (action === 'bindings') {
       const answer = await callBroker<{ bindings: Binding[] }>(io, app, appPath(paths.bindings), {

@@ -80,16 +80,24 @@ export const dashboardPaths = {
 } as const;
 
 /**
- * The page where a person enters a connection's credentials (docs/integrations.md), on
- * `{base_url}`: its one-time link admits it, not a session or the dev token.
+ * What `{base_url}` serves for integrations to people and providers (docs/integrations.md): the
+ * connect page and the per-connection webhook URLs. Each is admitted by the secret in its own
+ * address, not by a session or the dev token.
  */
-export const CONNECT_PAGE_PREFIX = '/v1/custom-integrations/connect';
+export const CUSTOM_INTEGRATIONS_PREFIX = '/v1/custom-integrations';
+
+/** The page where a person enters a connection's credentials, reached by a one-time link. */
+export const CONNECT_PAGE_PREFIX = `${CUSTOM_INTEGRATIONS_PREFIX}/connect`;
+
+/** A connection's webhook URL: `…/webhooks/<connection id>/<secret>`. */
+export const WEBHOOK_PREFIX = `${CUSTOM_INTEGRATIONS_PREFIX}/webhooks`;
 
 /** The owner API of connections, bindings, development modes and the call audit. */
 export const integrationApiPaths = {
   connections: `${OWNER_API_PREFIX}/:appId/connections`,
   connectLinks: `${OWNER_API_PREFIX}/:appId/connections/links`,
   connection: `${OWNER_API_PREFIX}/:appId/connections/:connectionId`,
+  webhookUrl: `${OWNER_API_PREFIX}/:appId/connections/:connectionId/webhook`,
   bindings: `${OWNER_API_PREFIX}/:appId/bindings`,
   binding: `${OWNER_API_PREFIX}/:appId/bindings/:slot`,
   devModes: `${OWNER_API_PREFIX}/:appId/dev/integrations`,

@@ -163,6 +163,11 @@ export class Connections {
     return this.#cipher.open(id, sealed);
   }
 
+  /** The secret of the webhook URL of `id` (see `CredentialCipher.webhookSecret`). */
+  webhookSecret(id: string): string {
+    return this.#cipher.webhookSecret(id);
+  }
+
   /** Replaces the values of `id`; the connection becomes active again (spec 3.2). */
   async replaceValues(id: string, values: Readonly<Record<string, string>>): Promise<Connection> {
     const { rows } = await this.#db.query<Row>(

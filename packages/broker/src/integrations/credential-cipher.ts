@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -46,6 +46,14 @@ export class CredentialCipher {
   /** A cipher with a key held only in memory (in-memory stores of tests). */
   static ephemeral(): CredentialCipher {
     return new CredentialCipher(randomBytes(32));
+  }
+
+  /**
+   * The secret of the connection's webhook URL: derived from the key, so it is never stored and
+   * always the same for the connection (base64url, 256 bits).
+   */
+  webhookSecret(connectionId: string): string {
+    return createHmac('sha256', this.#key).update(`webhook\0${connectionId}`).digest('base64url');
   }
 
   /** `values` sealed for the connection `connectionId`, as base64 text. */

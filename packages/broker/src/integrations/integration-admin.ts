@@ -221,6 +221,11 @@ export class IntegrationAdmin {
     await this.#o.bindings.unbind(appId, slot, binding.personAccountId);
   }
 
+  /** May `actorId` manage `connection` (see `IntegrationRules.checkManage`)? */
+  checkManage(actorId: string, connection: Connection): Promise<void> {
+    return this.#o.rules.checkManage(actorId, connection);
+  }
+
   /** Removes a connection and its bindings, on `actorId`'s authority. */
   async removeConnection(actorId: string, connectionId: string): Promise<void> {
     const connection = await this.#o.connections.get(connectionId);

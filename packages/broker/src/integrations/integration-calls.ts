@@ -16,13 +16,15 @@ import type { DevIntegrationModes } from './dev-integration-modes.ts';
 import type { IntegrationAudit } from './integration-audit.ts';
 import type { IntegrationRules } from './integration-rules.ts';
 
-/** One invocation of a provider's operation Function for a connection. */
+/** One invocation of a provider's integration Function for a connection. */
 export interface ProviderCall {
   readonly requestId: string;
   readonly input: JsonValue;
   readonly connectionId: string;
-  readonly operation: string;
-  readonly consumerAppId: string;
+  /** What runs it: an operation call (with `operation` and `consumerAppId`) or a webhook. */
+  readonly trigger: 'operation' | 'webhook';
+  readonly operation?: string | undefined;
+  readonly consumerAppId?: string | undefined;
   /** The connection's credential values, readable through `ctx.secrets` for this call only. */
   readonly credentials: Readonly<Record<string, string | null>>;
   readonly timeoutMs: number;
@@ -220,6 +222,7 @@ export class IntegrationCalls {
         requestId: request.requestId,
         input: request.input,
         connectionId: connection.id,
+        trigger: 'operation',
         operation: operation.name,
         consumerAppId: request.consumerAppId,
         credentials,

@@ -3,7 +3,11 @@ import type { Context, Hono } from 'hono';
 import { pageResponse } from '../auth/page-layout.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { CONNECT_PAGE_PREFIX, integrationApiPaths as paths } from '../http/paths.ts';
+import {
+  CONNECT_PAGE_PREFIX,
+  integrationApiPaths as paths,
+  WEBHOOK_PREFIX,
+} from '../http/paths.ts';
 import type { Memberships } from '../org/memberships.ts';
 import type { Bindings } from './bindings.ts';
 import { connectedPage, connectPage, linkUnusablePage } from './connect-page.ts';
@@ -12,6 +16,7 @@ import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
 import type { DevIntegrationModes } from './dev-integration-modes.ts';
 import type { IntegrationAdmin } from './integration-admin.ts';
 import type { IntegrationAudit } from './integration-audit.ts';
+import type { IntegrationWebhooks } from './webhooks.ts';
 
 /** What the integration routes of one app need. */
 export interface IntegrationRouteServices {
@@ -22,6 +27,7 @@ export interface IntegrationRouteServices {
   readonly bindings: Bindings;
   readonly audit: IntegrationAudit;
   readonly modes: DevIntegrationModes;
+  readonly webhooks: IntegrationWebhooks;
   readonly members: Memberships;
 }
 
@@ -39,6 +45,8 @@ const invalid = (message: string, field: string) =>
  *   never a credential value;
  * - `POST /v1/apps/:appId/connections/links` `{ kind, actingAs, connectionId?, bind? }`: a
  *   one-time link to the page where that member enters the credentials (`{ url, expiresAt }`);
+ * - `GET /v1/apps/:appId/connections/:connectionId/webhook?actingAs=`: its secret webhook URL,
+ *   for someone who manages the connection;
  * - `DELETE /v1/apps/:appId/connections/:connectionId?actingAs=`: removes it and its bindings;
  * - `GET /v1/apps/:appId/bindings`, `PUT /v1/apps/:appId/bindings/:slot`
  *   `{ connectionId, actingAs }`, `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
@@ -46,8 +54,9 @@ const invalid = (message: string, field: string) =>
  *   test connection (`{ testConnection }`);
  * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served.
  *
- * And the connect page, `GET|POST /v1/custom-integrations/connect/:token`, which the one-time
- * token in its address admits.
+ * And, admitted by the secret in their addresses: the connect page,
+ * `GET|POST /v1/custom-integrations/connect/:token`, and the webhook URLs,
+ * `POST /v1/custom-integrations/webhooks/:connectionId/:secret`.
  */
 export function mountIntegrationRoutes(
   hono: Hono<BrokerEnv>,
@@ -108,6 +117,12 @@ export function mountIntegrationRoutes(
       bind: bind ? { appId: bind.appId as string, slot: bind.slot as string } : undefined,
     });
     return c.json(link, 201);
+  });
+  hono.get(paths.webhookUrl, async (c) => {
+    checkApp(c);
+    const connection = await services.connections.get(c.req.param('connectionId') ?? '');
+    await admin.checkManage(await actor(c.req.query('actingAs')), connection);
+    return c.json({ url: services.webhooks.url(connection.id) });
   });
   hono.delete(paths.connection, async (c) => {
     checkApp(c);
@@ -173,6 +188,15 @@ export function mountIntegrationRoutes(
     checkApp(c);
     return c.json({ calls: await services.audit.list(appId) });
   });
+
+  hono.post(`${WEBHOOK_PREFIX}/:connectionId/:secret`, (c) =>
+    services.webhooks.receive(
+      c.req.param('connectionId'),
+      c.req.param('secret'),
+      c.req.raw,
+      c.get('requestId'),
+    ),
+  );
 
   hono.get(`${CONNECT_PAGE_PREFIX}/:token`, async (c) => {
     const opened = await admin.openLink(c.req.param('token'));

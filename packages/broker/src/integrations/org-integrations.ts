@@ -12,6 +12,7 @@ import { IntegrationAdmin } from './integration-admin.ts';
 import { IntegrationAudit } from './integration-audit.ts';
 import { IntegrationCalls, type ProviderApp } from './integration-calls.ts';
 import { IntegrationRules } from './integration-rules.ts';
+import { IntegrationWebhooks } from './webhooks.ts';
 
 /** How to open an organisation's integrations. */
 export interface OrgIntegrationsOptions {
@@ -44,12 +45,13 @@ export interface OrgIntegrations {
   readonly modes: DevIntegrationModes;
   readonly admin: IntegrationAdmin;
   readonly calls: IntegrationCalls;
+  readonly webhooks: IntegrationWebhooks;
 }
 
 /**
  * Opens the integrations of the organisation whose central store is `central`
  * (docs/integrations.md): connections sealed with the key of `<dir>/.platform/credentials.key`,
- * bindings, connect links, the call audit, and the development session's modes.
+ * bindings, connect links, the call audit, webhooks and the development session's modes.
  */
 export async function openOrgIntegrations(
   options: OrgIntegrationsOptions,
@@ -100,5 +102,12 @@ export async function openOrgIntegrations(
       }
     },
   });
-  return { connections, bindings, audit, modes, admin, calls };
+  const webhooks = new IntegrationWebhooks({
+    connections,
+    apps: options.apps,
+    baseUrl: options.baseUrl,
+    print: options.print,
+    clock,
+  });
+  return { connections, bindings, audit, modes, admin, calls, webhooks };
 }

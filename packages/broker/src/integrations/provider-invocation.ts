@@ -4,13 +4,13 @@ import { systemCaller } from '../kernel/caller.ts';
 import type { ProviderCall } from './integration-calls.ts';
 
 /**
- * Runs a provider app's operation Function for one integration call: as the provider's system
- * identity acting for the connection (`auth.connection_id()`), with
- * `ctx.integration = { connectionId, trigger: 'operation', operation, consumerAppId }` and the
- * connection's credentials readable through `ctx.secrets` for this call only. Answers the
- * Function's result; its errors are thrown as the host reported them.
+ * Runs a provider app's integration Function (an operation, a webhook) for one connection: as
+ * the provider's system identity acting for the connection (`auth.connection_id()`), with
+ * `ctx.integration = { connectionId, trigger, operation?, consumerAppId? }` and the connection's
+ * credentials readable through `ctx.secrets` for this call only. Answers the Function's result;
+ * its errors are thrown as the host reported them.
  */
-export async function invokeOperation(
+export async function invokeIntegration(
   invoker: FunctionInvoker,
   functionName: string,
   call: ProviderCall,
@@ -24,9 +24,9 @@ export async function invokeOperation(
     ...(call.signal ? { signal: call.signal } : {}),
     integration: {
       connectionId: call.connectionId,
-      trigger: 'operation',
-      operation: call.operation,
-      consumerAppId: call.consumerAppId,
+      trigger: call.trigger,
+      ...(call.operation === undefined ? {} : { operation: call.operation }),
+      ...(call.consumerAppId === undefined ? {} : { consumerAppId: call.consumerAppId }),
     },
     credentials: call.credentials,
   });

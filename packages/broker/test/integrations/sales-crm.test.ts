@@ -255,6 +255,66 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     expect(rows).toEqual([{ connection_id: connection!.id }]);
   });
 
+  it("forward a POST to the connection's secret webhook URL to the provider's webhook Function", async () => {
+    const [connection] = await connections();
+    const { url } = await ok<{ url: string }>(
+      await owner(`/v1/apps/crm/connections/${connection!.id}/webhook?actingAs=ada@example.com`),
+    );
+    expect(url.startsWith(`${ws.url}/v1/custom-integrations/webhooks/${connection!.id}/`)).toBe(
+      true,
+    );
+    const byCy = await refused(
+      await owner(`/v1/apps/crm/connections/${connection!.id}/webhook?actingAs=cy@example.com`),
+    );
+    expect(byCy.code).toBe('PERMISSION_DENIED');
+    const post = (body: string, headers: Record<string, string>, to = url) =>
+      fetch(to, { method: 'POST', headers: { 'x-crm-key': KEY, ...headers }, body });
+    const body = '{"id": 7,\n  "name": "Grace \u00e9"}  ';
+    const delivered = await post(body, {
+      'content-type': 'application/json',
+      'x-crm-event': 'contact.updated',
+      cookie: 'session=abc',
+      forwarded: 'for=203.0.113.9',
+      'x-forwarded-for': '203.0.113.9',
+      'x-platform-user': 'someone',
+    });
+    expect(delivered.status).toBe(200);
+    expect(await delivered.json()).toEqual({ received: 'contact.updated' });
+    const { rows } = await ws
+      .app('crm')!
+      .broker.db.query<{ connection_id: string; body: string; headers: Record<string, string> }>(
+        'SELECT connection_id, body, headers FROM webhook_deliveries',
+      );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.connection_id).toBe(connection!.id);
+    expect(rows[0]!.body).toBe(body);
+    expect(rows[0]!.headers['x-crm-event']).toBe('contact.updated');
+    expect(rows[0]!.headers['content-type']).toBe('application/json');
+    for (const gone of ['cookie', 'forwarded', 'x-forwarded-for', 'x-platform-user']) {
+      expect(rows[0]!.headers).not.toHaveProperty(gone);
+    }
+    const plain = await post('ping', { 'content-type': 'text/plain', 'x-crm-event': 'ping' });
+    expect(plain.status).toBe(200);
+
+    const missing = await post('{}', { 'content-type': 'application/json' });
+    expect(missing.status).toBe(400);
+    expect((await refused(missing)).code).toBe('CRM_EVENT_MISSING');
+    const wrongKey = await post('{}', { 'x-crm-event': 'x', 'x-crm-key': 'nope' });
+    expect(wrongKey.status).toBe(401);
+    expect((await refused(wrongKey)).code).toBe('CRM_KEY_MISMATCH');
+    const crash = await post('{}', { 'x-crm-event': 'crash' });
+    expect(crash.status).toBe(503);
+    expect((await refused(crash)).code).toBe('INTEGRATION_PROVIDER_UNAVAILABLE');
+    const tooLarge = await post('x'.repeat(256 * 1024 + 1), { 'x-crm-event': 'big' });
+    expect(tooLarge.status).toBe(413);
+    const forgedUrl = `${url.slice(0, -1)}${url.endsWith('A') ? 'B' : 'A'}`;
+    const forged = await post('{}', { 'x-crm-event': 'x' }, forgedUrl);
+    expect(forged.status).toBe(404);
+    expect(
+      (await ws.app('crm')!.broker.db.query('SELECT 1 FROM webhook_deliveries')).rows,
+    ).toHaveLength(2);
+  });
+
   it('keep credentials sealed at rest with a key outside the database', async () => {
     const keyFile = join(root.path, '.platform', 'credentials.key');
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
@@ -432,6 +492,9 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     const url = connect.out.split('\n')[1]!;
     expect((await submit(url, { CRM_API_KEY: KEY })).status).toBe(200);
     const listed = await cli('crm', 'connections');
+    const newest = listed.out.split('\n').at(-1)!.split(' ')[0]!;
+    const webhook = await cli('crm', 'webhook-url', newest, '--as', 'ada@example.com');
+    expect(webhook.out).toMatch(new RegExp(`/v1/custom-integrations/webhooks/${newest}/\\S+$`));
     expect(listed.out).toMatch(/con_\S+ {2}organisation {2}active/);
     expect((await cli('sales', 'bindings')).out).toMatch(/^crm {2}con_\S+ {2}contacts\.read$/);
     expect((await cli('sales', 'live', 'crm')).code).toBe(0);

@@ -1,0 +1,129 @@
+import { encodeError, isPlatformError, type JsonValue, PlatformError } from '@platform/errors';
+import { limits, type WebhookForward } from '@platform/schema';
+import { readBodyText } from '../http/body.ts';
+import { WEBHOOK_PREFIX } from '../http/paths.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import { safeEqual } from '../kernel/crypto.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import type { Connections } from './connections.ts';
+import type { ProviderApp } from './integration-calls.ts';
+
+// Cookies are the receiving site's, forwarding headers describe proxies rather than the sender,
+// and x-platform-* are the platform's own (spec 4.2).
+const DROPPED = new Set(['cookie', 'forwarded', 'via', 'x-real-ip']);
+const dropped = (name: string) =>
+  DROPPED.has(name) || name.startsWith('x-forwarded-') || name.startsWith('x-platform-');
+
+/** What the webhooks need. */
+export interface WebhookOptions {
+  readonly connections: Connections;
+  /** The organisation's apps, the providers among them. */
+  readonly apps: () => readonly ProviderApp[];
+  /** `{base_url}`, where webhook URLs are served. */
+  readonly baseUrl: () => string;
+  readonly print: LogWriter;
+  readonly clock?: Clock | undefined;
+}
+
+const notFound = () =>
+  new PlatformError({ code: 'ROUTE_NOT_FOUND', message: 'No webhook is served at this address.' });
+
+/**
+ * The per-connection webhook URLs (spec 4.1, 4.2; docs/integrations.md): a POST of any content
+ * type, at most 256 KiB, is forwarded to the provider's `webhook` Function for the connection,
+ * as `{ method, headers, body, receivedAt }`. The sender gets the Function's result for a 2xx;
+ * 401 and 403 pass through; other 4xx become 400; anything else 503, so the sender retries.
+ * A wrong secret, an unknown connection and a provider without a webhook all look alike (404).
+ */
+export class IntegrationWebhooks {
+  readonly #o: WebhookOptions;
+  readonly #clock: Clock;
+
+  constructor(options: WebhookOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** The secret webhook URL of connection `connectionId`. */
+  url(connectionId: string): string {
+    return `${this.#o.baseUrl()}${WEBHOOK_PREFIX}/${connectionId}/${this.#o.connections.webhookSecret(connectionId)}`;
+  }
+
+  /** Answers one delivery to the URL of `connectionId` presenting `secret`. */
+  async receive(
+    connectionId: string,
+    secret: string,
+    request: Request,
+    requestId: string,
+  ): Promise<Response> {
+    if (!safeEqual(secret, this.#o.connections.webhookSecret(connectionId))) throw notFound();
+    const connection = await this.#o.connections.find(connectionId);
+    const provider = this.#o.apps().find((app) => app.appId === connection?.providerAppId);
+    const contract = provider?.manifest.provides?.integration;
+    if (
+      !connection ||
+      !provider ||
+      contract?.name !== connection.integration ||
+      !contract.webhook
+    ) {
+      throw notFound();
+    }
+    const max = limits.integration.webhookBodyMaxBytes;
+    const body = await readBodyText(
+      request,
+      max,
+      () =>
+        new PlatformError({
+          code: 'PAYLOAD_TOO_LARGE',
+          message: `A webhook body is at most ${max} bytes.`,
+          details: { maxBytes: max },
+        }),
+    );
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      if (!dropped(name)) headers[name] = value;
+    });
+    const forward: WebhookForward = {
+      method: request.method,
+      headers,
+      body,
+      receivedAt: this.#clock.now().toISOString(),
+    };
+    const stored = await this.#o.connections.values(connection.id);
+    try {
+      const result = await provider.invoke(contract.webhook.function, {
+        requestId,
+        input: forward as unknown as JsonValue,
+        connectionId: connection.id,
+        trigger: 'webhook',
+        credentials: Object.fromEntries(
+          contract.credentials.map(({ name }) => [name, stored[name] ?? null]),
+        ),
+        timeoutMs: limits.integration.operationTimeoutSeconds * 1000,
+      });
+      return Response.json(result);
+    } catch (error) {
+      return this.#failure(error, contract.name, requestId);
+    }
+  }
+
+  // 401 and 403 pass through; another 4xx is 400 (its code kept); the rest 503, retried.
+  #failure(error: unknown, integration: string, requestId: string): Response {
+    const known = isPlatformError(error) ? error : undefined;
+    if (known && known.status >= 400 && known.status < 500) {
+      const status = known.status === 401 || known.status === 403 ? known.status : 400;
+      return Response.json(encodeError(known, requestId), { status });
+    }
+    this.#o.print(
+      `integration ${integration}: the webhook Function failed: ${known ? known.code : String(error)}`,
+    );
+    const unavailable = new PlatformError({
+      code: 'INTEGRATION_PROVIDER_UNAVAILABLE',
+      message: 'The webhook could not be handled now; send it again later.',
+    });
+    return Response.json(encodeError(unavailable, requestId), {
+      status: 503,
+      headers: { 'retry-after': '30' },
+    });
+  }
+}
