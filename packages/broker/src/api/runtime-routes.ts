@@ -1,4 +1,4 @@
-import { type JsonValue, PlatformError } from '@platform/errors';
+import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
 import {
   type ContractRoute,
   encodeTextFrames,
@@ -44,7 +44,18 @@ export interface RuntimeServices {
    * `FEATURE_NOT_AVAILABLE`.
    */
   readonly integrations?: AppIntegrationCalls | undefined;
+  /**
+   * `ctx.integration.emit(...)` of this app's integration Functions: the number of new
+   * deliveries. Without it the route answers `FEATURE_NOT_AVAILABLE`.
+   */
+  readonly integrationEmit?: AppIntegrationEmit | undefined;
 }
+
+/** `integration.emit` of one provider app, for the invocation that emits. */
+export type AppIntegrationEmit = (
+  invocation: InvocationGrant['integration'],
+  event: { readonly type: string; readonly id: string; readonly data: JsonObject },
+) => number | Promise<number>;
 
 /** The integration calls of one app, as its Functions make them. */
 export type AppIntegrationCalls = (
@@ -66,11 +77,6 @@ type Handler<R> = (body: Body<R>, ctx: RouteContext) => Promise<unknown>;
 const notAvailable = (message: string) => async (): Promise<never> => {
   throw new PlatformError({ code: 'FEATURE_NOT_AVAILABLE', message });
 };
-
-const notServedYet = (member: string) =>
-  notAvailable(
-    `${member} is not served by this version of the local broker; unit-test the Function with @platform/server/testing.`,
-  );
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 const bytes = (text: string): Buffer => Buffer.from(text, 'base64');
@@ -180,7 +186,17 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       : notAvailable(
           'Integrations are not available: this broker was started without the organisation’s integrations.',
         ),
-    integrationEmit: notServedYet('ctx.integration.emit'),
+    integrationEmit: services.integrationEmit
+      ? async (body, { grant }) => ({
+          deliveries: await (services.integrationEmit as AppIntegrationEmit)(grant.integration, {
+            type: body.type,
+            id: body.id,
+            data: body.data as JsonObject,
+          }),
+        })
+      : notAvailable(
+          'Integration events are not available: this broker was started without the organisation’s integrations.',
+        ),
     secretsGet: async (body, { grant }) => ({
       value:
         grant.credentials && Object.hasOwn(grant.credentials, body.name)

@@ -4,7 +4,11 @@ import type { AiService } from '../ai/ai-service.ts';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { mountLegacyAppPaths } from '../api/legacy-app-paths.ts';
 import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
-import { type AppIntegrationCalls, mountRuntimeRoutes } from '../api/runtime-routes.ts';
+import {
+  type AppIntegrationCalls,
+  type AppIntegrationEmit,
+  mountRuntimeRoutes,
+} from '../api/runtime-routes.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
@@ -65,6 +69,8 @@ export interface BrokerServices {
   readonly auth?: { readonly service: AuthService; readonly admission: boolean };
   /** `ctx.integrations` of this app; without it the call route answers FEATURE_NOT_AVAILABLE. */
   readonly integrations?: AppIntegrationCalls;
+  /** `ctx.integration.emit` of this app; without it the route answers FEATURE_NOT_AVAILABLE. */
+  readonly integrationEmit?: AppIntegrationEmit;
   /** The app's authority facts on the owner API, when an organisation's central store is open. */
   readonly authority?: AuthorityRouteServices;
 }

@@ -87,6 +87,8 @@ export async function launchDevBroker(
     ...(context.authenticate ? { authenticate: context.authenticate } : {}),
     integrations: (call) =>
       integrations.calls.call({ ...call, consumerAppId: context.appId, manifest }),
+    integrationEmit: (invocation, event) =>
+      integrations.events.emit(context.appId, invocation, event),
     mount: (app, services) => {
       mountBrokerApi(app, {
         invoker: services.invoker,
@@ -108,6 +110,7 @@ export async function launchDevBroker(
         audit: integrations.audit,
         modes: integrations.modes,
         webhooks: integrations.webhooks,
+        events: integrations.events,
         members: new Memberships(context.central),
       });
       mountAppRoutes(app, { routes: () => routes, ...services });

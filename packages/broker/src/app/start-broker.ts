@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import { type AiOptions, createAiProvider } from '../ai/ai-config.ts';
 import { AiService } from '../ai/ai-service.ts';
 import type { Authenticate } from '../api/rest-routes.ts';
-import type { AppIntegrationCalls } from '../api/runtime-routes.ts';
+import type { AppIntegrationCalls, AppIntegrationEmit } from '../api/runtime-routes.ts';
 import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
 import { AuthService } from '../auth/auth-service.ts';
 import { moveAccountsToCentral } from '../auth/move-accounts.ts';
@@ -108,6 +108,8 @@ export interface BrokerOptions {
    * @default none: the call route answers FEATURE_NOT_AVAILABLE
    */
   readonly integrations?: AppIntegrationCalls;
+  /** `ctx.integration.emit` of the app's integration Functions. @default FEATURE_NOT_AVAILABLE */
+  readonly integrationEmit?: AppIntegrationEmit;
 }
 
 /** A running broker. */
@@ -341,6 +343,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
             },
           }),
       ...(options.integrations ? { integrations: options.integrations } : {}),
+      ...(options.integrationEmit ? { integrationEmit: options.integrationEmit } : {}),
       reportError: (error, requestId) => writer(`broker error ${requestId}: ${stackOf(error)}`),
     });
     options.mount?.(app, { invoker, authenticate });

@@ -14,7 +14,7 @@ import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
 import type { ProviderApp } from '../integrations/integration-calls.ts';
 import { type OrgIntegrations, openOrgIntegrations } from '../integrations/org-integrations.ts';
-import { invokeIntegration } from '../integrations/provider-invocation.ts';
+import { invokeIntegration, invokeSystem } from '../integrations/provider-invocation.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
@@ -191,6 +191,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       invoke: (fn, call) => {
         if (!app) throw new Error('The app is still starting.');
         return invokeIntegration(app.broker.invoker, fn, call);
+      },
+      runSystem: (fn, input, requestId) => {
+        if (!app) throw new Error('The app is still starting.');
+        return invokeSystem(app.broker.invoker, fn, input, requestId);
       },
     };
     const integrations =

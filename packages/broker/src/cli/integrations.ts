@@ -13,13 +13,16 @@ const usage = `Usage: platform integrations connections
        platform integrations live|fake <slot>
        platform integrations test-connection <connection id>|none
        platform integrations calls
+       platform integrations inject <slot> <event type> [--id <id>] [--data <json>]
+       platform integrations events
        [--app <dir>] [--json]
 
 Connections, bindings and calls of the organisation's integrations (docs/integrations.md).
 connections, connect, reconnect, disconnect, webhook-url and test-connection act on the
 integration the app (--app) publishes; bindings, bind, unbind, live, fake and calls on the
 slots it declares. webhook-url prints the connection's secret webhook URL, for its upstream to
-post to.
+post to. inject delivers a synthetic event to a slot now (its data defaults to the event's
+declared fake); events lists the deliveries to the app's slots.
 connect and reconnect print a one-time link to the page where that member enters the
 credentials: values are never typed on the command line. A change names the member on whose
 authority it is made (--as). Talks to the running platform dev.
@@ -28,6 +31,8 @@ Options:
   --as <email>        The member acting.
   --organisation      Connect for the organisation (administrators only), not for the member.
   --bind <app>:<slot> Bind the new connection into this slot in the same step.
+  --id <id>           The injected event's id (default: a new one).
+  --data <json>       The injected event's data, a JSON object.
   --app <dir>         An app folder of the running platform dev (default: the current directory).
   --json              Print the broker's answer as JSON.
   -h, --help          Show this help.`;
@@ -43,6 +48,15 @@ interface Binding {
   slot: string;
   connectionId: string;
   capabilities: string[];
+}
+interface Delivery {
+  slot: string;
+  type: string;
+  eventId: string;
+  state: string;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
 }
 interface Call {
   at: string;
@@ -63,6 +77,8 @@ export const integrationsCommand = defineCommand({
     as: { type: 'string' },
     organisation: { type: 'boolean', default: false },
     bind: { type: 'string' },
+    id: { type: 'string' },
+    data: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
   maxPositionals: 3,
@@ -199,6 +215,45 @@ export const integrationsCommand = defineCommand({
           ? 'No test connection: invoking an integration Function directly is refused.'
           : `platform invoke runs the integration's Functions for ${first}.`,
       ]);
+    }
+    if (action === 'inject' && first !== undefined && second !== undefined) {
+      let data: unknown;
+      if (parsed.values.data !== undefined) {
+        try {
+          data = JSON.parse(parsed.values.data);
+        } catch {
+          return usageError('--data takes a JSON object');
+        }
+      }
+      const answer = await callBroker<{ delivery: Delivery }>(io, app, appPath(paths.devEvents), {
+        method: 'POST',
+        json: {
+          slot: first,
+          type: second,
+          ...(parsed.values.id === undefined ? {} : { id: parsed.values.id }),
+          ...(data === undefined ? {} : { data }),
+        },
+        label,
+      });
+      if (typeof answer === 'number') return answer;
+      const { delivery } = answer;
+      return print(answer, () => [
+        delivery.state === 'delivered'
+          ? `Delivered ${delivery.type} ${delivery.eventId} to ${delivery.slot}.`
+          : `The ${delivery.slot} handler failed: ${delivery.lastError}`,
+      ]);
+    }
+    if (action === 'events') {
+      const answer = await callBroker<{ deliveries: Delivery[] }>(io, app, appPath(paths.events), {
+        label,
+      });
+      if (typeof answer === 'number') return answer;
+      return print(answer, () =>
+        answer.deliveries.map(
+          (d) =>
+            `${d.createdAt}  ${d.slot}  ${d.type}  ${d.eventId}  ${d.state}  ${d.attempts}${d.lastError ? `  ${d.lastError}` : ''}`,
+        ),
+      );
     }
     if (action === 'calls') {
       const answer = await callBroker<{ calls: Call[] }>(io, app, appPath(paths.calls), { label });

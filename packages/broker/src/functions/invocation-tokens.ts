@@ -29,6 +29,8 @@ export interface InvocationGrant {
   readonly emailAliases: readonly string[];
   /** The delegated file read grant of the job attempt this call runs, if it has one. */
   readonly fileGrant?: FileGrant | undefined;
+  /** The integration invocation this call is (its connection and trigger), if it is one. */
+  readonly integration?: { readonly connectionId: string; readonly trigger: string } | undefined;
   /** An integration invocation's credential values, read as secrets by their names. */
   readonly credentials?: Readonly<Record<string, string | null>>;
 }

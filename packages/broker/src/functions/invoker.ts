@@ -154,6 +154,14 @@ export class FunctionInvoker {
         emailAliases: declared.emailAliases,
         fileGrant: request.fileGrant,
         ...(request.credentials ? { credentials: request.credentials } : {}),
+        ...(request.integration
+          ? {
+              integration: {
+                connectionId: request.integration.connectionId,
+                trigger: request.integration.trigger,
+              },
+            }
+          : {}),
       },
       timeoutMs + TOKEN_GRACE_MS,
     );

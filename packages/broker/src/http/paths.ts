@@ -102,6 +102,8 @@ export const integrationApiPaths = {
   binding: `${OWNER_API_PREFIX}/:appId/bindings/:slot`,
   devModes: `${OWNER_API_PREFIX}/:appId/dev/integrations`,
   calls: `${OWNER_API_PREFIX}/:appId/integration-calls`,
+  events: `${OWNER_API_PREFIX}/:appId/integration-events`,
+  devEvents: `${OWNER_API_PREFIX}/:appId/dev/integration-events`,
 } as const;
 
 /** The control plane: the broker API, the owner API and the dashboard. */

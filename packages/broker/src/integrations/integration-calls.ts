@@ -38,6 +38,8 @@ export interface ProviderApp {
   readonly manifest: Manifest;
   /** Runs one of its system Functions for an integration call; answers the Function's result. */
   invoke(functionName: string, call: ProviderCall): Promise<JsonValue>;
+  /** Runs one of its system Functions as the app's system identity (an event handler). */
+  runSystem(functionName: string, input: JsonValue, requestId: string): Promise<JsonValue>;
 }
 
 /** One `ctx.integrations.use(slot).call(operation, input)` of a consumer Function. */

@@ -1,4 +1,4 @@
-import { PlatformError } from '@platform/errors';
+import { type JsonObject, PlatformError } from '@platform/errors';
 import type { Context, Hono } from 'hono';
 import { pageResponse } from '../auth/page-layout.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
@@ -16,6 +16,7 @@ import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
 import type { DevIntegrationModes } from './dev-integration-modes.ts';
 import type { IntegrationAdmin } from './integration-admin.ts';
 import type { IntegrationAudit } from './integration-audit.ts';
+import type { IntegrationEvents } from './integration-events.ts';
 import type { IntegrationWebhooks } from './webhooks.ts';
 
 /** What the integration routes of one app need. */
@@ -28,6 +29,7 @@ export interface IntegrationRouteServices {
   readonly audit: IntegrationAudit;
   readonly modes: DevIntegrationModes;
   readonly webhooks: IntegrationWebhooks;
+  readonly events: IntegrationEvents;
   readonly members: Memberships;
 }
 
@@ -52,7 +54,10 @@ const invalid = (message: string, field: string) =>
  *   `{ connectionId, actingAs }`, `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
  * - `GET|PUT /v1/apps/:appId/dev/integrations`: the session's live slot (`{ slot, mode }`) and
  *   test connection (`{ testConnection }`);
- * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served.
+ * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served;
+ * - `GET /v1/apps/:appId/integration-events`: the event deliveries to the app's slots, and
+ *   `POST /v1/apps/:appId/dev/integration-events` `{ slot, type, id?, data? }`: a synthetic
+ *   event delivered to a slot now (`data` defaults to the event's declared `fake`).
  *
  * And, admitted by the secret in their addresses: the connect page,
  * `GET|POST /v1/custom-integrations/connect/:token`, and the webhook URLs,
@@ -184,6 +189,34 @@ export function mountIntegrationRoutes(
     return c.json(devState());
   });
 
+  hono.get(paths.events, async (c) => {
+    checkApp(c);
+    return c.json({ deliveries: await services.events.list(appId) });
+  });
+  hono.post(paths.devEvents, async (c) => {
+    checkApp(c);
+    const body = await json(c);
+    if (typeof body.slot !== 'string') throw invalid('slot must be a slot name.', 'slot');
+    if (typeof body.type !== 'string') throw invalid('type must be an event type.', 'type');
+    if (body.id !== undefined && (typeof body.id !== 'string' || body.id === '')) {
+      throw invalid('id must be a non-empty string.', 'id');
+    }
+    const data = body.data;
+    if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
+      throw invalid('data must be a JSON object.', 'data');
+    }
+    const delivery = await services.events.inject(
+      appId,
+      body.slot,
+      {
+        type: body.type,
+        id: body.id as string | undefined,
+        ...(data === undefined ? {} : { data: data as JsonObject }),
+      },
+      c.get('requestId'),
+    );
+    return c.json({ delivery }, 201);
+  });
   hono.get(paths.calls, async (c) => {
     checkApp(c);
     return c.json({ calls: await services.audit.list(appId) });

@@ -1,7 +1,8 @@
 import type { SchemaChange } from '../db/platform-schema.ts';
 
 /**
- * Connections, bindings, one-time connect links and the audit of integration calls, in the
+ * Connections, bindings, one-time connect links, event deliveries (no payloads) and the audit
+ * of integration calls, in the
  * organisation's central store (docs/integrations.md). Credential values are kept only sealed
  * (`credential-cipher.ts`), with a key that lives outside this database. The audit keeps no
  * input, output or credential, and outlives the connection it names.
@@ -67,6 +68,21 @@ CREATE TABLE platform.integration_calls (
   result text NOT NULL,
   duration_ms integer NOT NULL
 );
+CREATE TABLE platform.integration_event_deliveries (
+  id text PRIMARY KEY,
+  consumer_app_id text NOT NULL,
+  slot text NOT NULL,
+  binding_id text,
+  event_id text NOT NULL,
+  type text NOT NULL,
+  state text NOT NULL CHECK (state IN ('delivered', 'failed')),
+  attempts integer NOT NULL,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  delivered_at timestamptz
+);
+CREATE INDEX integration_event_deliveries_consumer
+  ON platform.integration_event_deliveries (consumer_app_id, created_at DESC);
 CREATE INDEX integration_calls_consumer ON platform.integration_calls (consumer_app_id, at DESC);
 CREATE INDEX integration_calls_provider ON platform.integration_calls (provider_app_id, at DESC);
 `,

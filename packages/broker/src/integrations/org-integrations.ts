@@ -11,6 +11,7 @@ import { DevIntegrationModes } from './dev-integration-modes.ts';
 import { IntegrationAdmin } from './integration-admin.ts';
 import { IntegrationAudit } from './integration-audit.ts';
 import { IntegrationCalls, type ProviderApp } from './integration-calls.ts';
+import { IntegrationEvents } from './integration-events.ts';
 import { IntegrationRules } from './integration-rules.ts';
 import { IntegrationWebhooks } from './webhooks.ts';
 
@@ -46,12 +47,14 @@ export interface OrgIntegrations {
   readonly admin: IntegrationAdmin;
   readonly calls: IntegrationCalls;
   readonly webhooks: IntegrationWebhooks;
+  readonly events: IntegrationEvents;
 }
 
 /**
  * Opens the integrations of the organisation whose central store is `central`
  * (docs/integrations.md): connections sealed with the key of `<dir>/.platform/credentials.key`,
- * bindings, connect links, the call audit, webhooks and the development session's modes.
+ * bindings, connect links, the call audit, webhooks, events and the development session's
+ * modes.
  */
 export async function openOrgIntegrations(
   options: OrgIntegrationsOptions,
@@ -109,5 +112,6 @@ export async function openOrgIntegrations(
     print: options.print,
     clock,
   });
-  return { connections, bindings, audit, modes, admin, calls, webhooks };
+  const events = new IntegrationEvents({ central, bindings, apps: options.apps, clock });
+  return { connections, bindings, audit, modes, admin, calls, webhooks, events };
 }

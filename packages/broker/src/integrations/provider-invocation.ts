@@ -33,3 +33,20 @@ export async function invokeIntegration(
   const body = (await response.json()) as { result?: JsonValue };
   return body.result ?? null;
 }
+
+/** Runs an app's system Function as its system identity (an event handler); answers its result. */
+export async function invokeSystem(
+  invoker: FunctionInvoker,
+  functionName: string,
+  input: JsonValue,
+  requestId: string,
+): Promise<JsonValue> {
+  const response = await invoker.call(functionName, {
+    requestId,
+    input,
+    caller: systemCaller(),
+    origin: 'platform',
+  });
+  const body = (await response.json()) as { result?: JsonValue };
+  return body.result ?? null;
+}

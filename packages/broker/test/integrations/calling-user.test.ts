@@ -15,6 +15,7 @@ import { userCaller } from '../../src/kernel/caller.ts';
 import { centralAuthority } from '../../src/org/authority.ts';
 import { TestClock } from '../auth/helpers.ts';
 import { openTestCentral } from '../helpers/db.ts';
+import { orgApp } from './helpers.ts';
 
 const head = 'schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\n';
 const crm = parseManifest(`${head}functions:
@@ -51,12 +52,8 @@ beforeAll(async () => {
     dir: undefined,
     environment: 'production',
     apps: () => [
-      {
-        appId: 'crm',
-        manifest: crm,
-        invoke: async (_, call) => ({ key: call.credentials.CRM_API_KEY ?? null }) as JsonValue,
-      },
-      { appId: 'shop', manifest: shop, invoke: () => Promise.reject(new Error('no')) },
+      orgApp('crm', crm, async (_, call) => ({ key: call.credentials.CRM_API_KEY ?? null })),
+      orgApp('shop', shop),
     ],
     baseUrl: () => BASE,
     print: () => {},

@@ -12,6 +12,7 @@ import {
 } from '../../src/integrations/org-integrations.ts';
 import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
 import { openTestCentral } from '../helpers/db.ts';
+import { orgApp } from './helpers.ts';
 
 const head = 'schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\n';
 const manifest = (yaml: string) => {
@@ -56,10 +57,7 @@ beforeAll(async () => {
   integrations = await openOrgIntegrations({
     central,
     dir: undefined,
-    apps: () => [
-      { appId: 'crm', manifest: crm, invoke: () => Promise.reject(new Error('never live')) },
-      { appId: 'shop', manifest: shop, invoke: () => Promise.reject(new Error('never live')) },
-    ],
+    apps: () => [orgApp('crm', crm), orgApp('shop', shop)],
     baseUrl: () => 'http://127.0.0.1:1',
     print: () => {},
   });

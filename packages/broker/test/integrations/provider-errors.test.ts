@@ -18,6 +18,7 @@ import { anonymousCaller } from '../../src/kernel/caller.ts';
 import { centralAuthority } from '../../src/org/authority.ts';
 import { TestClock } from '../auth/helpers.ts';
 import { openTestCentral } from '../helpers/db.ts';
+import { orgApp } from './helpers.ts';
 
 const SECRET = 'sk_provider_secret_91c2';
 const head = 'schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\n';
@@ -59,10 +60,7 @@ beforeAll(async () => {
   org = await openOrgIntegrations({
     central,
     dir: undefined,
-    apps: () => [
-      { appId: 'crm', manifest: crm, invoke: (_, call) => provider(call) },
-      { appId: 'shop', manifest: shop, invoke: () => Promise.reject(new Error('no')) },
-    ],
+    apps: () => [orgApp('crm', crm, (_, call) => provider(call)), orgApp('shop', shop)],
     baseUrl: () => 'http://127.0.0.1:1',
     print: (line) => printed.push(line),
   });

@@ -279,7 +279,8 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       'x-platform-user': 'someone',
     });
     expect(delivered.status).toBe(200);
-    expect(await delivered.json()).toEqual({ received: 'contact.updated' });
+    // In development an emit is checked and delivers nothing.
+    expect(await delivered.json()).toEqual({ received: 'contact.updated', deliveries: 0 });
     const { rows } = await ws
       .app('crm')!
       .broker.db.query<{ connection_id: string; body: string; headers: Record<string, string> }>(
@@ -302,6 +303,9 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     const wrongKey = await post('{}', { 'x-crm-event': 'x', 'x-crm-key': 'nope' });
     expect(wrongKey.status).toBe(401);
     expect((await refused(wrongKey)).code).toBe('CRM_KEY_MISMATCH');
+    const undeclared = await post('{}', { 'x-crm-event': 'contact.deleted' });
+    expect(undeclared.status).toBe(400);
+    expect((await refused(undeclared)).code).toBe('INTEGRATION_EVENT_INVALID');
     const crash = await post('{}', { 'x-crm-event': 'crash' });
     expect(crash.status).toBe(503);
     expect((await refused(crash)).code).toBe('INTEGRATION_PROVIDER_UNAVAILABLE');
@@ -313,6 +317,44 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     expect(
       (await ws.app('crm')!.broker.db.query('SELECT 1 FROM webhook_deliveries')).rows,
     ).toHaveLength(2);
+  });
+
+  it('deliver an event injected into a development session to the subscribed slot', async () => {
+    const inject = (body: Record<string, unknown>) =>
+      owner('/v1/apps/sales/dev/integration-events', {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
+    const { delivery } = await ok<{ delivery: { state: string; eventId: string } }>(
+      await inject({ slot: 'crm', type: 'contact.updated', id: 'evt-1' }),
+    );
+    expect(delivery).toMatchObject({ state: 'delivered', eventId: 'evt-1' });
+    // The declared fake is the default data; the handler stores each event id once.
+    await ok(await inject({ slot: 'crm', type: 'contact.updated', id: 'evt-1' }));
+    const { rows } = await ws
+      .app('sales')!
+      .broker.db.query('SELECT id, type, email FROM crm_events');
+    expect(rows).toEqual([{ id: 'evt-1', type: 'contact.updated', email: 'ada@example.com' }]);
+    const failed = await ok<{ delivery: { state: string; lastError: string } }>(
+      await inject({
+        slot: 'crm',
+        type: 'contact.updated',
+        id: 'evt-2',
+        data: { email: 'crash@example.com' },
+      }),
+    );
+    expect(failed.delivery.state).toBe('failed');
+    expect(failed.delivery.lastError).toContain('FUNCTION_FAILED');
+    const undeclared = await refused(await inject({ slot: 'crm', type: 'contact.deleted' }));
+    expect(undeclared.code).toBe('INTEGRATION_EVENT_INVALID');
+    const { deliveries } = await ok<{ deliveries: { eventId: string; state: string }[] }>(
+      await owner('/v1/apps/sales/integration-events'),
+    );
+    expect(deliveries.map((d) => [d.eventId, d.state])).toEqual([
+      ['evt-2', 'failed'],
+      ['evt-1', 'delivered'],
+      ['evt-1', 'delivered'],
+    ]);
   });
 
   it('keep credentials sealed at rest with a key outside the database', async () => {
@@ -508,6 +550,11 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     );
     expect((await cli('sales', 'unbind', 'crm', '--as', 'ada@example.com')).code).toBe(0);
     expect((await cli('sales', 'bindings')).out).toBe('No slot is bound.');
+    const injected = await cli('sales', 'inject', 'crm', 'contact.updated', '--id', 'evt-cli');
+    expect(injected.out).toBe('Delivered contact.updated evt-cli to crm.');
+    expect((await cli('sales', 'events')).out).toMatch(
+      /crm {2}contact\.updated {2}evt-cli {2}delivered {2}1/,
+    );
   });
 
   it('audit every call without inputs, outputs or credentials, and show no credential anywhere', async () => {

@@ -3,23 +3,27 @@ import { defineFunction, errors, webhookForwardSchema } from '@platform/server';
 /**
  * The `crm` integration's webhook: what the CRM's upstream posts to a connection's webhook URL.
  * It must name its event and carry the connection's API key (a signature, in a real CRM); the
- * delivery is stored with the connection it arrived for.
+ * delivery is stored with the connection it arrived for, and an event with a dotted name is
+ * emitted to the apps subscribed to it.
  */
 export default defineFunction({
   input: webhookForwardSchema,
-  handler: async ({ input, data, secrets }) => {
+  handler: async ({ input, data, secrets, integration }) => {
     const event = input.headers['x-crm-event'];
     if (!event) throw errors.badRequest('CRM_EVENT_MISSING', 'The x-crm-event header is missing.');
     if (input.headers['x-crm-key'] !== (await secrets.require('CRM_API_KEY'))) {
       throw errors.unauthorized('CRM_KEY_MISMATCH', 'The webhook does not carry this key.');
     }
     if (event === 'crash') throw new Error('The CRM webhook handler crashed.');
+    const deliveries = event.includes('.')
+      ? await integration!.emit({ type: event, id: input.receivedAt, data: { body: input.body } })
+      : 0;
     await data.table('webhook_deliveries').create({
       event,
       headers: input.headers,
       body: input.body,
       received_at: input.receivedAt,
     });
-    return { received: event };
+    return { received: event, deliveries };
   },
 });

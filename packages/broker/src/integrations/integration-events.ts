@@ -1,0 +1,258 @@
+import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
+import { jsonByteLength, limits } from '@platform/schema';
+import type { IntegrationContract } from '@platform/schema/manifest';
+import type { Database } from '../db/database.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import { randomBase64url } from '../kernel/ids.ts';
+import type { Bindings } from './bindings.ts';
+import type { ProviderApp } from './integration-calls.ts';
+
+/** One delivery of an integration event to a consumer slot, as the listing shows it. */
+export interface EventDelivery {
+  readonly id: string;
+  readonly consumerAppId: string;
+  readonly slot: string;
+  /** The slot's binding; `null` for an event injected into an unbound slot in development. */
+  readonly bindingId: string | null;
+  readonly eventId: string;
+  readonly type: string;
+  readonly state: 'delivered' | 'failed';
+  readonly attempts: number;
+  /** The last failure's code and message; `null` once delivered. */
+  readonly lastError: string | null;
+  readonly createdAt: string;
+  readonly deliveredAt: string | null;
+}
+
+/** The payload an event handler receives (spec 2.11). */
+export interface EventPayload {
+  readonly id: string;
+  readonly type: string;
+  readonly occurredAt: string;
+  /** The consumer's slot name. */
+  readonly integration: string;
+  /** The provider app. */
+  readonly provider: string;
+  readonly bindingId: string | null;
+  readonly data: JsonObject;
+}
+
+const invalid = (message: string, details: Record<string, string> = {}) =>
+  new PlatformError({ code: 'INTEGRATION_EVENT_INVALID', message, details });
+
+/**
+ * The events of the organisation's integrations (spec 6.1; docs/integrations.md). Under
+ * `platform dev` an `emit` is checked against the provider's contract as it is served now and
+ * delivers nothing (production events never reach a development session); a developer injects a
+ * synthetic event into a consumer slot instead, which is delivered to the slot's events
+ * Function at once and recorded. Delivery records keep no payload.
+ */
+export class IntegrationEvents {
+  readonly #db: Database;
+  readonly #bindings: Bindings;
+  readonly #apps: () => readonly ProviderApp[];
+  readonly #clock: Clock;
+
+  constructor(options: {
+    central: Database;
+    bindings: Bindings;
+    apps: () => readonly ProviderApp[];
+    clock?: Clock | undefined;
+  }) {
+    this.#db = options.central;
+    this.#bindings = options.bindings;
+    this.#apps = options.apps;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * `integration.emit` of a provider Function running for a connection (`trigger` `operation`,
+   * `sync` or `webhook`; never during OAuth exchange or refresh): checks the event against the
+   * contract `providerAppId` serves and answers the number of new deliveries, 0 in development.
+   */
+  emit(
+    providerAppId: string,
+    invocation: { readonly trigger: string } | undefined,
+    event: { readonly type: string; readonly id: string; readonly data: JsonObject },
+  ): number {
+    if (!invocation) {
+      throw invalid('integration.emit is available only while an integration Function runs.');
+    }
+    if (invocation.trigger === 'oauth') {
+      throw invalid('integration.emit is unavailable during OAuth exchange and refresh.');
+    }
+    const contract = this.#contractOf(providerAppId);
+    declaredEvent(contract, event.type);
+    checkData(event.data);
+    return 0;
+  }
+
+  /**
+   * Delivers a synthetic event of `type` to `slot` of the consumer app `appId` now: `data`
+   * defaults to the event's declared `fake`, `id` to a new one. Answers its delivery record.
+   */
+  async inject(
+    appId: string,
+    slot: string,
+    event: { readonly type: string; readonly id?: string | undefined; readonly data?: JsonObject },
+    requestId: string,
+  ): Promise<EventDelivery> {
+    const consumer = this.#apps().find((app) => app.appId === appId);
+    const declared = consumer?.manifest.integrations[slot];
+    if (!consumer || !declared) {
+      throw new PlatformError({
+        code: 'INTEGRATION_SLOT_NOT_DECLARED',
+        message: `${appId} declares no integration slot "${slot}".`,
+        details: { slot },
+      });
+    }
+    if (declared.account !== 'app' || !declared.events) {
+      throw invalid(`The slot ${slot} subscribes to no events (integrations.${slot}.events).`, {
+        slot,
+      });
+    }
+    const provider = this.#apps().find(
+      (app) => app.manifest.provides?.integration?.name === declared.integration,
+    );
+    if (!provider) {
+      throw new PlatformError({
+        code: 'INTEGRATION_NOT_FOUND',
+        message: `No app of the organisation publishes "${declared.integration}" now.`,
+        details: { integration: declared.integration },
+      });
+    }
+    const contract = this.#contractOf(provider.appId);
+    const declaredType = declaredEvent(contract, event.type);
+    if (declared.events.types && !declared.events.types.includes(event.type)) {
+      throw invalid(`The slot ${slot} does not subscribe to ${event.type}.`, { slot });
+    }
+    if (!declared.capabilities.includes(declaredType.capability)) {
+      throw invalid(
+        `${event.type} belongs to the capability ${declaredType.capability}, which the slot ${slot} does not request.`,
+        { slot },
+      );
+    }
+    const data = event.data ?? (declaredType.fake as JsonObject);
+    checkData(data);
+    const binding = await this.#bindings.find(appId, slot);
+    const payload: EventPayload = {
+      id: event.id ?? `evt_${randomBase64url(12)}`,
+      type: event.type,
+      occurredAt: this.#clock.now().toISOString(),
+      integration: slot,
+      provider: provider.appId,
+      bindingId: binding?.id ?? null,
+      data,
+    };
+    let lastError: string | null = null;
+    try {
+      await consumer.runSystem(
+        declared.events.function,
+        payload as unknown as JsonValue,
+        requestId,
+      );
+    } catch (error) {
+      lastError =
+        error instanceof PlatformError ? `${error.code}: ${error.message}` : String(error);
+    }
+    return this.#record(appId, slot, payload, lastError);
+  }
+
+  /** The newest deliveries to `appId`'s slots, newest first. */
+  async list(appId: string, limit = 100): Promise<EventDelivery[]> {
+    const { rows } = await this.#db.query<Row>(
+      `SELECT ${COLUMNS} FROM platform.integration_event_deliveries
+        WHERE consumer_app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [appId, limit],
+    );
+    return rows.map(toDelivery);
+  }
+
+  async #record(
+    appId: string,
+    slot: string,
+    payload: EventPayload,
+    lastError: string | null,
+  ): Promise<EventDelivery> {
+    const now = this.#clock.now();
+    const { rows } = await this.#db.query<Row>(
+      `INSERT INTO platform.integration_event_deliveries
+         (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $10) RETURNING ${COLUMNS}`,
+      [
+        `dlv_${randomBase64url(12)}`,
+        appId,
+        slot,
+        payload.bindingId,
+        payload.id,
+        payload.type,
+        lastError === null ? 'delivered' : 'failed',
+        lastError,
+        now,
+        lastError === null ? now : null,
+      ],
+    );
+    return toDelivery(rows[0] as Row);
+  }
+
+  #contractOf(providerAppId: string): IntegrationContract {
+    const contract = this.#apps().find((app) => app.appId === providerAppId)?.manifest.provides
+      ?.integration;
+    if (!contract) throw invalid(`${providerAppId} publishes no integration.`);
+    return contract;
+  }
+}
+
+function declaredEvent(contract: IntegrationContract, type: string) {
+  const declared = contract.events?.find((one) => one.type === type);
+  if (!declared) {
+    const known = (contract.events ?? []).map((one) => one.type).join(', ') || 'none';
+    throw invalid(`"${contract.name}" declares no event ${type}; it declares ${known}.`, { type });
+  }
+  return declared;
+}
+
+function checkData(data: JsonObject): void {
+  const size = jsonByteLength(data);
+  const max = limits.integration.eventDataMaxBytes;
+  if (size > max) {
+    throw new PlatformError({
+      code: 'LIMIT_EXCEEDED',
+      message: `The event data is ${size} bytes of JSON; at most ${max} are allowed.`,
+      details: { size, limit: max },
+    });
+  }
+}
+
+interface Row {
+  id: string;
+  consumer_app_id: string;
+  slot: string;
+  binding_id: string | null;
+  event_id: string;
+  type: string;
+  state: 'delivered' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: Date | string;
+  delivered_at: Date | string | null;
+}
+
+const COLUMNS =
+  'id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at';
+
+function toDelivery(row: Row): EventDelivery {
+  return {
+    id: row.id,
+    consumerAppId: row.consumer_app_id,
+    slot: row.slot,
+    bindingId: row.binding_id,
+    eventId: row.event_id,
+    type: row.type,
+    state: row.state,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    createdAt: new Date(row.created_at).toISOString(),
+    deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at).toISOString(),
+  };
+}
