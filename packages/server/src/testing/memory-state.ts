@@ -83,7 +83,10 @@ export interface MemoryBrokerSeed {
   readonly integrations?: Readonly<
     Record<string, Readonly<Record<string, (input: JsonValue) => JsonValue>>>
   >;
-  /** Deliveries `integration.emit` reports per new event id. @default 1 */
+  /**
+   * Deliveries `integration.emit` reports per new event id. @default 1; `createTestContext`:
+   * 0 in development (an emit there delivers nothing, as under `platform dev`), 1 in production
+   */
   readonly emitDeliveries?: number;
   /**
    * Users with a push subscription, one device each (notifications to others deliver 0).

@@ -80,7 +80,15 @@ export function createTestContext<Input = unknown>(
       ],
     ]),
   );
-  const broker = createMockBroker({ ...options, searches, token: 'test-context-token' });
+  // Like platform dev, an emit in development delivers nothing (spec 6.1).
+  const emitDeliveries =
+    options.emitDeliveries ?? ((options.environment ?? 'development') === 'development' ? 0 : 1);
+  const broker = createMockBroker({
+    ...options,
+    emitDeliveries,
+    searches,
+    token: 'test-context-token',
+  });
   const invocation = broker.invocation({
     requestId: options.requestId ?? 'req_test',
     environment: options.environment ?? 'development',
