@@ -1,5 +1,5 @@
 import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
-import { jsonByteLength, limits } from '@platform/schema';
+import { checkEventData } from '@platform/schema/contract';
 import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
@@ -83,7 +83,7 @@ export class IntegrationEvents {
     }
     const contract = this.#contractOf(providerAppId);
     declaredEvent(contract, event.type);
-    checkData(event.data);
+    checkEventData(event.data);
     return 0;
   }
 
@@ -133,7 +133,7 @@ export class IntegrationEvents {
       );
     }
     const data = event.data ?? (declaredType.fake as JsonObject);
-    checkData(data);
+    checkEventData(data);
     const binding = await this.#bindings.find(appId, slot);
     const payload: EventPayload = {
       id: event.id ?? `evt_${randomBase64url(12)}`,
@@ -210,18 +210,6 @@ function declaredEvent(contract: IntegrationContract, type: string) {
     throw invalid(`"${contract.name}" declares no event ${type}; it declares ${known}.`, { type });
   }
   return declared;
-}
-
-function checkData(data: JsonObject): void {
-  const size = jsonByteLength(data);
-  const max = limits.integration.eventDataMaxBytes;
-  if (size > max) {
-    throw new PlatformError({
-      code: 'LIMIT_EXCEEDED',
-      message: `The event data is ${size} bytes of JSON; at most ${max} are allowed.`,
-      details: { size, limit: max },
-    });
-  }
 }
 
 interface Row {

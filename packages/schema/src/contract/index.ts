@@ -124,6 +124,7 @@ export {
   HOST_TOKEN_ENV,
 } from './host-process.ts';
 export {
+  checkEventData,
   checkIntegrationCall,
   type IntegrationCallCheck,
   type IntegrationContractView,

@@ -1,4 +1,5 @@
-import { type JsonValue, PlatformError } from '@platform/errors';
+import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
+import { jsonByteLength, limits } from '../limits.ts';
 
 /** A consumer slot as a call is checked against it (spec 2.11). */
 export interface IntegrationSlotView {
@@ -91,4 +92,20 @@ export function checkIntegrationCall(call: IntegrationCallCheck): IntegrationOpe
     );
   }
   return operation;
+}
+
+/**
+ * Refuses event data over 64 KiB of JSON (`LIMIT_EXCEEDED`), as both the server SDK (before
+ * sending) and the broker (which does not trust the SDK) check an `integration.emit`.
+ */
+export function checkEventData(data: JsonObject): void {
+  const size = jsonByteLength(data);
+  const max = limits.integration.eventDataMaxBytes;
+  if (size > max) {
+    throw new PlatformError({
+      code: 'LIMIT_EXCEEDED',
+      message: `The event data is ${size} bytes of JSON; at most ${max} are allowed.`,
+      details: { size, limit: max },
+    });
+  }
 }

@@ -1,6 +1,5 @@
 import { isJsonObject, type JsonValue, PlatformError } from '@platform/errors';
-import { jsonByteLength, limits } from '@platform/schema';
-import type { Invocation } from '@platform/schema/contract';
+import { checkEventData, type Invocation } from '@platform/schema/contract';
 import type { RuntimeClient } from './transport.ts';
 import type { IntegrationInfo, IntegrationsClient } from './types.ts';
 
@@ -56,15 +55,7 @@ export function createIntegration(
         );
       }
       if (!isJsonObject(event.data)) throw eventError('The event data must be a JSON object.');
-      const size = jsonByteLength(event.data);
-      const max = limits.integration.eventDataMaxBytes;
-      if (size > max) {
-        throw new PlatformError({
-          code: 'LIMIT_EXCEEDED',
-          message: `The event data is ${size} bytes of JSON; at most ${max} are allowed.`,
-          details: { size, limit: max },
-        });
-      }
+      checkEventData(event.data);
       const { deliveries } = await client.call(
         'integrationEmit',
         {},
