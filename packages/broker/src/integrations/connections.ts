@@ -138,17 +138,6 @@ export class Connections {
     return rows.map(toConnection);
   }
 
-  /** A person's personal connection to `integration`, newest first, if any. */
-  async personal(integration: string, accountId: string): Promise<Connection | undefined> {
-    const { rows } = await this.#db.query<Row>(
-      `SELECT ${COLUMNS} FROM platform.connections
-        WHERE integration = $1 AND kind = 'personal' AND owner_account_id = $2
-        ORDER BY created_at DESC, id LIMIT 1`,
-      [integration, accountId],
-    );
-    return rows[0] ? toConnection(rows[0]) : undefined;
-  }
-
   /**
    * The credential values of `id`, opened for one provider invocation. Never return them from
    * an API, never log them, never store them elsewhere.

@@ -7,7 +7,7 @@ import type { ConnectLink, ConnectLinks } from './connect-links.ts';
 import type { Connection, ConnectionKind, Connections } from './connections.ts';
 import { checkCredentialValues } from './credential-values.ts';
 import type { DevIntegrationModes, IntegrationMode } from './dev-integration-modes.ts';
-import type { ProviderApp } from './integration-calls.ts';
+import { findPublisher, type ProviderApp } from './integration-calls.ts';
 import { grantedCapabilities, type IntegrationRules } from './integration-rules.ts';
 
 /** What the management of connections and bindings needs. */
@@ -42,10 +42,8 @@ export class IntegrationAdmin {
 
   /** The contract `name` and the app publishing it now; `INTEGRATION_NOT_FOUND` otherwise. */
   published(name: string): { provider: ProviderApp; contract: IntegrationContract } {
-    for (const app of this.#o.apps()) {
-      const contract = app.manifest.provides?.integration;
-      if (contract?.name === name) return { provider: app, contract };
-    }
+    const found = findPublisher(this.#o.apps(), name);
+    if (found) return found;
     throw fail('INTEGRATION_NOT_FOUND', `No app of the organisation publishes "${name}".`, {
       integration: name,
     });
@@ -64,8 +62,8 @@ export class IntegrationAdmin {
   /** The slot `slot` of the app `appId`; `INTEGRATION_SLOT_NOT_DECLARED` otherwise. */
   slotOf(appId: string, slot: string): SlotDeclaration {
     const app = this.#o.apps().find((one) => one.appId === appId);
-    if (!app) fail('APP_NOT_FOUND', `The organisation has no app "${appId}".`, { appId });
-    const declared = app?.manifest.integrations[slot];
+    if (!app) throw fail('APP_NOT_FOUND', `The organisation has no app "${appId}".`, { appId });
+    const declared = app.manifest.integrations[slot];
     if (!declared) {
       throw fail(
         'INTEGRATION_SLOT_NOT_DECLARED',

@@ -42,6 +42,18 @@ export interface ProviderApp {
   runSystem(functionName: string, input: JsonValue, requestId: string): Promise<JsonValue>;
 }
 
+/** The app of `apps` that publishes the integration `name` now, with its contract. */
+export function findPublisher(
+  apps: readonly ProviderApp[],
+  name: string,
+): { provider: ProviderApp; contract: IntegrationContract } | undefined {
+  for (const app of apps) {
+    const contract = app.manifest.provides?.integration;
+    if (contract?.name === name) return { provider: app, contract };
+  }
+  return undefined;
+}
+
 /** One `ctx.integrations.use(slot).call(operation, input)` of a consumer Function. */
 export interface IntegrationCallRequest {
   readonly consumerAppId: string;
@@ -97,7 +109,7 @@ export class IntegrationCalls {
   async call(request: IntegrationCallRequest): Promise<JsonValue> {
     const started = performance.now();
     const slot = request.manifest.integrations[request.slot];
-    const found = slot ? this.#provider(slot.integration) : undefined;
+    const found = slot ? findPublisher(this.#options.apps(), slot.integration) : undefined;
     const operation = checkIntegrationCall({
       slotName: request.slot,
       slot,
@@ -141,16 +153,6 @@ export class IntegrationCalls {
       await record('live', connection?.id ?? null, code);
       throw error;
     }
-  }
-
-  #provider(
-    integration: string,
-  ): { provider: ProviderApp; contract: IntegrationContract } | undefined {
-    for (const app of this.#options.apps()) {
-      const contract = app.manifest.provides?.integration;
-      if (contract?.name === integration) return { provider: app, contract };
-    }
-    return undefined;
   }
 
   // The slot's binding and its connection, after the live authority checks of spec 5.4.

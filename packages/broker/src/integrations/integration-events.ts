@@ -5,7 +5,7 @@ import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { randomBase64url } from '../kernel/ids.ts';
 import type { Bindings } from './bindings.ts';
-import type { ProviderApp } from './integration-calls.ts';
+import { findPublisher, type ProviderApp } from './integration-calls.ts';
 
 /** One delivery of an integration event to a consumer slot, as the listing shows it. */
 export interface EventDelivery {
@@ -111,17 +111,15 @@ export class IntegrationEvents {
         slot,
       });
     }
-    const provider = this.#apps().find(
-      (app) => app.manifest.provides?.integration?.name === declared.integration,
-    );
-    if (!provider) {
+    const found = findPublisher(this.#apps(), declared.integration);
+    if (!found) {
       throw new PlatformError({
         code: 'INTEGRATION_NOT_FOUND',
         message: `No app of the organisation publishes "${declared.integration}" now.`,
         details: { integration: declared.integration },
       });
     }
-    const contract = this.#contractOf(provider.appId);
+    const { provider, contract } = found;
     const declaredType = declaredEvent(contract, event.type);
     if (declared.events.types && !declared.events.types.includes(event.type)) {
       throw invalid(`The slot ${slot} does not subscribe to ${event.type}.`, { slot });
