@@ -12,6 +12,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   ai: () => import('./ai/ai.ts'),
   'inbound-mail': () => import('./inbound-mail/inbound-mail.ts'),
   push: () => import('./push/push.ts'),
+  integrations: () => import('./integrations/integrations.ts'),
 };
 
 const wanted = process.argv.slice(2);

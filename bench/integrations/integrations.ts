@@ -1,0 +1,167 @@
+// Cost of an integration call under `platform dev`, on examples/sales-crm (PGlite, real Deno
+// Functions, HTTP on loopback). Sequential calls of the sales app's route, which calls
+// `contacts.findByEmail` through its `crm` slot:
+// - fake: the call answers the contract's fake; baseline: a no-op Function route of the same app.
+// - live: the provider's operation Function runs for the slot's binding (authority checks,
+//   sealed credentials opened, the provider's Deno process); baseline: the fake call plus the
+//   provider Function invoked directly for its test connection (`platform invoke`'s route), the
+//   two hops a live call makes.
+// p50 of INTEGRATIONS_BENCH_CALLS calls each (default 300), alternated rounds
+// (INTEGRATIONS_BENCH_ROUNDS, default 3), median of the per-round p50s.
+//
+// As a suite of bench/run.ts: `integrations: () => import('./integrations/integrations.ts')`.
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startWorkspace } from '../../packages/broker/src/app/start-workspace.ts';
+import { Accounts } from '../../packages/broker/src/auth/accounts.ts';
+import { defaultSnapshotPath } from '../../packages/broker/src/db/open-database.ts';
+import { systemClock } from '../../packages/broker/src/kernel/clock.ts';
+import { Memberships } from '../../packages/broker/src/org/memberships.ts';
+import { type Row, row } from '../report.ts';
+
+const CALLS = Number(process.env.INTEGRATIONS_BENCH_CALLS ?? 300);
+const ROUNDS = Number(process.env.INTEGRATIONS_BENCH_ROUNDS ?? 3);
+const example = fileURLToPath(new URL('../../examples/sales-crm', import.meta.url));
+
+const noop = `import { defineFunction, s } from '@platform/server';
+export default defineFunction({ input: s.object({ email: s.string() }), handler: () => ({}) });
+`;
+
+async function p50(call: () => Promise<Response>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const started = performance.now();
+    const response = await call();
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`bench call answered ${response.status}`);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] as number;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/** Runs the suite and answers its rows. */
+export async function run(): Promise<Row[]> {
+  const root = join(tmpdir(), `bench-integrations-${process.pid}`);
+  await rm(root, { recursive: true, force: true });
+  await cp(example, root, { recursive: true });
+  const sales = join(root, 'sales');
+  const yaml = await readFile(join(sales, 'platform.yaml'), 'utf8');
+  await writeFile(
+    join(sales, 'platform.yaml'),
+    yaml.replace(
+      'functions:\n',
+      'functions:\n  - name: noop\n    entrypoint: functions/noop/index.ts\n    access: public\n    route:\n      path: /api/noop\n      methods: [POST]\n',
+    ),
+  );
+  await mkdir(join(sales, 'functions/noop'), { recursive: true });
+  await writeFile(join(sales, 'functions/noop/index.ts'), noop);
+  const ws = await startWorkspace({
+    appDirs: [join(root, 'crm'), sales],
+    workspaceDir: root,
+    port: 0,
+    watch: false,
+    databaseUrl: '',
+    snapshotPath: defaultSnapshotPath(),
+    logWriter: () => {},
+  });
+  try {
+    const central = ws.apps[0]!.broker.central;
+    await new Accounts(central, central, systemClock).create('ada@example.com', 'confirmed');
+    const members = new Memberships(central);
+    const [admin] = (await members.list()).filter((m) => m.role === 'administrator');
+    await members.setRole(admin!.accountId, 'ada@example.com', 'administrator');
+    const owner = (path: string, method: string, body: unknown) =>
+      fetch(`${ws.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const { url } = (await (
+      await owner('/v1/apps/crm/connections/links', 'POST', {
+        kind: 'organisation',
+        actingAs: 'ada@example.com',
+        bind: { appId: 'sales', slot: 'crm' },
+      })
+    ).json()) as { url: string };
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'CRM_API_KEY=crm_bench_key',
+    });
+    const { connections } = (await (
+      await fetch(`${ws.url}/v1/apps/crm/connections`, {
+        headers: { authorization: `Bearer ${ws.devToken}` },
+      })
+    ).json()) as { connections: { id: string }[] };
+    await owner('/v1/apps/crm/dev/integrations', 'PUT', { testConnection: connections[0]!.id });
+    const salesUrl = `http://127.0.0.1:${ws.app('sales')!.port}`;
+    const crmUrl = `http://127.0.0.1:${ws.app('crm')!.port}`;
+    const post =
+      (to: string, body: unknown, headers: Record<string, string> = {}) =>
+      () =>
+        fetch(to, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+    const email = { email: 'grace@example.com' };
+    const lookup = post(`${salesUrl}/api/customers/lookup`, email);
+    const noopCall = post(`${salesUrl}/api/noop`, email);
+    const direct = post(
+      `${crmUrl}/_platform/broker/invoke/findContact`,
+      { input: email },
+      { authorization: `Bearer ${ws.devToken}` },
+    );
+    const mode = (m: 'live' | 'fake') =>
+      owner('/v1/apps/sales/dev/integrations', 'PUT', { slot: 'crm', mode: m });
+    const figures = {
+      noop: [] as number[],
+      fake: [] as number[],
+      live: [] as number[],
+      direct: [] as number[],
+    };
+    // Warm every path once (bundles, processes, connections).
+    await p50(noopCall);
+    for (let round = 0; round < ROUNDS; round++) {
+      await mode('fake');
+      figures.noop.push(await p50(noopCall));
+      figures.fake.push(await p50(lookup));
+      await mode('live');
+      figures.live.push(await p50(lookup));
+      figures.direct.push(await p50(direct));
+    }
+    const noopP50 = median(figures.noop);
+    const fakeP50 = median(figures.fake);
+    const liveP50 = median(figures.live);
+    const twoHops = fakeP50 + median(figures.direct);
+    return [
+      row(
+        'integration call, fake (p50, vs a no-op Function)',
+        ms(fakeP50),
+        ms(noopP50),
+        fakeP50 / noopP50,
+      ),
+      row(
+        'integration call, live (p50, vs fake call + direct provider invoke)',
+        ms(liveP50),
+        ms(twoHops),
+        liveP50 / twoHops,
+      ),
+    ];
+  } finally {
+    await ws.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { print } = await import('../report.ts');
+  print(await run());
+}
