@@ -589,6 +589,9 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       expect(text).toContain('contacts.findByEmail');
       expect(text).toContain('live');
       expect(text).toContain('INTEGRATION_RECONNECT_REQUIRED');
+      const events = await page.locator('#integration-events').textContent();
+      expect(events).toContain('evt-1');
+      expect(events).toContain('failed');
       expect(await page.content()).not.toContain(KEY);
     } finally {
       await browser.close();

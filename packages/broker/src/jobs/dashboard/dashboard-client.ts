@@ -21,6 +21,7 @@ const api = document.body.dataset as {
   push: string;
   organisation: string;
   integrationCalls: string;
+  integrationEvents: string;
 };
 const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
 
@@ -315,14 +316,40 @@ interface IntegrationCall {
   result: string;
 }
 
-/** The app's integration calls; the section stays hidden where the broker serves none. */
+interface EventDelivery {
+  createdAt: string;
+  slot: string;
+  type: string;
+  eventId: string;
+  state: string;
+  attempts: number;
+  lastError: string | null;
+}
+
+/**
+ * The app's integration calls and event deliveries; the section stays hidden where the broker
+ * serves none.
+ */
 async function loadIntegrationCalls(): Promise<void> {
   let calls: IntegrationCall[];
+  let deliveries: EventDelivery[];
   try {
     ({ calls } = await get<{ calls: IntegrationCall[] }>(api.integrationCalls, {}));
+    ({ deliveries } = await get<{ deliveries: EventDelivery[] }>(api.integrationEvents, {}));
   } catch {
     return;
   }
+  fill(
+    'integration-events',
+    deliveries.map((d) =>
+      row(
+        [localTime(d.createdAt), d.slot, d.type, d.eventId, d.state, d.attempts, d.lastError ?? ''],
+        d.state === 'delivered' ? {} : { 4: 'error' },
+      ),
+    ),
+    'No events delivered yet.',
+    7,
+  );
   fill(
     'integration-calls',
     calls.map((c) =>

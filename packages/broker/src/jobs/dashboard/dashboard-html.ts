@@ -11,6 +11,8 @@ export interface DashboardPage {
     readonly aiCalls: string;
     /** The audit of integration calls the app made or served. */
     readonly integrationCalls: string;
+    /** The integration event deliveries to the app's slots. */
+    readonly integrationEvents: string;
     /** The outbox: sent and received email. */
     readonly mail: string;
     /** Notifications the local push service received (development). */
@@ -53,7 +55,7 @@ export function dashboardHtml(page: DashboardPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.appId)}: dashboard</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}" data-organisation="${escapeHtml(page.api.organisation)}" data-integration-calls="${escapeHtml(page.api.integrationCalls)}">
+<body data-jobs="${escapeHtml(page.api.jobs)}" data-summary="${escapeHtml(page.api.summary)}" data-cron="${escapeHtml(page.api.cron)}" data-ai-calls="${escapeHtml(page.api.aiCalls)}" data-mail="${escapeHtml(page.api.mail)}" data-push="${escapeHtml(page.api.push)}" data-organisation="${escapeHtml(page.api.organisation)}" data-integration-calls="${escapeHtml(page.api.integrationCalls)}" data-integration-events="${escapeHtml(page.api.integrationEvents)}">
 <header><h1>App ${escapeHtml(page.appId)}: dashboard</h1></header>
 <main>
 <p id="error" class="error" role="alert" hidden></p>
@@ -101,6 +103,9 @@ export function dashboardHtml(page: DashboardPage): string {
 <table id="integration-calls"><thead><tr><th>Time</th><th>Slot</th><th>Consumer</th><th>Provider</th><th>Operation</th>
 <th>Mode</th><th>Duration</th><th>Result</th></tr></thead><tbody></tbody></table>
 <p class="muted">The newest 100 calls this app made or served. Never inputs, outputs or credentials.</p>
+<h3>Event deliveries</h3>
+<table id="integration-events"><thead><tr><th>Time</th><th>Slot</th><th>Type</th><th>Event id</th><th>State</th>
+<th>Attempts</th><th>Last error</th></tr></thead><tbody></tbody></table>
 </section>
 <section id="mail-section" aria-labelledby="mail-title">
 <h2 id="mail-title">Email</h2>

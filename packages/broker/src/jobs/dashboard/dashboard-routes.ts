@@ -52,7 +52,8 @@ const fill = (path: string, appId: string) => path.replace(':appId', encodeURICo
  * script that reads the jobs API (history), the jobs summary (totals, depth, queue policy), the
  * cron summary, the broker API's recent AI calls, the outbox (email sent and received) and the
  * notifications the local push service received, the organisation (its apps and members) and
- * the integration calls the app made or served (never inputs, outputs or credentials). Served with a strict Content Security Policy: this origin's script and
+ * the integration calls the app made or served and the events delivered to its slots (never
+ * inputs, outputs, payloads or credentials). Served with a strict Content Security Policy: this origin's script and
  * API only, no framing.
  */
 export function mountDashboard(
@@ -68,6 +69,7 @@ export function mountDashboard(
     push: brokerApiPaths.pushDeliveries,
     organisation: orgApiPaths.organisation,
     integrationCalls: fill(integrationApiPaths.calls, options.appId),
+    integrationEvents: fill(integrationApiPaths.events, options.appId),
   };
   app.get(dashboardPaths.page, (c) => {
     const nonce = randomBytes(12).toString('base64url');
