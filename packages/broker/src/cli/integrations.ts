@@ -1,4 +1,8 @@
 import { integrationApiPaths as paths } from '../http/paths.ts';
+import type { Binding } from '../integrations/bindings.ts';
+import type { Connection } from '../integrations/connections.ts';
+import type { IntegrationCallRecord as Call } from '../integrations/integration-audit.ts';
+import type { EventDelivery as Delivery } from '../integrations/integration-events.ts';
 import { appPath, brokerFetch, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
@@ -36,36 +40,6 @@ Options:
   --app <dir>         An app folder of the running platform dev (default: the current directory).
   --json              Print the broker's answer as JSON.
   -h, --help          Show this help.`;
-
-interface Connection {
-  id: string;
-  integration: string;
-  kind: string;
-  condition: string;
-}
-interface Binding {
-  id: string;
-  slot: string;
-  connectionId: string;
-  capabilities: string[];
-}
-interface Delivery {
-  slot: string;
-  type: string;
-  eventId: string;
-  state: string;
-  attempts: number;
-  lastError: string | null;
-  createdAt: string;
-}
-interface Call {
-  at: string;
-  slot: string;
-  operation: string;
-  mode: string;
-  result: string;
-  durationMs: number;
-}
 
 /** `platform integrations ...`. */
 export const integrationsCommand = defineCommand({

@@ -1,5 +1,7 @@
 // The dashboard's browser script, bundled by esbuild when the page first asks for it. It only
 // reads the broker's JSON API and builds DOM nodes with textContent (no HTML from data).
+import type { IntegrationCallRecord as IntegrationCall } from '../../integrations/integration-audit.ts';
+import type { EventDelivery } from '../../integrations/integration-events.ts';
 import type { MailLogEntry } from '../../outbox/mail-log.ts';
 import type { CronSummary } from '../cron/cron-summary.ts';
 import type { JobPage } from '../job-history.ts';
@@ -303,27 +305,6 @@ async function loadAiCalls(): Promise<void> {
         ...(call.content ? [contentRow(call.content)] : []),
       ]),
     );
-}
-
-interface IntegrationCall {
-  at: string;
-  slot: string;
-  consumerAppId: string;
-  providerAppId: string;
-  operation: string;
-  mode: string;
-  durationMs: number;
-  result: string;
-}
-
-interface EventDelivery {
-  createdAt: string;
-  slot: string;
-  type: string;
-  eventId: string;
-  state: string;
-  attempts: number;
-  lastError: string | null;
 }
 
 /**
