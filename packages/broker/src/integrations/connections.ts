@@ -1,4 +1,5 @@
 import { PlatformError } from '@platform/errors';
+import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database, Queryable } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { randomBase64url } from '../kernel/ids.ts';
@@ -139,17 +140,22 @@ export class Connections {
   }
 
   /**
-   * The credential values of `id`, opened for one provider invocation. Never return them from
-   * an API, never log them, never store them elsewhere.
+   * The credential values of `id` for one provider invocation, under every name `contract`
+   * declares (an optional one left empty reads as `null`). Never return them from an API, never
+   * log them, never store them elsewhere.
    */
-  async values(id: string): Promise<Record<string, string>> {
+  async credentials(
+    id: string,
+    contract: Pick<IntegrationContract, 'credentials'>,
+  ): Promise<Record<string, string | null>> {
     const { rows } = await this.#db.query<{ credentials: string }>(
       'SELECT credentials FROM platform.connections WHERE id = $1',
       [id],
     );
     const sealed = rows[0]?.credentials;
     if (sealed === undefined) throw connectionNotFound(id);
-    return this.#cipher.open(id, sealed);
+    const stored = this.#cipher.open(id, sealed);
+    return Object.fromEntries(contract.credentials.map(({ name }) => [name, stored[name] ?? null]));
   }
 
   /** The secret of the webhook URL of `id` (see `CredentialCipher.webhookSecret`). */

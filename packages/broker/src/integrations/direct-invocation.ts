@@ -53,7 +53,6 @@ export async function directIntegration(
     });
   }
   const connection = await app.connections.get(connectionId);
-  const stored = await app.connections.values(connection.id);
   return {
     caller: systemCaller(connection.id),
     integration: {
@@ -61,8 +60,6 @@ export async function directIntegration(
       trigger,
       ...(operation ? { operation: operation.name } : {}),
     },
-    credentials: Object.fromEntries(
-      contract.credentials.map(({ name: field }) => [field, stored[field] ?? null]),
-    ),
+    credentials: await app.connections.credentials(connection.id, contract),
   };
 }

@@ -214,12 +214,8 @@ export class IntegrationCalls {
     operation: IntegrationContract['operations'][number],
     connection: Connection,
   ): Promise<JsonValue> {
-    const stored = await this.#options.connections.values(connection.id);
-    const hide = redactor(Object.values(stored));
-    // Every declared credential is readable; an optional one left empty reads as null.
-    const credentials = Object.fromEntries(
-      contract.credentials.map(({ name }) => [name, stored[name] ?? null]),
-    );
+    const credentials = await this.#options.connections.credentials(connection.id, contract);
+    const hide = redactor(Object.values(credentials));
     let output: JsonValue;
     try {
       output = await provider.invoke(operation.function, {
@@ -299,7 +295,9 @@ function userIdOf(caller: Caller): string {
 }
 
 // Credential values are replaced wherever a provider's message might repeat them.
-function redactor(values: readonly string[]): (text: string) => string {
-  const secrets = values.filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
+function redactor(values: readonly (string | null)[]): (text: string) => string {
+  const secrets = values
+    .filter((value): value is string => value !== null && value.length >= 4)
+    .sort((a, b) => b.length - a.length);
   return (text) => secrets.reduce((out, value) => out.split(value).join('[redacted]'), text);
 }

@@ -89,16 +89,14 @@ export class IntegrationWebhooks {
       body,
       receivedAt: this.#clock.now().toISOString(),
     };
-    const stored = await this.#o.connections.values(connection.id);
+    const credentials = await this.#o.connections.credentials(connection.id, contract);
     try {
       const result = await provider.invoke(contract.webhook.function, {
         requestId,
         input: forward as unknown as JsonValue,
         connectionId: connection.id,
         trigger: 'webhook',
-        credentials: Object.fromEntries(
-          contract.credentials.map(({ name }) => [name, stored[name] ?? null]),
-        ),
+        credentials,
         timeoutMs: limits.integration.operationTimeoutSeconds * 1000,
       });
       return Response.json(result);
