@@ -1,6 +1,6 @@
 import { centralAuthStep, centralHandoffsStep } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
-import { integrationsStep } from '../integrations/integration-schema.ts';
+import { integrationsLifecycleStep, integrationsStep } from '../integrations/integration-schema.ts';
 import { authorityStep, membershipsStep } from '../org/org-schema.ts';
 
 /**
@@ -14,4 +14,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 3, ...membershipsStep },
   { version: 4, ...authorityStep },
   { version: 5, ...integrationsStep },
+  { version: 6, ...integrationsLifecycleStep },
 ];

@@ -37,6 +37,7 @@ export interface DevBrokerContext {
   readonly front: DevFront;
   readonly authenticate?: BrokerOptions['authenticate'];
   readonly databaseUrl?: string | undefined;
+  readonly allowNet?: BrokerOptions['allowNet'];
   readonly snapshotPath?: string | undefined;
   readonly inMemory?: boolean;
   readonly clock?: Clock;
@@ -81,6 +82,7 @@ export async function launchDevBroker(
     },
     logWriter: print,
     databaseUrl: context.databaseUrl,
+    allowNet: context.allowNet,
     snapshotPath: context.snapshotPath,
     ...(context.inMemory ? { inMemory: true } : {}),
     ...(context.ai ? { ai: context.ai } : {}),
@@ -99,6 +101,13 @@ export async function launchDevBroker(
             manifest,
             modes: integrations.modes,
             connections: integrations.connections,
+            credentials: (connectionId, contract) =>
+              integrations.tokens.credentials(
+                connectionId,
+                contract,
+                integrations.admin.published(contract.name).provider,
+                `direct-${connectionId}`,
+              ),
           }),
       });
       mountCustomIntegrationRoutes(app, { appId: context.appId, apps: context.publishers });

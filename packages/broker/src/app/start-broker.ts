@@ -76,6 +76,11 @@ export interface BrokerOptions {
   readonly inMemory?: boolean;
   /** Snapshot of a fresh cluster, to skip initdb (see `defaultSnapshotPath`). */
   readonly snapshotPath?: string | undefined;
+  /**
+   * Hosts the app's Functions may reach besides the broker (`host` or `host:port`), such as an
+   * API an integration calls. @default none
+   */
+  readonly allowNet?: readonly string[] | undefined;
   /** Where log lines and Function output are printed. @default console.log */
   readonly logWriter?: LogWriter;
   /**
@@ -279,6 +284,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       stateDir,
       sdk,
       brokerPort: listener.port,
+      allowNet: options.allowNet,
       invoker,
       print: writer,
       redactor,

@@ -12,8 +12,8 @@ import type { Database } from '../db/database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
-import type { ProviderApp } from '../integrations/integration-calls.ts';
 import { type OrgIntegrations, openOrgIntegrations } from '../integrations/org-integrations.ts';
+import type { ProviderApp } from '../integrations/provider-app.ts';
 import { invokeIntegration, invokeSystem } from '../integrations/provider-invocation.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
@@ -65,6 +65,11 @@ export interface DevOptions {
   readonly databaseUrl?: string | undefined;
   readonly snapshotPath?: string | undefined;
   readonly inMemory?: boolean;
+  /**
+   * Hosts the Functions may reach besides the broker (`host` or `host:port`;
+   * `platform dev --allow-net`). @default none
+   */
+  readonly allowNet?: readonly string[] | undefined;
   /** Time source of sign-in, jobs and cron (tests advance it instead of waiting). @default the machine's */
   readonly clock?: Clock;
   /** The AI provider (docs/ai.md). @default the offline, deterministic AI */

@@ -3,6 +3,7 @@ import { formatDiagnostic } from '@platform/schema/manifest';
 import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
 import { type DevServer, ManifestInvalidError, startDev } from '../app/start-dev.ts';
 import { startWorkspace, type WorkspaceServer } from '../app/start-workspace.ts';
+import { parseAllowNet } from '../functions/deno.ts';
 import {
   MAX_WORKSPACE_APPS,
   readWorkspaceFile,
@@ -14,7 +15,7 @@ import { isPortFree } from './port.ts';
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--ai-mode <mode>]
+const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--ai-mode <mode>]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
@@ -37,6 +38,9 @@ Options:
                  Port of the SMTP listener on 127.0.0.1 (inbound email; one app only).
                  Default: a free port.
   --no-watch     Do not re-bundle changed Functions or reload platform.yaml.
+  --allow-net <hosts>
+                 Hosts the Functions may reach, comma-separated (api.example.com,
+                 127.0.0.1:9000); by default they reach only the broker.
   --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
                  offline). Overrides PLATFORM_AI_MODE.
   -h, --help     Show this help.
@@ -85,6 +89,7 @@ export const devCommand = defineCommand({
     watch: { type: 'boolean', default: true },
     'ai-mode': { type: 'string' },
     workspace: { type: 'string' },
+    'allow-net': { type: 'string' },
   },
   maxPositionals: MAX_WORKSPACE_APPS,
   async run(parsed, io, usageError) {
@@ -95,6 +100,12 @@ export const devCommand = defineCommand({
     const smtpPortText = parsed.values['smtp-port'];
     if (smtpPortText !== undefined && !/^\d{1,5}$/.test(smtpPortText)) {
       return usageError('--smtp-port must be a number');
+    }
+    let allowNet: string[] = [];
+    try {
+      allowNet = parseAllowNet(parsed.values['allow-net'] ?? '');
+    } catch (error) {
+      return usageError(`--allow-net: ${(error as Error).message}`);
     }
     const aiMode = parsed.values['ai-mode'];
     let ai: AiOptions;
@@ -125,7 +136,7 @@ export const devCommand = defineCommand({
           return exitCodes.failed;
         }
       }
-      return runWorkspace(workspace, portText, parsed.values.watch, ai, io);
+      return runWorkspace(workspace, portText, parsed.values.watch, { ai, allowNet }, io);
     }
     const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
     let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
@@ -143,6 +154,7 @@ export const devCommand = defineCommand({
         watch: parsed.values.watch,
         logWriter: io.stdout,
         ai,
+        allowNet,
       });
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
@@ -179,7 +191,7 @@ async function runWorkspace(
   { appDirs, organisation, workspaceDir }: Workspace,
   portText: string | undefined,
   watch: boolean | undefined,
-  ai: AiOptions,
+  { ai, allowNet }: { ai: AiOptions; allowNet: readonly string[] },
   io: CliIO,
 ): Promise<number> {
   let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
@@ -198,6 +210,7 @@ async function runWorkspace(
       watch: watch !== false,
       logWriter: io.stdout,
       ai,
+      allowNet,
     });
   } catch (error) {
     if (error instanceof ManifestInvalidError) {

@@ -35,8 +35,9 @@ export function denoPath(): string {
 
 /**
  * The `deno run` arguments for one Function bundle, with least privilege: network only to the
- * broker's port and the Function's own listening port on 127.0.0.1, the two host variables of
- * the environment, and nothing else (no file system, no other environment, no subprocesses, no
+ * broker's port, the Function's own listening port on 127.0.0.1 and the hosts of `allowNet`
+ * (what the developer allowed, `platform dev --allow-net`), the two host variables of the
+ * environment, and nothing else (no file system, no other environment, no subprocesses, no
  * FFI, no remote or npm imports: the bundle is self-contained), and a JavaScript heap of at most
  * `memoryMb` megabytes.
  */
@@ -45,6 +46,7 @@ export function denoRunArgs(
   brokerPort: number,
   hostPort: number,
   memoryMb: number,
+  allowNet: readonly string[] = [],
 ): string[] {
   return [
     'run',
@@ -56,8 +58,32 @@ export function denoRunArgs(
     '--no-lock',
     '--no-npm',
     '--no-remote',
-    `--allow-net=127.0.0.1:${brokerPort},${HOST_ADDRESS}:${hostPort}`,
+    `--allow-net=${[`127.0.0.1:${brokerPort}`, `${HOST_ADDRESS}:${hostPort}`, ...allowNet].join(',')}`,
     `--allow-env=${HOST_PORT_ENV},${HOST_TOKEN_ENV}`,
     bundlePath,
   ];
+}
+
+// A host name or IPv4 address, or a bracketed IPv6 address, with an optional port.
+const NET_HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/**
+ * The hosts of a `--allow-net` list (`api.example.com,127.0.0.1:9000`): each a host name or
+ * address with an optional port. Throws an `Error` naming the first entry that is not one.
+ */
+export function parseAllowNet(list: string): string[] {
+  const hosts = list
+    .split(',')
+    .map((one) => one.trim())
+    .filter((one) => one !== '');
+  for (const host of hosts) {
+    const port = /:(\d+)$/.exec(host)?.[1];
+    if (!NET_HOST.test(host) || (port !== undefined && Number(port) > 65535)) {
+      throw new Error(
+        `"${host}" is not a host: give a host name or address, optionally with :port (api.example.com, 127.0.0.1:9000).`,
+      );
+    }
+  }
+  return hosts;
 }

@@ -38,6 +38,8 @@ export interface FunctionDeploymentsOptions {
   readonly sdk: SdkSource;
   /** The broker's port on 127.0.0.1, the only other address a Function may reach. */
   readonly brokerPort: number;
+  /** Further hosts every Function may reach (`host` or `host:port`). @default none */
+  readonly allowNet?: readonly string[] | undefined;
   /** Where a started Function is registered, so calls reach it. */
   readonly invoker: FunctionInvoker;
   /** Receives the processes' output and crash notices. */
@@ -188,12 +190,13 @@ export class FunctionDeployments {
   }
 
   #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {
-    const { print, brokerPort, stateDir, redactor, appDir } = this.#options;
+    const { print, brokerPort, stateDir, redactor, appDir, allowNet } = this.#options;
     const limitMb = memoryLimitMb(memoryMb);
     return new FunctionProcess({
       name,
       bundlePath,
       brokerPort,
+      allowNet,
       denoDir: join(stateDir, 'deno'),
       memoryMb: limitMb,
       appUrl: `${pathToFileURL(resolve(appDir)).href}/`,

@@ -22,6 +22,11 @@ export interface FunctionProcessOptions {
   readonly bundlePath: string;
   /** The broker's port on 127.0.0.1, the only other address the Function may reach. */
   readonly brokerPort: number;
+  /**
+   * Further hosts the Function may reach (`host` or `host:port`), besides the broker.
+   * @default none
+   */
+  readonly allowNet?: readonly string[] | undefined;
   /** How long a start may take before it counts as failed. @default 10000 */
   readonly startTimeoutMs?: number;
   /** Where Deno keeps its own cache (`DENO_DIR`). @default Deno's default */
@@ -259,7 +264,13 @@ export class FunctionProcess {
     if (process.env.HOME) env.HOME = process.env.HOME;
     const child = spawn(
       denoPath(),
-      denoRunArgs(this.#options.bundlePath, this.#options.brokerPort, port, this.memoryMb),
+      denoRunArgs(
+        this.#options.bundlePath,
+        this.#options.brokerPort,
+        port,
+        this.memoryMb,
+        this.#options.allowNet,
+      ),
       {
         env,
         // stdin stays open and unused: the host exits when it closes, so a broker that dies

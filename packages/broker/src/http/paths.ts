@@ -92,6 +92,12 @@ export const CONNECT_PAGE_PREFIX = `${CUSTOM_INTEGRATIONS_PREFIX}/connect`;
 /** A connection's webhook URL: `…/webhooks/<connection id>/<secret>`. */
 export const WEBHOOK_PREFIX = `${CUSTOM_INTEGRATIONS_PREFIX}/webhooks`;
 
+/**
+ * The redirect URI of every OAuth sign-in (spec 2.10, 4.1): the URI to register with the
+ * provider is `{base_url}` followed by this path.
+ */
+export const OAUTH_CALLBACK_PATH = `${CUSTOM_INTEGRATIONS_PREFIX}/oauth/callback`;
+
 /** The owner API of connections, bindings, development modes and the call audit. */
 export const integrationApiPaths = {
   connections: `${OWNER_API_PREFIX}/:appId/connections`,

@@ -31,14 +31,19 @@ export function connectPage(
   const bind = link.bind
     ? `<p class="muted">It will be bound to the slot <b>${escapeHtml(link.bind.slot)}</b> of ${escapeHtml(link.bind.appId)}.</p>`
     : '';
+  const oauth = contract.authorization;
+  const signIn = oauth
+    ? `<p>Next you sign in at <b>${escapeHtml(new URL(oauth.authorizationUrl).host)}</b>, which sends you back here.</p>`
+    : '';
+  const action = oauth ? `Continue to sign in` : replacing ? 'Replace' : 'Connect';
   return {
     title: `Connect ${contract.title}`,
     body: `<h1>${replacing ? 'Replace the credentials of' : 'Connect'} ${escapeHtml(contract.title)}</h1>
 <p>${replacing ? 'New values for' : 'The credentials of'} ${whose} to <b>${escapeHtml(contract.name)}</b>, provided by ${escapeHtml(link.providerAppId)}. They are stored encrypted and never shown again.</p>
-${bind}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+${bind}${signIn}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post">
-${fields || '<p class="muted">This integration asks for no credentials.</p>'}
-<button type="submit">${replacing ? 'Replace' : 'Connect'}</button>
+${fields || (oauth ? '' : '<p class="muted">This integration asks for no credentials.</p>')}
+<button type="submit">${action}</button>
 </form>`,
   };
 }
@@ -57,3 +62,19 @@ export const linkUnusablePage: AuthPage = {
   title: 'Link expired',
   body: '<h1>This link cannot be used</h1><p>It was used already or has expired. Ask for a new one.</p>',
 };
+
+/** The page of an OAuth sign-in the person declined or the provider refused (`reason`). */
+export function signInIncompletePage(reason: string): AuthPage {
+  return {
+    title: 'Sign-in not completed',
+    body: `<h1>The sign-in was not completed</h1><p>The provider answered: ${escapeHtml(reason)}. Nothing was stored. Ask for a new link to try again.</p>`,
+  };
+}
+
+/** The page of an OAuth sign-in whose tokens could not be obtained or stored (`why`). */
+export function signInFailedPage(why: string): AuthPage {
+  return {
+    title: 'Connection failed',
+    body: `<h1>The connection could not be stored</h1><p>${escapeHtml(why)} Nothing was stored; ask for a new link to try again.</p>`,
+  };
+}

@@ -11,6 +11,14 @@ export type ConnectionKind = 'personal' | 'organisation';
 /** A connection's condition (spec 3.2). */
 export type ConnectionCondition = 'active' | 'reconnect_required';
 
+/** The OAuth tokens of a connection, as its provider's exchange or refresh Function answered. */
+export interface OAuthGrant {
+  readonly accessToken: string;
+  readonly refreshToken: string | null;
+  /** When the access token expires; `null` when the provider said nothing. */
+  readonly expiresAt: Date | null;
+}
+
 /** A connection as every API and page shows it: never a credential value. */
 export interface Connection {
   readonly id: string;
@@ -42,6 +50,9 @@ const COLUMNS =
 
 const iso = (value: Date | string) => new Date(value).toISOString();
 
+// Tokens are sealed apart from the credential values, so that neither opens as the other.
+const grantScope = (id: string) => `${id}#oauth`;
+
 function toConnection(row: Row): Connection {
   return {
     id: row.id,
@@ -54,6 +65,14 @@ function toConnection(row: Row): Connection {
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
+}
+
+/** `stored` values under every name `contract` declares (an optional one left empty is `null`). */
+export function credentialsUnder(
+  contract: Pick<IntegrationContract, 'credentials'>,
+  stored: Readonly<Record<string, string>>,
+): Record<string, string | null> {
+  return Object.fromEntries(contract.credentials.map(({ name }) => [name, stored[name] ?? null]));
 }
 
 /** `INTEGRATION_CONNECTION_NOT_FOUND` for `id`. */
@@ -82,23 +101,31 @@ export class Connections {
     this.#clock = clock;
   }
 
-  /** Stores a new, active connection with its sealed `values`. */
+  /** A new connection id, for an OAuth sign-in that stores the connection once it completes. */
+  static newId(): string {
+    return `con_${randomBase64url(12)}`;
+  }
+
+  /** Stores a new, active connection with its sealed `values` (and OAuth tokens). */
   async create(
     fields: {
+      readonly id?: string | undefined;
       readonly integration: string;
       readonly providerAppId: string;
       readonly kind: ConnectionKind;
       readonly createdBy: string;
       readonly values: Readonly<Record<string, string>>;
+      readonly grant?: OAuthGrant | undefined;
     },
     db: Queryable = this.#db,
   ): Promise<Connection> {
-    const id = `con_${randomBase64url(12)}`;
+    const id = fields.id ?? Connections.newId();
     const now = this.#clock.now();
     const { rows } = await db.query<Row>(
       `INSERT INTO platform.connections
-         (id, integration, provider_app_id, kind, owner_account_id, created_by, credentials, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`,
+         (id, integration, provider_app_id, kind, owner_account_id, created_by, credentials,
+          oauth_tokens, token_expires_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING ${COLUMNS}`,
       [
         id,
         fields.integration,
@@ -107,6 +134,8 @@ export class Connections {
         fields.kind === 'personal' ? fields.createdBy : null,
         fields.createdBy,
         this.#cipher.seal(id, fields.values),
+        fields.grant ? this.#sealGrant(id, fields.grant) : null,
+        fields.grant?.expiresAt ?? null,
         now,
       ],
     );
@@ -154,8 +183,7 @@ export class Connections {
     );
     const sealed = rows[0]?.credentials;
     if (sealed === undefined) throw connectionNotFound(id);
-    const stored = this.#cipher.open(id, sealed);
-    return Object.fromEntries(contract.credentials.map(({ name }) => [name, stored[name] ?? null]));
+    return credentialsUnder(contract, this.#cipher.open(id, sealed));
   }
 
   /** The secret of the webhook URL of `id` (see `CredentialCipher.webhookSecret`). */
@@ -163,16 +191,71 @@ export class Connections {
     return this.#cipher.webhookSecret(id);
   }
 
-  /** Replaces the values of `id`; the connection becomes active again (spec 3.2). */
-  async replaceValues(id: string, values: Readonly<Record<string, string>>): Promise<Connection> {
-    const { rows } = await this.#db.query<Row>(
+  /**
+   * Replaces the values of `id` (and, after an OAuth sign-in, its tokens); the connection
+   * becomes active again (spec 3.2).
+   */
+  async replaceValues(
+    id: string,
+    values: Readonly<Record<string, string>>,
+    grant?: OAuthGrant,
+    db: Queryable = this.#db,
+  ): Promise<Connection> {
+    const { rows } = await db.query<Row>(
       `UPDATE platform.connections
-          SET credentials = $2, condition = 'active', updated_at = $3
+          SET credentials = $2, condition = 'active', updated_at = $3,
+              oauth_tokens = COALESCE($4, oauth_tokens),
+              token_expires_at = CASE WHEN $4::text IS NULL THEN token_expires_at ELSE $5 END
         WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, this.#cipher.seal(id, values), this.#clock.now()],
+      [
+        id,
+        this.#cipher.seal(id, values),
+        this.#clock.now(),
+        grant ? this.#sealGrant(id, grant) : null,
+        grant?.expiresAt ?? null,
+      ],
     );
     if (!rows[0]) throw connectionNotFound(id);
     return toConnection(rows[0]);
+  }
+
+  /** The OAuth tokens of `id`; `undefined` when it has none. Never return them from an API. */
+  async grant(id: string, db: Queryable = this.#db): Promise<OAuthGrant | undefined> {
+    const { rows } = await db.query<{ oauth_tokens: string | null; token_expires_at: Date | null }>(
+      'SELECT oauth_tokens, token_expires_at FROM platform.connections WHERE id = $1',
+      [id],
+    );
+    const row = rows[0];
+    if (!row) throw connectionNotFound(id);
+    if (row.oauth_tokens === null) return undefined;
+    const opened = this.#cipher.open(grantScope(id), row.oauth_tokens);
+    return {
+      accessToken: opened.accessToken as string,
+      refreshToken: opened.refreshToken ?? null,
+      expiresAt: row.token_expires_at === null ? null : new Date(row.token_expires_at),
+    };
+  }
+
+  /** Stores refreshed tokens of `id` (keeping the refresh token when `grant` has none). */
+  async storeGrant(id: string, grant: OAuthGrant, db: Queryable = this.#db): Promise<void> {
+    const kept = grant.refreshToken ?? (await this.grant(id, db))?.refreshToken ?? null;
+    await db.query(
+      `UPDATE platform.connections SET oauth_tokens = $2, token_expires_at = $3, updated_at = $4
+        WHERE id = $1`,
+      [
+        id,
+        this.#sealGrant(id, { ...grant, refreshToken: kept }),
+        grant.expiresAt,
+        this.#clock.now(),
+      ],
+    );
+  }
+
+  #sealGrant(id: string, grant: OAuthGrant): string {
+    return this.#cipher.seal(grantScope(id), {
+      accessToken: grant.accessToken,
+      ...(grant.refreshToken === null ? {} : { refreshToken: grant.refreshToken }),
+    });
   }
 
   /** Marks `id` `Reconnect required` (the provider rejected its credentials). */

@@ -1,5 +1,5 @@
 import { PlatformError } from '@platform/errors';
-import type { Manifest } from '@platform/schema/manifest';
+import type { IntegrationContract, Manifest } from '@platform/schema/manifest';
 import type { CallRequest } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
 import type { Connections } from './connections.ts';
@@ -11,7 +11,8 @@ export type DirectIntegration = Pick<CallRequest, 'caller' | 'integration' | 'cr
 /**
  * How `platform invoke` runs the Function `name` of a provider app (Appendix 1, 3): its
  * operation, sync and webhook Functions run for the session's test connection (chosen with
- * `PUT /v1/apps/{appId}/dev/integrations`), receiving its credentials, `ctx.integration` and
+ * `PUT /v1/apps/{appId}/dev/integrations`), receiving its credentials (and current OAuth access
+ * token), `ctx.integration` and
  * `auth.connection_id()`; without one they are `INTEGRATION_TEST_CONNECTION_REQUIRED`. OAuth
  * exchange and refresh Functions are never invoked directly
  * (`INTEGRATION_OAUTH_FUNCTION_NOT_INVOCABLE`). Any other Function: `undefined`, a plain call.
@@ -23,6 +24,11 @@ export async function directIntegration(
     readonly manifest: Manifest;
     readonly modes: DevIntegrationModes;
     readonly connections: Connections;
+    /** What the Function receives for a connection: its values and current OAuth access token. */
+    readonly credentials: (
+      connectionId: string,
+      contract: IntegrationContract,
+    ) => Promise<Record<string, string | null>>;
   },
 ): Promise<DirectIntegration | undefined> {
   const contract = app.manifest.provides?.integration;
@@ -60,6 +66,6 @@ export async function directIntegration(
       trigger,
       ...(operation ? { operation: operation.name } : {}),
     },
-    credentials: await app.connections.credentials(connection.id, contract),
+    credentials: await app.credentials(connection.id, contract),
   };
 }

@@ -1,14 +1,22 @@
 import { type JsonValue, PlatformError } from '@platform/errors';
 import type { IntegrationContract, SlotDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
-import { CONNECT_PAGE_PREFIX } from '../http/paths.ts';
+import { CONNECT_PAGE_PREFIX, OAUTH_CALLBACK_PATH } from '../http/paths.ts';
+import { randomSecret } from '../kernel/crypto.ts';
 import type { Binding, Bindings } from './bindings.ts';
 import type { ConnectLink, ConnectLinks } from './connect-links.ts';
-import type { Connection, ConnectionKind, Connections } from './connections.ts';
+import {
+  type Connection,
+  type ConnectionKind,
+  Connections,
+  type OAuthGrant,
+} from './connections.ts';
 import { checkCredentialValues } from './credential-values.ts';
 import type { DevIntegrationModes, IntegrationMode } from './dev-integration-modes.ts';
-import { findPublisher, type ProviderApp } from './integration-calls.ts';
 import { grantedCapabilities, type IntegrationRules } from './integration-rules.ts';
+import { type OAuthStates, pkceChallenge } from './oauth-states.ts';
+import type { OAuthTokens } from './oauth-tokens.ts';
+import { findPublisher, type ProviderApp } from './provider-app.ts';
 
 /** What the management of connections and bindings needs. */
 export interface IntegrationAdminOptions {
@@ -20,8 +28,10 @@ export interface IntegrationAdminOptions {
   readonly modes: DevIntegrationModes;
   /** The organisation's apps with the platform.yaml each serves now. */
   readonly apps: () => readonly ProviderApp[];
-  /** `{base_url}`, where the connect page is served. */
+  /** `{base_url}`, where the connect page and the OAuth callback are served. */
   readonly baseUrl: () => string;
+  readonly states: OAuthStates;
+  readonly tokens: OAuthTokens;
 }
 
 const fail = (code: string, message: string, details?: Record<string, JsonValue>) =>
@@ -120,49 +130,140 @@ export class IntegrationAdmin {
 
   /**
    * Submits the page of `token` with the `entered` values: checks them and the rules again
-   * (authority may have changed since the link was made), then in one transaction consumes the
-   * link, stores the connection (or replaces its credentials) and binds the slot, if any.
+   * (authority may have changed since the link was made). Without OAuth it then, in one
+   * transaction, consumes the link, stores the connection (or replaces its credentials) and
+   * binds the slot, if any. With OAuth it consumes the link and answers where the person signs
+   * in at the provider (`redirect`); {@link IntegrationAdmin.finishSignIn} stores the rest.
    */
-  async submit(
-    token: string,
-    entered: Readonly<Record<string, unknown>>,
-  ): Promise<{ connection: Connection; binding: Binding | null }> {
+  async submit(token: string, entered: Readonly<Record<string, unknown>>): Promise<Submitted> {
     const opened = await this.openLink(token);
     if (!opened) throw linkUnusable();
     const { link, contract } = opened;
     const values = checkCredentialValues(contract, entered);
-    const { connections, bindings, rules, links } = this.#o;
+    await this.#checkLink(link, contract);
+    const oauth = contract.authorization;
+    if (!oauth)
+      return { ...(await this.#store(link, contract, values, { token })), redirect: null };
+    if (!(await this.#o.links.consume(token))) throw linkUnusable();
+    const codeVerifier = oauth.pkce ? randomSecret() : null;
+    const state = await this.#o.states.create({
+      link,
+      connectionId: link.connectionId ?? Connections.newId(),
+      values,
+      codeVerifier,
+    });
+    const url = new URL(oauth.authorizationUrl);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', oauth.clientId);
+    url.searchParams.set('redirect_uri', this.redirectUri());
+    if (oauth.scopes.length > 0) url.searchParams.set('scope', oauth.scopes.join(' '));
+    url.searchParams.set('state', state);
+    if (codeVerifier !== null) {
+      url.searchParams.set('code_challenge', pkceChallenge(codeVerifier));
+      url.searchParams.set('code_challenge_method', 'S256');
+    }
+    return { redirect: url.href, connection: null, binding: null };
+  }
+
+  /** The OAuth redirect URI to register with providers: `{base_url}/v1/custom-integrations/oauth/callback`. */
+  redirectUri(): string {
+    return `${this.#o.baseUrl()}${OAUTH_CALLBACK_PATH}`;
+  }
+
+  /**
+   * Completes the OAuth sign-in of `state` with the provider's `code`: takes the state (once),
+   * checks the rules again, has the provider's exchange Function turn the code into tokens, and
+   * then stores the connection with them (or replaces a reconnected one's, making it active) and
+   * binds the slot, if any. Nothing is stored when a step fails.
+   */
+  async finishSignIn(
+    state: string,
+    code: string,
+    requestId: string,
+  ): Promise<Stored & { contract: IntegrationContract }> {
+    const pending = await this.#o.states.take(state);
+    if (!pending) throw linkUnusable();
+    const { link } = pending;
+    const contract = this.publishedBy(link.providerAppId);
+    await this.#checkLink(link, contract);
+    const { provider } = this.published(contract.name);
+    const grant = await this.#o.tokens.exchange(
+      provider,
+      contract,
+      pending,
+      code,
+      this.redirectUri(),
+      requestId,
+    );
+    const stored = await this.#store(link, contract, pending.values, {
+      id: pending.connectionId,
+      grant,
+    });
+    return { ...stored, contract };
+  }
+
+  /** Ends the OAuth sign-in of `state` without storing anything (the person declined). */
+  async abandonSignIn(state: string): Promise<void> {
+    await this.#o.states.take(state);
+  }
+
+  // The rules a connect link's use is checked against when it is used (they may have changed).
+  async #checkLink(link: Omit<ConnectLink, 'expiresAt'>, contract: IntegrationContract) {
+    const { connections, rules } = this.#o;
     if (link.connectionId !== null) {
-      const existing = await connections.get(link.connectionId);
-      await rules.checkManage(link.accountId, existing);
-      if (!(await links.consume(token))) throw linkUnusable();
-      return { connection: await connections.replaceValues(existing.id, values), binding: null };
+      await rules.checkManage(link.accountId, await connections.get(link.connectionId));
+      return;
     }
     await rules.checkCreate(link.accountId, link.kind, link.providerAppId);
     const bind = link.bind;
-    const slot = bind ? this.slotOf(bind.appId, bind.slot) : undefined;
-    if (bind && slot) {
+    if (bind) {
       // The rules read the new connection's owner and provider, which the link fixes already.
       await rules.checkBind(
         link.accountId,
         provisional(link),
-        { appId: bind.appId, slotName: bind.slot, slot },
+        { appId: bind.appId, slotName: bind.slot, slot: this.slotOf(bind.appId, bind.slot) },
         contract,
       );
     }
+  }
+
+  // Stores what a connect link allowed, in one transaction: the connect link consumed (`token`),
+  // the connection created or its credentials replaced, and the slot bound.
+  #store(
+    link: Omit<ConnectLink, 'expiresAt'>,
+    contract: IntegrationContract,
+    values: Readonly<Record<string, string>>,
+    extra: { token?: string; id?: string; grant?: OAuthGrant },
+  ): Promise<Stored> {
+    const { connections, bindings, links } = this.#o;
     return this.#o.central.transaction(async (tx) => {
-      if (!(await links.consume(token, tx))) throw linkUnusable();
+      if (extra.token !== undefined && !(await links.consume(extra.token, tx))) {
+        throw linkUnusable();
+      }
+      if (link.connectionId !== null) {
+        const connection = await connections.replaceValues(
+          link.connectionId,
+          values,
+          extra.grant,
+          tx,
+        );
+        return { connection, binding: null };
+      }
       const connection = await connections.create(
         {
+          id: extra.id,
           integration: link.integration,
           providerAppId: link.providerAppId,
           kind: link.kind,
           createdBy: link.accountId,
           values,
+          grant: extra.grant,
         },
         tx,
       );
-      if (!bind || !slot) return { connection, binding: null };
+      const bind = link.bind;
+      if (!bind) return { connection, binding: null };
+      const slot = this.slotOf(bind.appId, bind.slot);
       const binding = await bindings.bind(
         {
           consumerAppId: bind.appId,
@@ -261,12 +362,23 @@ export class IntegrationAdmin {
   }
 }
 
+/** What a connect link stored: the connection and the binding made with it. */
+export interface Stored {
+  readonly connection: Connection;
+  readonly binding: Binding | null;
+}
+
+/** What a submitted connect page did: stored the connection, or sent the person to sign in. */
+export type Submitted =
+  | (Stored & { readonly redirect: null })
+  | { readonly redirect: string; readonly connection: null; readonly binding: null };
+
 const linkUnusable = () =>
   fail('INVALID_REQUEST', 'This connect link was used already or has expired; ask for a new one.', {
     reason: 'link-unusable',
   });
 
-function provisional(link: ConnectLink): Connection {
+function provisional(link: Omit<ConnectLink, 'expiresAt'>): Connection {
   const now = new Date().toISOString();
   return {
     id: '(new)',

@@ -15,44 +15,8 @@ import type { Connection, Connections } from './connections.ts';
 import type { DevIntegrationModes } from './dev-integration-modes.ts';
 import type { IntegrationAudit } from './integration-audit.ts';
 import type { IntegrationRules } from './integration-rules.ts';
-
-/** One invocation of a provider's integration Function for a connection. */
-export interface ProviderCall {
-  readonly requestId: string;
-  readonly input: JsonValue;
-  readonly connectionId: string;
-  /** What runs it: an operation call (with `operation` and `consumerAppId`) or a webhook. */
-  readonly trigger: 'operation' | 'webhook';
-  readonly operation?: string | undefined;
-  readonly consumerAppId?: string | undefined;
-  /** The connection's credential values, readable through `ctx.secrets` for this call only. */
-  readonly credentials: Readonly<Record<string, string | null>>;
-  readonly timeoutMs: number;
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** An app of the organisation as the integration calls reach it. */
-export interface ProviderApp {
-  readonly appId: string;
-  /** The platform.yaml it serves now. */
-  readonly manifest: Manifest;
-  /** Runs one of its system Functions for an integration call; answers the Function's result. */
-  invoke(functionName: string, call: ProviderCall): Promise<JsonValue>;
-  /** Runs one of its system Functions as the app's system identity (an event handler). */
-  runSystem(functionName: string, input: JsonValue, requestId: string): Promise<JsonValue>;
-}
-
-/** The app of `apps` that publishes the integration `name` now, with its contract. */
-export function findPublisher(
-  apps: readonly ProviderApp[],
-  name: string,
-): { provider: ProviderApp; contract: IntegrationContract } | undefined {
-  for (const app of apps) {
-    const contract = app.manifest.provides?.integration;
-    if (contract?.name === name) return { provider: app, contract };
-  }
-  return undefined;
-}
+import type { OAuthTokens } from './oauth-tokens.ts';
+import { findPublisher, type ProviderApp } from './provider-app.ts';
 
 /** One `ctx.integrations.use(slot).call(operation, input)` of a consumer Function. */
 export interface IntegrationCallRequest {
@@ -79,6 +43,10 @@ export interface IntegrationCallsOptions {
   readonly apps: () => readonly ProviderApp[];
   /** Where a person connects and binds `slot` of `appId` in one step (`details.connectUrl`). */
   readonly connectUrl: (appId: string, slot: string, accountId: string) => Promise<string>;
+  /** Where the person who manages `connection` signs in to it again (`details.connectUrl`). */
+  readonly reconnectUrl: (connection: Connection) => Promise<string>;
+  /** The credentials and current OAuth access token an operation Function receives. */
+  readonly tokens: OAuthTokens;
   readonly environment: 'development' | 'production';
   /** Where provider failures are printed (never with credential values). */
   readonly print: LogWriter;
@@ -198,11 +166,7 @@ export class IntegrationCalls {
       );
     }
     if (connection.condition === 'reconnect_required') {
-      throw fail(
-        'INTEGRATION_RECONNECT_REQUIRED',
-        `The connection of ${request.slot} must be reconnected: its credentials were rejected.`,
-        { slot: request.slot, connectionId: connection.id },
-      );
+      throw await this.#reconnect(connection, request.slot);
     }
     return connection;
   }
@@ -214,7 +178,20 @@ export class IntegrationCalls {
     operation: IntegrationContract['operations'][number],
     connection: Connection,
   ): Promise<JsonValue> {
-    const credentials = await this.#options.connections.credentials(connection.id, contract);
+    let credentials: Record<string, string | null>;
+    try {
+      credentials = await this.#options.tokens.credentials(
+        connection.id,
+        contract,
+        provider,
+        request.requestId,
+      );
+    } catch (error) {
+      if (error instanceof PlatformError && error.code === 'INTEGRATION_RECONNECT_REQUIRED') {
+        throw await this.#reconnect(connection, request.slot);
+      }
+      throw error;
+    }
     const hide = redactor(Object.values(credentials));
     let output: JsonValue;
     try {
@@ -230,7 +207,7 @@ export class IntegrationCalls {
         signal: request.signal,
       });
     } catch (error) {
-      throw await this.#providerError(error, connection, contract.name, hide);
+      throw await this.#providerError(error, connection, request.slot, hide);
     }
     const size = jsonByteLength(output);
     if (size > limits.integration.operationResponseMaxBytes) {
@@ -251,22 +228,35 @@ export class IntegrationCalls {
     return output;
   }
 
+  // `INTEGRATION_RECONNECT_REQUIRED` for the connection of `slot`, with where to sign in again
+  // when it is an OAuth connection (spec 3.2).
+  async #reconnect(connection: Connection, slot: string): Promise<PlatformError> {
+    const oauth = findPublisher(this.#options.apps(), connection.integration)?.contract
+      .authorization;
+    return fail(
+      'INTEGRATION_RECONNECT_REQUIRED',
+      `The connection of ${slot} must be reconnected: "${connection.integration}" rejected its ${oauth ? 'sign-in' : 'credentials'}.`,
+      {
+        slot,
+        connectionId: connection.id,
+        ...(oauth ? { connectUrl: await this.#options.reconnectUrl(connection) } : {}),
+      },
+    );
+  }
+
   // How a provider failure reaches the consumer (spec 7.1, 7.2): a typed 4xx unchanged, 401
   // marks the connection `Reconnect required`, anything else a provider failure.
   async #providerError(
     error: unknown,
     connection: Connection,
-    integration: string,
+    slot: string,
     hide: (text: string) => string,
   ): Promise<PlatformError> {
+    const integration = connection.integration;
     const known = error instanceof PlatformError ? error : undefined;
     if (known?.status === 401) {
       await this.#options.connections.requireReconnect(connection.id);
-      return fail(
-        'INTEGRATION_RECONNECT_REQUIRED',
-        `"${integration}" rejected the connection's credentials; reconnect it.`,
-        { connectionId: connection.id },
-      );
+      return this.#reconnect(connection, slot);
     }
     if (known && known.status >= 400 && known.status < 500 && known.code !== 'FUNCTION_NOT_FOUND') {
       return new PlatformError({

@@ -5,7 +5,7 @@ import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { randomBase64url } from '../kernel/ids.ts';
 import type { Bindings } from './bindings.ts';
-import { findPublisher, type ProviderApp } from './integration-calls.ts';
+import { findPublisher, type ProviderApp } from './provider-app.ts';
 
 /** One delivery of an integration event to a consumer slot, as the listing shows it. */
 export interface EventDelivery {

@@ -5,12 +5,19 @@ import { readBodyText, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import {
   CONNECT_PAGE_PREFIX,
+  OAUTH_CALLBACK_PATH,
   integrationApiPaths as paths,
   WEBHOOK_PREFIX,
 } from '../http/paths.ts';
 import type { Memberships } from '../org/memberships.ts';
 import type { Bindings } from './bindings.ts';
-import { connectedPage, connectPage, linkUnusablePage } from './connect-page.ts';
+import {
+  connectedPage,
+  connectPage,
+  linkUnusablePage,
+  signInFailedPage,
+  signInIncompletePage,
+} from './connect-page.ts';
 import type { Connections } from './connections.ts';
 import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
 import type { DevIntegrationModes } from './dev-integration-modes.ts';
@@ -60,8 +67,9 @@ const invalid = (message: string, field: string) =>
  *   event delivered to a slot now (`data` defaults to the event's declared `fake`).
  *
  * And, admitted by the secret in their addresses: the connect page,
- * `GET|POST /v1/custom-integrations/connect/:token`, and the webhook URLs,
- * `POST /v1/custom-integrations/webhooks/:connectionId/:secret`.
+ * `GET|POST /v1/custom-integrations/connect/:token`, the webhook URLs,
+ * `POST /v1/custom-integrations/webhooks/:connectionId/:secret`, and the OAuth redirect URI,
+ * `GET /v1/custom-integrations/oauth/callback?code=&state=` (its `state` is the secret).
  */
 export function mountIntegrationRoutes(
   hono: Hono<BrokerEnv>,
@@ -251,7 +259,8 @@ export function mountIntegrationRoutes(
       new URLSearchParams(await readBodyText(c.req.raw, MAX_CONNECT_FORM_BYTES)),
     );
     try {
-      const { binding } = await admin.submit(token, entered);
+      const { binding, redirect } = await admin.submit(token, entered);
+      if (redirect !== null) return c.redirect(redirect, 303);
       return pageResponse(connectedPage(opened.contract, binding?.slot ?? null));
     } catch (error) {
       if (!(error instanceof PlatformError) || error.status >= 500) throw error;
@@ -260,6 +269,33 @@ export function mountIntegrationRoutes(
       const again = await admin.openLink(token);
       if (!again) return pageResponse(linkUnusablePage, { status: 410 });
       return pageResponse(connectPage(again.contract, again.link, error.message), { status });
+    }
+  });
+
+  // The provider sends the person back here after signing in (spec 2.10), with `code` and the
+  // one-time `state`, or with `error` when they declined.
+  hono.get(OAUTH_CALLBACK_PATH, async (c) => {
+    const state = c.req.query('state') ?? '';
+    const code = c.req.query('code');
+    const declined = c.req.query('error');
+    if (declined !== undefined || code === undefined || code === '') {
+      // The sign-in ends here either way: its state is not used again.
+      if (state !== '') await admin.abandonSignIn(state);
+      return pageResponse(signInIncompletePage(declined ?? 'no authorization code'), {
+        status: 400,
+      });
+    }
+    try {
+      const { contract, binding } = await admin.finishSignIn(state, code, c.get('requestId'));
+      return pageResponse(connectedPage(contract, binding?.slot ?? null));
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      if (error.details?.reason === 'link-unusable') {
+        return pageResponse(linkUnusablePage, { status: 410 });
+      }
+      return pageResponse(signInFailedPage(error.message), {
+        status: error.status >= 500 ? 502 : error.status,
+      });
     }
   });
 }

@@ -87,3 +87,47 @@ CREATE INDEX integration_calls_consumer ON platform.integration_calls (consumer_
 CREATE INDEX integration_calls_provider ON platform.integration_calls (provider_app_id, at DESC);
 `,
 };
+
+/**
+ * OAuth, sync and production events: a connection's sealed OAuth tokens and when the access
+ * token expires; the leases that keep one refresh and one sync per connection at a time across
+ * broker processes; the pending OAuth sign-ins (the state's SHA-256, the PKCE verifier and the
+ * entered values sealed); and event deliveries that wait for their next attempt with their
+ * payload, which is dropped once delivered. An emitted event id is recorded once per binding.
+ */
+export const integrationsLifecycleStep: SchemaChange = {
+  name: 'integrations-lifecycle',
+  sql: `
+ALTER TABLE platform.connections
+  ADD COLUMN oauth_tokens text,
+  ADD COLUMN token_expires_at timestamptz,
+  ADD COLUMN refresh_lease_until timestamptz,
+  ADD COLUMN sync_lease_until timestamptz,
+  ADD COLUMN last_sync_at timestamptz;
+CREATE TABLE platform.oauth_states (
+  state_hash text PRIMARY KEY,
+  provider_app_id text NOT NULL,
+  integration text NOT NULL,
+  kind text NOT NULL CHECK (kind IN ('personal', 'organisation')),
+  account_id uuid NOT NULL,
+  connection_id text NOT NULL,
+  replacing boolean NOT NULL,
+  bind_app_id text,
+  bind_slot text,
+  sealed text NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+ALTER TABLE platform.integration_event_deliveries
+  DROP CONSTRAINT integration_event_deliveries_state_check,
+  ADD CONSTRAINT integration_event_deliveries_state_check
+    CHECK (state IN ('pending', 'delivered', 'failed')),
+  ADD COLUMN source text NOT NULL DEFAULT 'injected' CHECK (source IN ('injected', 'emitted')),
+  ADD COLUMN payload jsonb,
+  ADD COLUMN next_attempt_at timestamptz,
+  ADD COLUMN lease_until timestamptz;
+CREATE UNIQUE INDEX integration_event_deliveries_once
+  ON platform.integration_event_deliveries (binding_id, event_id) WHERE source = 'emitted';
+CREATE INDEX integration_event_deliveries_due
+  ON platform.integration_event_deliveries (next_attempt_at) WHERE state = 'pending';
+`,
+};

@@ -10,9 +10,12 @@ import { CredentialCipher } from './credential-cipher.ts';
 import { DevIntegrationModes } from './dev-integration-modes.ts';
 import { IntegrationAdmin } from './integration-admin.ts';
 import { IntegrationAudit } from './integration-audit.ts';
-import { IntegrationCalls, type ProviderApp } from './integration-calls.ts';
+import { IntegrationCalls } from './integration-calls.ts';
 import { IntegrationEvents } from './integration-events.ts';
 import { IntegrationRules } from './integration-rules.ts';
+import { OAuthStates } from './oauth-states.ts';
+import { OAuthTokens } from './oauth-tokens.ts';
+import type { ProviderApp } from './provider-app.ts';
 import { IntegrationWebhooks } from './webhooks.ts';
 
 /** How to open an organisation's integrations. */
@@ -45,6 +48,8 @@ export interface OrgIntegrations {
   readonly audit: IntegrationAudit;
   readonly modes: DevIntegrationModes;
   readonly admin: IntegrationAdmin;
+  /** OAuth tokens: exchange, refresh, and the credentials a provider Function receives. */
+  readonly tokens: OAuthTokens;
   readonly calls: IntegrationCalls;
   readonly webhooks: IntegrationWebhooks;
   readonly events: IntegrationEvents;
@@ -69,6 +74,7 @@ export async function openOrgIntegrations(
   const rules = new IntegrationRules(centralAuthority(central));
   const audit = new IntegrationAudit(central);
   const modes = new DevIntegrationModes();
+  const tokens = new OAuthTokens({ central, connections, print: options.print, clock });
   const admin = new IntegrationAdmin({
     central,
     connections,
@@ -78,6 +84,8 @@ export async function openOrgIntegrations(
     modes,
     apps: options.apps,
     baseUrl: options.baseUrl,
+    states: new OAuthStates(central, cipher, clock),
+    tokens,
   });
   const calls = new IntegrationCalls({
     connections,
@@ -85,6 +93,7 @@ export async function openOrgIntegrations(
     rules,
     audit,
     modes,
+    tokens,
     apps: options.apps,
     environment: options.environment ?? 'development',
     print: options.print,
@@ -104,14 +113,29 @@ export async function openOrgIntegrations(
         return options.baseUrl();
       }
     },
+    // The person who manages the connection signs in again: its owner, or the administrator
+    // who created an organisation connection; the organisation's page if they may no longer.
+    reconnectUrl: async (connection) => {
+      try {
+        const link = await admin.createLink(connection.ownerAccountId ?? connection.createdBy, {
+          providerAppId: connection.providerAppId,
+          kind: connection.kind,
+          connectionId: connection.id,
+        });
+        return link.url;
+      } catch {
+        return options.baseUrl();
+      }
+    },
   });
   const webhooks = new IntegrationWebhooks({
     connections,
+    tokens,
     apps: options.apps,
     baseUrl: options.baseUrl,
     print: options.print,
     clock,
   });
   const events = new IntegrationEvents({ central, bindings, apps: options.apps, clock });
-  return { connections, bindings, audit, modes, admin, calls, webhooks, events };
+  return { connections, bindings, audit, modes, admin, tokens, calls, webhooks, events };
 }

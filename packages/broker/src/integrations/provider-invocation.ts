@@ -1,7 +1,7 @@
 import type { JsonValue } from '@platform/errors';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
-import type { ProviderCall } from './integration-calls.ts';
+import type { ProviderCall } from './provider-app.ts';
 
 /**
  * Runs a provider app's integration Function (an operation, a webhook) for one connection: as

@@ -6,7 +6,8 @@ import { type Clock, systemClock } from '../kernel/clock.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { Connections } from './connections.ts';
-import type { ProviderApp } from './integration-calls.ts';
+import type { OAuthTokens } from './oauth-tokens.ts';
+import type { ProviderApp } from './provider-app.ts';
 
 // Cookies are the receiving site's, forwarding headers describe proxies rather than the sender,
 // and x-platform-* are the platform's own (spec 4.2).
@@ -17,6 +18,8 @@ const dropped = (name: string) =>
 /** What the webhooks need. */
 export interface WebhookOptions {
   readonly connections: Connections;
+  /** The credentials and current OAuth access token the webhook Function receives. */
+  readonly tokens: OAuthTokens;
   /** The organisation's apps, the providers among them. */
   readonly apps: () => readonly ProviderApp[];
   /** `{base_url}`, where webhook URLs are served. */
@@ -89,8 +92,13 @@ export class IntegrationWebhooks {
       body,
       receivedAt: this.#clock.now().toISOString(),
     };
-    const credentials = await this.#o.connections.credentials(connection.id, contract);
     try {
+      const credentials = await this.#o.tokens.credentials(
+        connection.id,
+        contract,
+        provider,
+        requestId,
+      );
       const result = await provider.invoke(contract.webhook.function, {
         requestId,
         input: forward as unknown as JsonValue,
@@ -105,10 +113,16 @@ export class IntegrationWebhooks {
     }
   }
 
-  // 401 and 403 pass through; another 4xx is 400 (its code kept); the rest 503, retried.
+  // 401 and 403 pass through; another 4xx is 400 (its code kept); the rest 503, retried, as is
+  // a connection waiting to be reconnected (the sender's retries may reach it reconnected).
   #failure(error: unknown, integration: string, requestId: string): Response {
     const known = isPlatformError(error) ? error : undefined;
-    if (known && known.status >= 400 && known.status < 500) {
+    if (
+      known &&
+      known.status >= 400 &&
+      known.status < 500 &&
+      known.code !== 'INTEGRATION_RECONNECT_REQUIRED'
+    ) {
       const status = known.status === 401 || known.status === 403 ? known.status : 400;
       return Response.json(encodeError(known, requestId), { status });
     }

@@ -19,11 +19,12 @@ afterEach(async () => {
   await Promise.all(processes.splice(0).map((p) => p.stop()));
 });
 
-function start(name: string): FunctionProcess {
+function start(name: string, allowNet?: string[]): FunctionProcess {
   const fn = new FunctionProcess({
     name,
     bundlePath: probe,
     brokerPort,
+    allowNet,
     onOutput: () => undefined,
   });
   processes.push(fn);
@@ -74,6 +75,20 @@ describe('FunctionProcess', () => {
       outside: 'NotCapable',
       otherPort: 'NotCapable',
       broker: 'allowed',
+    });
+  });
+
+  it('reaches a host the developer allowed, and still nothing else', async () => {
+    const other = createServer((_, res) => res.end('other'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const host = `127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const fn = start('perm', [host]);
+    const result = await invoke(fn, { action: 'permissions', otherUrl: `http://${host}/` });
+    await new Promise<void>((r) => other.close(() => r()));
+    expect(result).toMatchObject({
+      outside: 'NotCapable',
+      otherPort: 'allowed',
+      read: 'NotCapable',
     });
   });
 

@@ -2,7 +2,7 @@
 // person without one gets INTEGRATION_CONNECTION_REQUIRED with a connect URL where they connect
 // and bind in one step; nobody binds another person's connection into such a slot. Development
 // answers these slots with fakes, so this runs the calls as production does.
-import { isPlatformError, type JsonValue } from '@platform/errors';
+import { isPlatformError } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/auth/accounts.ts';

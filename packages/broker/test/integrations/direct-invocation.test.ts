@@ -48,6 +48,7 @@ describe('a direct invocation of a provider Function', () => {
     manifest,
     modes: new DevIntegrationModes(),
     connections: {} as Connections,
+    credentials: () => Promise.reject(new Error('no connection is opened in these tests')),
   };
 
   it('refuses the OAuth exchange and refresh Functions', async () => {

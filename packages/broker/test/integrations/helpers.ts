@@ -1,6 +1,6 @@
 import type { JsonValue } from '@platform/errors';
 import type { Manifest } from '@platform/schema/manifest';
-import type { ProviderApp, ProviderCall } from '../../src/integrations/integration-calls.ts';
+import type { ProviderApp, ProviderCall } from '../../src/integrations/provider-app.ts';
 
 const never = () => Promise.reject(new Error('this app runs no Function in this test'));
 

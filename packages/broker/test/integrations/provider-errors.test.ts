@@ -9,11 +9,11 @@ import { parseManifest } from '@platform/schema/manifest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
-import type { ProviderCall } from '../../src/integrations/integration-calls.ts';
 import {
   type OrgIntegrations,
   openOrgIntegrations,
 } from '../../src/integrations/org-integrations.ts';
+import type { ProviderCall } from '../../src/integrations/provider-app.ts';
 import { anonymousCaller } from '../../src/kernel/caller.ts';
 import { centralAuthority } from '../../src/org/authority.ts';
 import { TestClock } from '../auth/helpers.ts';

@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import type { ConnectLink } from './connect-links.ts';
+import type { CredentialCipher } from './credential-cipher.ts';
+
+/** How long a person has to sign in at the provider (ours; docs/integrations.md). */
+export const OAUTH_STATE_TTL_SECONDS = 10 * 60;
+
+/** An OAuth sign-in on its way: what the connect link allowed, and what the callback needs. */
+export interface PendingSignIn {
+  /** The link's permission (its `connectionId` is the connection reconnected, if any). */
+  readonly link: Omit<ConnectLink, 'expiresAt'>;
+  /** The connection the sign-in stores: a new id, or the one reconnected. */
+  readonly connectionId: string;
+  /** The credential values entered before signing in. */
+  readonly values: Readonly<Record<string, string>>;
+  /** The PKCE verifier; `null` when the contract turns PKCE off. */
+  readonly codeVerifier: string | null;
+}
+
+interface Row {
+  provider_app_id: string;
+  integration: string;
+  kind: ConnectLink['kind'];
+  account_id: string;
+  connection_id: string;
+  replacing: boolean;
+  bind_app_id: string | null;
+  bind_slot: string | null;
+  sealed: string;
+}
+
+/** The S256 PKCE challenge of `verifier` (RFC 7636 4.2). */
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/**
+ * The OAuth sign-ins between the connect page and the provider's redirect back (spec 2.10):
+ * each keyed by the SHA-256 of its one-time `state`, with the PKCE verifier and the entered
+ * credential values sealed, taken once by the callback and unusable after ten minutes.
+ */
+export class OAuthStates {
+  readonly #db: Database;
+  readonly #cipher: CredentialCipher;
+  readonly #clock: Clock;
+
+  constructor(central: Database, cipher: CredentialCipher, clock: Clock = systemClock) {
+    this.#db = central;
+    this.#cipher = cipher;
+    this.#clock = clock;
+  }
+
+  /** Stores `pending`; answers its one-time `state`. */
+  async create(pending: PendingSignIn): Promise<string> {
+    const state = randomSecret();
+    const hash = sha256(state);
+    const { link } = pending;
+    const secrets: Record<string, string> = { values: JSON.stringify(pending.values) };
+    if (pending.codeVerifier !== null) secrets.codeVerifier = pending.codeVerifier;
+    // Expired sign-ins are swept here rather than by a timer: they are only ever read by state.
+    await this.#db.query('DELETE FROM platform.oauth_states WHERE expires_at <= $1', [
+      this.#clock.now(),
+    ]);
+    await this.#db.query(
+      `INSERT INTO platform.oauth_states
+         (state_hash, provider_app_id, integration, kind, account_id, connection_id, replacing,
+          bind_app_id, bind_slot, sealed, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        hash,
+        link.providerAppId,
+        link.integration,
+        link.kind,
+        link.accountId,
+        pending.connectionId,
+        link.connectionId !== null,
+        link.bind?.appId ?? null,
+        link.bind?.slot ?? null,
+        this.#cipher.seal(scope(hash), secrets),
+        new Date(this.#clock.now().getTime() + OAUTH_STATE_TTL_SECONDS * 1000),
+      ],
+    );
+    return state;
+  }
+
+  /** Takes the sign-in of `state` (once); `undefined` when unknown, taken or expired. */
+  async take(state: string): Promise<PendingSignIn | undefined> {
+    const hash = sha256(state);
+    const { rows } = await this.#db.query<Row>(
+      `DELETE FROM platform.oauth_states WHERE state_hash = $1 AND expires_at > $2
+       RETURNING provider_app_id, integration, kind, account_id, connection_id, replacing,
+                 bind_app_id, bind_slot, sealed`,
+      [hash, this.#clock.now()],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const secrets = this.#cipher.open(scope(hash), row.sealed);
+    return {
+      link: {
+        providerAppId: row.provider_app_id,
+        integration: row.integration,
+        kind: row.kind,
+        accountId: row.account_id,
+        connectionId: row.replacing ? row.connection_id : null,
+        bind:
+          row.bind_app_id !== null && row.bind_slot !== null
+            ? { appId: row.bind_app_id, slot: row.bind_slot }
+            : null,
+      },
+      connectionId: row.connection_id,
+      values: JSON.parse(secrets.values as string) as Record<string, string>,
+      codeVerifier: secrets.codeVerifier ?? null,
+    };
+  }
+}
+
+const scope = (stateHash: string) => `oauth-state#${stateHash}`;
