@@ -228,6 +228,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     });
     const reloader = app;
     teardown.add(() => app.close());
+    if (options.integrations === undefined) {
+      // A single app's own integrations: its sync schedule runs while it serves.
+      integrations.sync.start();
+      teardown.add(() => integrations.sync.stop());
+    }
     // Bound once, like the port, in front of whichever broker serves; a delivery that a
     // restart cuts off answers 451, so the sender tries again.
     const smtp = await SmtpListener.listen({

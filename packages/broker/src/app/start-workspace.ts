@@ -167,6 +167,9 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     });
     teardown.add(() => front.close());
     baseUrl = front.url;
+    // Stopped before the apps close, so no sync starts on a closing app.
+    integrations.sync.start();
+    teardown.add(() => integrations.sync.stop());
     return {
       url: front.url,
       organisation,

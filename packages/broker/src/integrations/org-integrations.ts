@@ -13,6 +13,7 @@ import { IntegrationAudit } from './integration-audit.ts';
 import { IntegrationCalls } from './integration-calls.ts';
 import { IntegrationEvents } from './integration-events.ts';
 import { IntegrationRules } from './integration-rules.ts';
+import { IntegrationSync } from './integration-sync.ts';
 import { OAuthStates } from './oauth-states.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import type { ProviderApp } from './provider-app.ts';
@@ -53,6 +54,8 @@ export interface OrgIntegrations {
   readonly calls: IntegrationCalls;
   readonly webhooks: IntegrationWebhooks;
   readonly events: IntegrationEvents;
+  /** The providers' sync schedules; the one who opens the integrations starts and stops it. */
+  readonly sync: IntegrationSync;
 }
 
 /**
@@ -137,5 +140,13 @@ export async function openOrgIntegrations(
     clock,
   });
   const events = new IntegrationEvents({ central, bindings, apps: options.apps, clock });
-  return { connections, bindings, audit, modes, admin, tokens, calls, webhooks, events };
+  const sync = new IntegrationSync({
+    central,
+    connections,
+    tokens,
+    apps: options.apps,
+    print: options.print,
+    clock,
+  });
+  return { connections, bindings, audit, modes, admin, tokens, calls, webhooks, events, sync };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CronTimes } from '../../src/jobs/cron/cron-times.ts';
+import { CronTimes } from '../../src/kernel/cron-times.ts';
 
 /** Fire times in (from, to] as local `HH:MM` labels of `timezone`. */
 function local(

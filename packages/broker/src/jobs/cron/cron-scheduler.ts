@@ -4,10 +4,10 @@ import { limits } from '@platform/schema';
 import type { CronDeclaration } from '@platform/schema/manifest';
 import type { Transaction } from '../../db/database.ts';
 import { addSeconds, type Clock } from '../../kernel/clock.ts';
+import { CronTimes } from '../../kernel/cron-times.ts';
 import type { PinnedPolicy } from '../job-policy.ts';
 import type { JobService } from '../job-service.ts';
 import { insertJobIn, scopeParams, scopeSql } from '../job-store.ts';
-import { CronTimes } from './cron-times.ts';
 
 /** The input a cron Function receives (spec 2.8). */
 export interface CronEnvelope {

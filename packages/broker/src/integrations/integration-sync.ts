@@ -1,0 +1,214 @@
+import { type JsonValue, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
+import type { IntegrationContract } from '@platform/schema/manifest';
+import type { Database } from '../db/database.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import { CronTimes } from '../kernel/cron-times.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import type { Connections } from './connections.ts';
+import type { OAuthTokens } from './oauth-tokens.ts';
+import type { ProviderApp } from './provider-app.ts';
+
+/** One sync run that finished. */
+export interface SyncRun {
+  readonly integration: string;
+  readonly connectionId: string;
+  /** The occurrence of the schedule it ran for (ISO 8601). */
+  readonly scheduledAt: string;
+  /** `ok`, or the error code it failed with. */
+  readonly result: string;
+  readonly durationMs: number;
+}
+
+// A run holds its connection this long at most: the Function's time limit and room to finish.
+const SYNC_LEASE_MS = limits.integration.syncTimeoutSeconds * 1000 + 60_000;
+
+interface DueRow {
+  id: string;
+  last_sync_at: Date | string | null;
+}
+
+/**
+ * Runs each provider's `sync.function` on `sync.schedule` in `sync.timezone` (spec 2.9, 8;
+ * docs/integrations.md) for every active connection bound into at least one app: input `{}`,
+ * `ctx.integration.trigger` `sync`, the connection's credentials and current OAuth access token,
+ * up to the 15-minute Function timeout. Fire times follow the cron rules (`CronTimes`: a
+ * local time DST skips runs after the gap, a repeated one runs once). A connection's progress
+ * and its running sync are held on its row, so brokers sharing one PostgreSQL run each
+ * occurrence once and never two syncs of one connection at a time; occurrences missed while
+ * a sync ran or the broker was down coalesce into one run. A newly bound connection starts from
+ * now. A sync that throws 401 makes the connection `Reconnect required` (spec 3.2).
+ */
+export class IntegrationSync {
+  readonly #db: Database;
+  readonly #connections: Connections;
+  readonly #tokens: OAuthTokens;
+  readonly #apps: () => readonly ProviderApp[];
+  readonly #print: LogWriter;
+  readonly #clock: Clock;
+  readonly #times = new Map<string, CronTimes>();
+  readonly #running = new Set<Promise<SyncRun>>();
+  // The connections this process syncs now: the row's lease is the guard across processes, this
+  // one holds in this process whatever the clock does.
+  readonly #active = new Set<string>();
+  readonly #listeners = new Set<(run: SyncRun) => void>();
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<unknown> = Promise.resolve();
+
+  constructor(options: {
+    central: Database;
+    connections: Connections;
+    tokens: OAuthTokens;
+    apps: () => readonly ProviderApp[];
+    print: LogWriter;
+    clock?: Clock | undefined;
+  }) {
+    this.#db = options.central;
+    this.#connections = options.connections;
+    this.#tokens = options.tokens;
+    this.#apps = options.apps;
+    this.#print = options.print;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Checks the schedules every `tickMs` until {@link IntegrationSync.stop}. */
+  start(tickMs = 1000): void {
+    if (this.#timer) return;
+    const loop = () => {
+      this.#ticking = this.tick().catch((error: unknown) =>
+        this.#print(`integration sync: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      void this.#ticking.finally(() => {
+        if (this.#timer) this.#timer = setTimeout(loop, tickMs);
+      });
+    };
+    this.#timer = setTimeout(loop, 0);
+  }
+
+  /** Stops checking and waits for the syncs that are running. */
+  async stop(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#ticking;
+    await Promise.allSettled([...this.#running]);
+  }
+
+  /** Calls `listener` with every sync run this broker finishes; answers its removal. */
+  onRun(listener: (run: SyncRun) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Starts the syncs that are due now (without waiting for them); answers the connections it
+   * started them for.
+   */
+  async tick(): Promise<string[]> {
+    const started: string[] = [];
+    const now = this.#clock.now();
+    for (const provider of this.#apps()) {
+      const contract = provider.manifest.provides?.integration;
+      if (!contract?.sync) continue;
+      const times = this.#timesOf(contract.sync.schedule, contract.sync.timezone);
+      const { rows } = await this.#db.query<DueRow>(
+        `SELECT c.id, c.last_sync_at FROM platform.connections c
+          WHERE c.integration = $1 AND c.provider_app_id = $2 AND c.condition = 'active'
+            AND EXISTS (SELECT 1 FROM platform.bindings b
+                         WHERE b.connection_id = c.id AND b.revoked_at IS NULL)`,
+        [contract.name, provider.appId],
+      );
+      for (const row of rows) {
+        if (row.last_sync_at === null) {
+          // Newly bound (or first seen): the schedule starts from now.
+          await this.#db.query(
+            `UPDATE platform.connections SET last_sync_at = $2
+              WHERE id = $1 AND last_sync_at IS NULL`,
+            [row.id, now],
+          );
+          continue;
+        }
+        const since = new Date(row.last_sync_at);
+        const due = times.between(since, now).at(-1);
+        if (due === undefined || this.#active.has(row.id)) continue;
+        if (!(await this.#lease(row.id, since, now))) continue;
+        started.push(row.id);
+        this.#active.add(row.id);
+        const run = this.#run(provider, contract, row.id, due);
+        this.#running.add(run);
+        void run.finally(() => this.#running.delete(run));
+      }
+    }
+    return started;
+  }
+
+  // Takes the connection's next sync for this process: only when no sync of it runs and no
+  // other process took the same occurrence (its progress is still `since`).
+  async #lease(id: string, since: Date, now: Date): Promise<boolean> {
+    const { rowCount } = await this.#db.query(
+      `UPDATE platform.connections SET sync_lease_until = $4, last_sync_at = $3
+        WHERE id = $1 AND last_sync_at = $2
+          AND (sync_lease_until IS NULL OR sync_lease_until <= $3)`,
+      [id, since, now, new Date(now.getTime() + SYNC_LEASE_MS)],
+    );
+    return rowCount > 0;
+  }
+
+  async #run(
+    provider: ProviderApp,
+    contract: IntegrationContract,
+    connectionId: string,
+    scheduledAt: Date,
+  ): Promise<SyncRun> {
+    const started = performance.now();
+    const requestId = `sync_${connectionId}_${scheduledAt.getTime()}`;
+    let result = 'ok';
+    try {
+      const credentials = await this.#tokens.credentials(
+        connectionId,
+        contract,
+        provider,
+        requestId,
+      );
+      await provider.invoke((contract.sync as NonNullable<typeof contract.sync>).function, {
+        requestId,
+        input: {} as JsonValue,
+        connectionId,
+        trigger: 'sync',
+        credentials,
+        timeoutMs: limits.integration.syncTimeoutSeconds * 1000,
+      });
+    } catch (error) {
+      const known = error instanceof PlatformError ? error : undefined;
+      result = known?.code ?? 'INTEGRATION_PROVIDER_FAILED';
+      if (known?.status === 401) await this.#connections.requireReconnect(connectionId);
+    } finally {
+      await this.#db.query(
+        'UPDATE platform.connections SET sync_lease_until = NULL WHERE id = $1',
+        [connectionId],
+      );
+      this.#active.delete(connectionId);
+    }
+    const run: SyncRun = {
+      integration: contract.name,
+      connectionId,
+      scheduledAt: scheduledAt.toISOString(),
+      result,
+      durationMs: Math.round(performance.now() - started),
+    };
+    this.#print(
+      `integration ${contract.name}: sync of ${connectionId} ${result === 'ok' ? 'ok' : `failed (${result})`} in ${run.durationMs} ms`,
+    );
+    for (const listener of this.#listeners) listener(run);
+    return run;
+  }
+
+  #timesOf(schedule: string, timezone: string | undefined): CronTimes {
+    const key = `${schedule}\0${timezone ?? 'UTC'}`;
+    let times = this.#times.get(key);
+    if (!times) {
+      times = new CronTimes(schedule, timezone ?? 'UTC');
+      this.#times.set(key, times);
+    }
+    return times;
+  }
+}

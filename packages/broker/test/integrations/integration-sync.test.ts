@@ -1,0 +1,168 @@
+// The providers' sync schedules (spec 2.9, 8): `sync.function` runs on its schedule in its time
+// zone for each active connection bound into at least one app, with input `{}`, trigger `sync`
+// and the connection's credentials; never two at a time for one connection; a 401 asks for a
+// reconnection.
+import { type JsonValue, PlatformError } from '@platform/errors';
+import { parseManifest } from '@platform/schema/manifest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import {
+  type OrgIntegrations,
+  openOrgIntegrations,
+} from '../../src/integrations/org-integrations.ts';
+import type { ProviderCall } from '../../src/integrations/provider-app.ts';
+import { ManualClock } from '../../src/kernel/clock.ts';
+import { openTestCentral } from '../helpers/db.ts';
+import { orgApp } from './helpers.ts';
+
+const manifest = parseManifest(`schemaVersion: 3
+runtime: { sdk: { version: 2.6.0 } }
+functions:
+  - { name: pull, entrypoint: f.ts, access: system }
+  - { name: list, entrypoint: f.ts, access: system }
+provides:
+  integration:
+    name: tickets
+    title: Tickets
+    credentials:
+      - { name: TICKETS_KEY, label: Key }
+    capabilities:
+      - { name: read, description: Read. }
+    operations:
+      - { name: tickets.list, description: List., capability: read, function: list, fake: [] }
+    sync: { function: pull, schedule: '0 2 * * *', timezone: Europe/Berlin }
+`).manifest!;
+
+const ADMIN = '00000000-0000-4000-8000-000000000001';
+// 2025-03-29 12:00 UTC: the next 02:00 in Berlin does not exist (clocks go to 03:00 that night).
+const clock = new ManualClock('2025-03-29T12:00:00Z');
+let central: Database;
+let org: OrgIntegrations;
+const calls: ProviderCall[] = [];
+let answer: () => Promise<JsonValue>;
+
+const provider = orgApp('tickets', manifest, async (fn, call) => {
+  expect(fn).toBe('pull');
+  calls.push(call);
+  return answer();
+});
+
+beforeAll(async () => {
+  central = await openTestCentral();
+  org = await openOrgIntegrations({
+    central,
+    dir: undefined,
+    apps: () => [provider],
+    baseUrl: () => 'http://localhost:4310',
+    print: () => {},
+    clock,
+  });
+});
+
+afterAll(async () => {
+  await org.sync.stop();
+  await central.close();
+});
+
+beforeEach(() => {
+  calls.length = 0;
+  answer = async () => null;
+});
+
+async function connection(key: string, bound: boolean): Promise<string> {
+  const { id } = await org.connections.create({
+    integration: 'tickets',
+    providerAppId: 'tickets',
+    kind: 'organisation',
+    createdBy: ADMIN,
+    values: { TICKETS_KEY: key },
+  });
+  if (bound) {
+    await org.bindings.bind({
+      consumerAppId: `app-${key}`,
+      slot: 'tickets',
+      account: 'app',
+      personAccountId: null,
+      connectionId: id,
+      capabilities: ['read'],
+      createdBy: ADMIN,
+    });
+  }
+  return id;
+}
+
+/** Ticks and waits for the syncs it started. */
+async function tickAndWait(): Promise<string[]> {
+  const finished = new Set<string>();
+  const off = org.sync.onRun((run) => finished.add(run.connectionId));
+  const started = await org.sync.tick();
+  while (started.some((id) => !finished.has(id))) await new Promise((r) => setTimeout(r, 5));
+  off();
+  return started;
+}
+
+describe('the sync schedule', () => {
+  let bound: string;
+  let unbound: string;
+
+  it('starts from now for a connection first seen, and skips unbound connections', async () => {
+    bound = await connection('k-bound', true);
+    unbound = await connection('k-unbound', false);
+    expect(await tickAndWait()).toEqual([]);
+    clock.advance(60_000);
+    expect(await tickAndWait()).toEqual([]);
+  });
+
+  it('runs at the first minute after a DST gap, with input {} and the credentials', async () => {
+    // 2025-03-30 01:00 UTC is 03:00 in Berlin, the first valid minute after 02:00 was skipped.
+    clock.set('2025-03-30T00:59:00Z');
+    expect(await tickAndWait()).toEqual([]);
+    clock.set('2025-03-30T01:00:00Z');
+    expect(await tickAndWait()).toEqual([bound]);
+    expect(calls).toEqual([
+      expect.objectContaining({
+        input: {},
+        trigger: 'sync',
+        connectionId: bound,
+        credentials: { TICKETS_KEY: 'k-bound' },
+      }),
+    ]);
+    expect(calls.some((call) => call.connectionId === unbound)).toBe(false);
+    // Once per occurrence.
+    clock.advance(60_000);
+    expect(await tickAndWait()).toEqual([]);
+  });
+
+  it('never overlaps for one connection: occurrences missed while it ran coalesce into one', async () => {
+    let release = () => {};
+    answer = () =>
+      new Promise((resolve) => {
+        release = () => resolve(null);
+      });
+    clock.set('2025-03-31T00:00:00Z'); // 02:00 Berlin (summer time)
+    expect(await org.sync.tick()).toEqual([bound]);
+    // Two more nights pass while that sync still runs: nothing starts beside it.
+    clock.set('2025-04-02T00:30:00Z');
+    expect(await org.sync.tick()).toEqual([]);
+    const done = new Promise<void>((resolve) => org.sync.onRun(() => resolve()));
+    release();
+    await done;
+    answer = async () => null;
+    // Then one run for the missed occurrences.
+    expect(await tickAndWait()).toEqual([bound]);
+    clock.advance(60_000);
+    expect(await tickAndWait()).toEqual([]);
+  });
+
+  it('a sync the provider refuses with 401 makes the connection Reconnect required', async () => {
+    answer = async () => {
+      throw new PlatformError({ code: 'KEY_REJECTED', message: 'no', status: 401 });
+    };
+    clock.set('2025-04-03T00:00:00Z');
+    expect(await tickAndWait()).toEqual([bound]);
+    expect((await org.connections.get(bound)).condition).toBe('reconnect_required');
+    // And it is no longer synced until reconnected.
+    clock.set('2025-04-04T00:00:00Z');
+    expect(await tickAndWait()).toEqual([]);
+  });
+});
