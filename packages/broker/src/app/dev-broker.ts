@@ -38,6 +38,7 @@ export interface DevBrokerContext {
   readonly authenticate?: BrokerOptions['authenticate'];
   readonly databaseUrl?: string | undefined;
   readonly allowNet?: BrokerOptions['allowNet'];
+  readonly environment?: BrokerOptions['environment'];
   readonly snapshotPath?: string | undefined;
   readonly inMemory?: boolean;
   readonly clock?: Clock;
@@ -83,6 +84,7 @@ export async function launchDevBroker(
     logWriter: print,
     databaseUrl: context.databaseUrl,
     allowNet: context.allowNet,
+    ...(context.environment ? { environment: context.environment } : {}),
     snapshotPath: context.snapshotPath,
     ...(context.inMemory ? { inMemory: true } : {}),
     ...(context.ai ? { ai: context.ai } : {}),

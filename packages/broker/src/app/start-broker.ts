@@ -81,6 +81,8 @@ export interface BrokerOptions {
    * API an integration calls. @default none
    */
   readonly allowNet?: readonly string[] | undefined;
+  /** What `ctx.environment` tells the Functions. @default 'development' */
+  readonly environment?: 'development' | 'production';
   /** Where log lines and Function output are printed. @default console.log */
   readonly logWriter?: LogWriter;
   /**
@@ -272,7 +274,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       tokens,
       brokerUrl: `http://127.0.0.1:${listener.port}`,
       sdkVersion: options.sdkVersion,
-      environment: 'development',
+      environment: options.environment ?? 'development',
       redactor,
       declared: {
         ...(options.declared ?? emptyDeclarations),

@@ -70,6 +70,13 @@ export interface DevOptions {
    * `platform dev --allow-net`). @default none
    */
   readonly allowNet?: readonly string[] | undefined;
+  /**
+   * `production` serves the apps as production does (`platform dev --environment production`):
+   * `ctx.environment` says so, integration calls reach the providers instead of answering
+   * fakes, emitted events are delivered, and development-only tools refuse.
+   * @default 'development'
+   */
+  readonly environment?: 'development' | 'production';
   /** Time source of sign-in, jobs and cron (tests advance it instead of waiting). @default the machine's */
   readonly clock?: Clock;
   /** The AI provider (docs/ai.md). @default the offline, deterministic AI */
@@ -211,6 +218,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         baseUrl: () => appUrl,
         print,
         clock: options.clock,
+        ...(options.environment ? { environment: options.environment } : {}),
       }));
     const launch = (next: Manifest) =>
       launchDevBroker({ ...context, publishers, integrations }, next);
@@ -229,9 +237,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const reloader = app;
     teardown.add(() => app.close());
     if (options.integrations === undefined) {
-      // A single app's own integrations: its sync schedule runs while it serves.
-      integrations.sync.start();
-      teardown.add(() => integrations.sync.stop());
+      // A single app's own integrations: its sync schedule and event deliveries run while it serves.
+      integrations.start();
+      teardown.add(() => integrations.stop());
     }
     // Bound once, like the port, in front of whichever broker serves; a delivery that a
     // restart cuts off answers 451, so the sender tries again.

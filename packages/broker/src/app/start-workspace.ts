@@ -136,6 +136,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       baseUrl: () => baseUrl,
       print,
       clock: options.clock,
+      ...(options.environment ? { environment: options.environment } : {}),
     });
     const first = options.port ?? 0;
     for (const [i, appDir] of appDirs.entries()) {
@@ -167,9 +168,9 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     });
     teardown.add(() => front.close());
     baseUrl = front.url;
-    // Stopped before the apps close, so no sync starts on a closing app.
-    integrations.sync.start();
-    teardown.add(() => integrations.sync.stop());
+    // Stopped before the apps close, so no sync or delivery starts on a closing app.
+    integrations.start();
+    teardown.add(() => integrations.stop());
     return {
       url: front.url,
       organisation,

@@ -2,7 +2,11 @@ import { relative, resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
 import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
 import { type DevServer, ManifestInvalidError, startDev } from '../app/start-dev.ts';
-import { startWorkspace, type WorkspaceServer } from '../app/start-workspace.ts';
+import {
+  startWorkspace,
+  type WorkspaceOptions,
+  type WorkspaceServer,
+} from '../app/start-workspace.ts';
 import { parseAllowNet } from '../functions/deno.ts';
 import {
   MAX_WORKSPACE_APPS,
@@ -15,7 +19,7 @@ import { isPortFree } from './port.ts';
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--ai-mode <mode>]
+const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--environment <env>] [--ai-mode <mode>]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
@@ -41,6 +45,10 @@ Options:
   --allow-net <hosts>
                  Hosts the Functions may reach, comma-separated (api.example.com,
                  127.0.0.1:9000); by default they reach only the broker.
+  --environment <env>
+                 development (the default) or production: serve the apps as production
+                 does (ctx.environment, integration calls reach the providers, emitted
+                 integration events are delivered; no fake/live switch, no injected events).
   --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
                  offline). Overrides PLATFORM_AI_MODE.
   -h, --help     Show this help.
@@ -90,6 +98,7 @@ export const devCommand = defineCommand({
     'ai-mode': { type: 'string' },
     workspace: { type: 'string' },
     'allow-net': { type: 'string' },
+    environment: { type: 'string' },
   },
   maxPositionals: MAX_WORKSPACE_APPS,
   async run(parsed, io, usageError) {
@@ -106,6 +115,10 @@ export const devCommand = defineCommand({
       allowNet = parseAllowNet(parsed.values['allow-net'] ?? '');
     } catch (error) {
       return usageError(`--allow-net: ${(error as Error).message}`);
+    }
+    const environment = parsed.values.environment ?? 'development';
+    if (environment !== 'development' && environment !== 'production') {
+      return usageError('--environment must be development or production');
     }
     const aiMode = parsed.values['ai-mode'];
     let ai: AiOptions;
@@ -136,7 +149,13 @@ export const devCommand = defineCommand({
           return exitCodes.failed;
         }
       }
-      return runWorkspace(workspace, portText, parsed.values.watch, { ai, allowNet }, io);
+      return runWorkspace(
+        workspace,
+        portText,
+        parsed.values.watch,
+        { ai, allowNet, environment },
+        io,
+      );
     }
     const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
     let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
@@ -155,6 +174,7 @@ export const devCommand = defineCommand({
         logWriter: io.stdout,
         ai,
         allowNet,
+        environment,
       });
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
@@ -191,7 +211,7 @@ async function runWorkspace(
   { appDirs, organisation, workspaceDir }: Workspace,
   portText: string | undefined,
   watch: boolean | undefined,
-  { ai, allowNet }: { ai: AiOptions; allowNet: readonly string[] },
+  served: Pick<WorkspaceOptions, 'ai' | 'allowNet' | 'environment'>,
   io: CliIO,
 ): Promise<number> {
   let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);
@@ -209,8 +229,7 @@ async function runWorkspace(
       port,
       watch: watch !== false,
       logWriter: io.stdout,
-      ai,
-      allowNet,
+      ...served,
     });
   } catch (error) {
     if (error instanceof ManifestInvalidError) {

@@ -117,6 +117,16 @@ export class Bindings {
     return rows.map(toBinding);
   }
 
+  /** The live bindings of a connection, in every app. */
+  async ofConnection(connectionId: string): Promise<Binding[]> {
+    const { rows } = await this.#db.query<Row>(
+      `SELECT ${COLUMNS} FROM platform.bindings
+        WHERE connection_id = $1 AND revoked_at IS NULL ORDER BY created_at, id`,
+      [connectionId],
+    );
+    return rows.map(toBinding);
+  }
+
   /** Removes the live binding of `slot`; `false` when there was none. */
   async unbind(
     consumerAppId: string,

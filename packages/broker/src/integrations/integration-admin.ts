@@ -32,6 +32,8 @@ export interface IntegrationAdminOptions {
   readonly baseUrl: () => string;
   readonly states: OAuthStates;
   readonly tokens: OAuthTokens;
+  /** Fake and live modes exist in development only. */
+  readonly environment: 'development' | 'production';
 }
 
 const fail = (code: string, message: string, details?: Record<string, JsonValue>) =>
@@ -334,6 +336,12 @@ export class IntegrationAdmin {
 
   /** Switches `slot` of `appId` live or back to fake for this development session. */
   setMode(appId: string, slot: string, mode: IntegrationMode): void {
+    if (this.#o.environment !== 'development') {
+      throw fail(
+        'FEATURE_NOT_AVAILABLE',
+        'Fake and live modes belong to development sessions; in production every call is live.',
+      );
+    }
     const declared = this.slotOf(appId, slot);
     if (mode === 'live' && declared.account === 'calling_user') {
       throw fail(

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { randomBase64url } from '../kernel/ids.ts';
 import type { Bindings } from './bindings.ts';
+import type { EventDeliveries } from './event-deliveries.ts';
 import { findPublisher, type ProviderApp } from './provider-app.ts';
 
 /** One delivery of an integration event to a consumer slot, as the listing shows it. */
@@ -16,7 +17,8 @@ export interface EventDelivery {
   readonly bindingId: string | null;
   readonly eventId: string;
   readonly type: string;
-  readonly state: 'delivered' | 'failed';
+  /** `pending` while an emitted event waits for its next attempt. */
+  readonly state: 'pending' | 'delivered' | 'failed';
   readonly attempts: number;
   /** The last failure's code and message; `null` once delivered. */
   readonly lastError: string | null;
@@ -52,13 +54,19 @@ export class IntegrationEvents {
   readonly #bindings: Bindings;
   readonly #apps: () => readonly ProviderApp[];
   readonly #clock: Clock;
+  readonly #deliveries: EventDeliveries;
+  readonly #environment: 'development' | 'production';
 
   constructor(options: {
     central: Database;
     bindings: Bindings;
+    deliveries: EventDeliveries;
     apps: () => readonly ProviderApp[];
+    environment: 'development' | 'production';
     clock?: Clock | undefined;
   }) {
+    this.#deliveries = options.deliveries;
+    this.#environment = options.environment;
     this.#db = options.central;
     this.#bindings = options.bindings;
     this.#apps = options.apps;
@@ -68,23 +76,27 @@ export class IntegrationEvents {
   /**
    * `integration.emit` of a provider Function running for a connection (`trigger` `operation`,
    * `sync` or `webhook`; never during OAuth exchange or refresh): checks the event against the
-   * contract `providerAppId` serves and answers the number of new deliveries, 0 in development.
+   * contract `providerAppId` serves and answers the number of new deliveries: 0 in development,
+   * where nothing is delivered; in production one per subscribed binding that did not have
+   * this event id yet, delivered by {@link EventDeliveries}.
    */
-  emit(
+  async emit(
     providerAppId: string,
-    invocation: { readonly trigger: string } | undefined,
+    invocation: { readonly trigger: string; readonly connectionId: string } | undefined,
     event: { readonly type: string; readonly id: string; readonly data: JsonObject },
-  ): number {
+  ): Promise<number> {
     if (!invocation) {
       throw invalid('integration.emit is available only while an integration Function runs.');
     }
     if (invocation.trigger === 'oauth') {
       throw invalid('integration.emit is unavailable during OAuth exchange and refresh.');
     }
+    const provider = this.#apps().find((app) => app.appId === providerAppId);
     const contract = this.#contractOf(providerAppId);
     declaredEvent(contract, event.type);
     checkEventData(event.data);
-    return 0;
+    if (this.#environment === 'development' || !provider) return 0;
+    return this.#deliveries.enqueue(provider, contract, invocation.connectionId, event);
   }
 
   /**
@@ -97,6 +109,13 @@ export class IntegrationEvents {
     event: { readonly type: string; readonly id?: string | undefined; readonly data?: JsonObject },
     requestId: string,
   ): Promise<EventDelivery> {
+    if (this.#environment !== 'development') {
+      throw new PlatformError({
+        code: 'FEATURE_NOT_AVAILABLE',
+        message:
+          'Synthetic events are injected into development sessions only; in production the provider emits them.',
+      });
+    }
     const consumer = this.#apps().find((app) => app.appId === appId);
     const declared = consumer?.manifest.integrations[slot];
     if (!consumer || !declared) {
@@ -217,7 +236,7 @@ interface Row {
   binding_id: string | null;
   event_id: string;
   type: string;
-  state: 'delivered' | 'failed';
+  state: 'pending' | 'delivered' | 'failed';
   attempts: number;
   last_error: string | null;
   created_at: Date | string;

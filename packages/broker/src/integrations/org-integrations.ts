@@ -8,6 +8,7 @@ import { ConnectLinks } from './connect-links.ts';
 import { Connections } from './connections.ts';
 import { CredentialCipher } from './credential-cipher.ts';
 import { DevIntegrationModes } from './dev-integration-modes.ts';
+import { EventDeliveries } from './event-deliveries.ts';
 import { IntegrationAdmin } from './integration-admin.ts';
 import { IntegrationAudit } from './integration-audit.ts';
 import { IntegrationCalls } from './integration-calls.ts';
@@ -54,8 +55,14 @@ export interface OrgIntegrations {
   readonly calls: IntegrationCalls;
   readonly webhooks: IntegrationWebhooks;
   readonly events: IntegrationEvents;
-  /** The providers' sync schedules; the one who opens the integrations starts and stops it. */
+  /** The delivery of emitted events outside development. */
+  readonly deliveries: EventDeliveries;
+  /** The providers' sync schedules. */
   readonly sync: IntegrationSync;
+  /** Starts the sync schedules and event deliveries; whoever opened the integrations does. */
+  start(): void;
+  /** Stops them, waiting for what runs. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -72,6 +79,7 @@ export async function openOrgIntegrations(
     options.dir === undefined
       ? CredentialCipher.ephemeral()
       : await CredentialCipher.open(join(options.dir, '.platform'));
+  const environment = options.environment ?? 'development';
   const connections = new Connections(central, cipher, clock);
   const bindings = new Bindings(central, clock);
   const rules = new IntegrationRules(centralAuthority(central));
@@ -89,6 +97,7 @@ export async function openOrgIntegrations(
     baseUrl: options.baseUrl,
     states: new OAuthStates(central, cipher, clock),
     tokens,
+    environment,
   });
   const calls = new IntegrationCalls({
     connections,
@@ -98,7 +107,7 @@ export async function openOrgIntegrations(
     modes,
     tokens,
     apps: options.apps,
-    environment: options.environment ?? 'development',
+    environment,
     print: options.print,
     ...(clock ? { clock } : {}),
     // A person without a connection gets a link to connect and bind in one step; when they may
@@ -139,7 +148,23 @@ export async function openOrgIntegrations(
     print: options.print,
     clock,
   });
-  const events = new IntegrationEvents({ central, bindings, apps: options.apps, clock });
+  const deliveries = new EventDeliveries({
+    central,
+    bindings,
+    connections,
+    rules,
+    apps: options.apps,
+    print: options.print,
+    clock,
+  });
+  const events = new IntegrationEvents({
+    central,
+    bindings,
+    deliveries,
+    apps: options.apps,
+    environment,
+    clock,
+  });
   const sync = new IntegrationSync({
     central,
     connections,
@@ -148,5 +173,24 @@ export async function openOrgIntegrations(
     print: options.print,
     clock,
   });
-  return { connections, bindings, audit, modes, admin, tokens, calls, webhooks, events, sync };
+  return {
+    connections,
+    bindings,
+    audit,
+    modes,
+    admin,
+    tokens,
+    calls,
+    webhooks,
+    events,
+    deliveries,
+    sync,
+    start: () => {
+      sync.start();
+      deliveries.start();
+    },
+    stop: async () => {
+      await Promise.all([sync.stop(), deliveries.stop()]);
+    },
+  };
 }

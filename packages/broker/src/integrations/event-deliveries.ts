@@ -1,0 +1,264 @@
+import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
+import type { IntegrationContract } from '@platform/schema/manifest';
+import type { Database } from '../db/database.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import { randomBase64url } from '../kernel/ids.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import type { Binding, Bindings } from './bindings.ts';
+import type { Connections } from './connections.ts';
+import type { IntegrationRules } from './integration-rules.ts';
+import type { ProviderApp } from './provider-app.ts';
+
+/** How long an emitted event is retried before its delivery counts as failed (spec 6.1). */
+export const DELIVERY_WINDOW_MS = 3 * 60 * 60 * 1000;
+
+/** The wait before attempt `n + 1` after `n` failed attempts: 10 s doubling, at most 30 min. */
+export function retryDelayMs(attempts: number): number {
+  return Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+}
+
+// A delivery being attempted is held this long, so a broker that stops half-way lets another
+// take it over: the event Function's time limit and room to record the outcome.
+const ATTEMPT_LEASE_MS = 2 * 60_000;
+const BATCH = 16;
+const PRUNE_EVERY_MS = 60_000;
+
+interface DueRow {
+  id: string;
+  consumer_app_id: string;
+  slot: string;
+  binding_id: string;
+  attempts: number;
+  payload: JsonObject;
+  created_at: Date | string;
+}
+
+/**
+ * The delivery of emitted integration events outside development (spec 6.1; docs/integrations.md):
+ * each event is recorded once per subscribed binding with its payload, and delivered to the
+ * slot's events Function as the consumer's system identity, at least once and in no particular
+ * order. A failed attempt is retried with a growing delay (10 s doubling, at most 30 min) until
+ * about three hours after the event, when the delivery counts as failed. Everything lives in the
+ * central store, so deliveries survive a broker restart and brokers sharing one PostgreSQL each
+ * take a delivery once (a lease per attempt). Payloads are dropped once delivered or failed;
+ * records are kept 14 days.
+ */
+export class EventDeliveries {
+  readonly #db: Database;
+  readonly #bindings: Bindings;
+  readonly #connections: Connections;
+  readonly #rules: IntegrationRules;
+  readonly #apps: () => readonly ProviderApp[];
+  readonly #print: LogWriter;
+  readonly #clock: Clock;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> = Promise.resolve();
+  #again = false;
+  #prunedAt = 0;
+
+  constructor(options: {
+    central: Database;
+    bindings: Bindings;
+    connections: Connections;
+    rules: IntegrationRules;
+    apps: () => readonly ProviderApp[];
+    print: LogWriter;
+    clock?: Clock | undefined;
+  }) {
+    this.#db = options.central;
+    this.#bindings = options.bindings;
+    this.#connections = options.connections;
+    this.#rules = options.rules;
+    this.#apps = options.apps;
+    this.#print = options.print;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * Records `event`, emitted by `provider` for `connectionId`, for every binding of that
+   * connection whose slot subscribes to it now (an `account: app` slot with `events.function`,
+   * `events.types` naming the type or absent, the binding granting the event's capability and
+   * passing the live checks); an event id a binding has already is skipped. Answers the number
+   * of new deliveries.
+   */
+  async enqueue(
+    provider: ProviderApp,
+    contract: IntegrationContract,
+    connectionId: string,
+    event: { readonly type: string; readonly id: string; readonly data: JsonObject },
+  ): Promise<number> {
+    const capability = contract.events?.find((one) => one.type === event.type)?.capability;
+    const connection = await this.#connections.get(connectionId);
+    const occurredAt = this.#clock.now();
+    let added = 0;
+    for (const binding of await this.#bindings.ofConnection(connectionId)) {
+      if (!capability || !this.#subscribes(binding, event.type, capability)) continue;
+      try {
+        if ((await this.#rules.checkLive(binding, connection)) === 'revoke') continue;
+      } catch {
+        continue; // suspended: no events while it is
+      }
+      const payload = {
+        id: event.id,
+        type: event.type,
+        occurredAt: occurredAt.toISOString(),
+        integration: binding.slot,
+        provider: provider.appId,
+        bindingId: binding.id,
+        data: event.data,
+      };
+      const { rowCount } = await this.#db.query(
+        `INSERT INTO platform.integration_event_deliveries
+           (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, created_at,
+            source, payload, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, 'emitted', $8, $7)
+         ON CONFLICT (binding_id, event_id) WHERE source = 'emitted' DO NOTHING`,
+        [
+          `dlv_${randomBase64url(12)}`,
+          binding.consumerAppId,
+          binding.slot,
+          binding.id,
+          event.id,
+          event.type,
+          occurredAt,
+          JSON.stringify(payload),
+        ],
+      );
+      added += rowCount;
+    }
+    if (added > 0) this.kick();
+    return added;
+  }
+
+  /** Delivers what is due every `tickMs`, and at once after {@link EventDeliveries.kick}. */
+  start(tickMs = 1000): void {
+    if (this.#timer) return;
+    const loop = () => {
+      this.#timer = setTimeout(loop, tickMs);
+      this.kick();
+    };
+    this.#timer = setTimeout(loop, 0);
+  }
+
+  /** Stops delivering; an attempt in progress finishes. */
+  async stop(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** Runs a delivery pass now (or right after the one running). */
+  kick(): void {
+    if (!this.#timer) return;
+    this.#again = true;
+    this.#running = this.#running.then(async () => {
+      while (this.#again && this.#timer) {
+        this.#again = false;
+        try {
+          if ((await this.deliverDue()) === BATCH) this.#again = true;
+        } catch (error) {
+          this.#print(`integration events: ${error instanceof Error ? error.message : error}`);
+        }
+      }
+    });
+  }
+
+  /** Attempts the deliveries that are due now, once each; answers how many it attempted. */
+  async deliverDue(): Promise<number> {
+    const now = this.#clock.now();
+    if (now.getTime() - this.#prunedAt >= PRUNE_EVERY_MS) await this.#prune(now);
+    const { rows } = await this.#db.query<DueRow>(
+      `UPDATE platform.integration_event_deliveries SET lease_until = $2
+        WHERE id IN (SELECT id FROM platform.integration_event_deliveries
+                      WHERE state = 'pending' AND next_attempt_at <= $1
+                        AND (lease_until IS NULL OR lease_until <= $1)
+                      ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+       RETURNING id, consumer_app_id, slot, binding_id, attempts, payload, created_at`,
+      [now, new Date(now.getTime() + ATTEMPT_LEASE_MS)],
+    );
+    await Promise.all(rows.map((row) => this.#attempt(row)));
+    return rows.length;
+  }
+
+  async #attempt(row: DueRow): Promise<void> {
+    const consumer = this.#apps().find((app) => app.appId === row.consumer_app_id);
+    const slot = consumer?.manifest.integrations[row.slot];
+    const binding = await this.#bindings.find(row.consumer_app_id, row.slot);
+    let error: string | null = null;
+    let final = false;
+    if (!binding || binding.id !== row.binding_id) {
+      error = 'The slot is no longer bound to the connection that emitted the event.';
+      final = true;
+    } else if (!consumer || !slot) {
+      // Not serving now (starting, restarting): a later attempt reaches it.
+      error = `${row.consumer_app_id} is not running.`;
+    } else if (slot.account !== 'app' || !slot.events) {
+      error = `The slot ${row.slot} no longer subscribes to events.`;
+      final = true;
+    } else {
+      try {
+        await consumer.runSystem(
+          slot.events.function,
+          row.payload as JsonValue,
+          `evt_${row.id}_${row.attempts + 1}`,
+        );
+      } catch (failure) {
+        error =
+          failure instanceof PlatformError
+            ? `${failure.code}: ${failure.message}`
+            : String(failure);
+      }
+    }
+    await this.#record(row, error, final);
+  }
+
+  async #record(row: DueRow, error: string | null, final: boolean): Promise<void> {
+    const now = this.#clock.now();
+    const attempts = row.attempts + 1;
+    const next = new Date(now.getTime() + retryDelayMs(attempts));
+    const expired = next.getTime() - new Date(row.created_at).getTime() > DELIVERY_WINDOW_MS;
+    const state = error === null ? 'delivered' : final || expired ? 'failed' : 'pending';
+    await this.#db.query(
+      `UPDATE platform.integration_event_deliveries
+          SET state = $2, attempts = $3, last_error = $4, lease_until = NULL,
+              next_attempt_at = $5, delivered_at = $6,
+              payload = CASE WHEN $2 = 'pending' THEN payload ELSE NULL END
+        WHERE id = $1`,
+      [
+        row.id,
+        state,
+        attempts,
+        error === null ? null : error.slice(0, limits.jobs.errorMaxLength),
+        state === 'pending' ? next : null,
+        state === 'delivered' ? now : null,
+      ],
+    );
+    if (state === 'failed') {
+      this.#print(
+        `integration event ${row.id} to ${row.consumer_app_id}.${row.slot} failed: ${error}`,
+      );
+    }
+  }
+
+  #subscribes(binding: Binding, type: string, capability: string): boolean {
+    const slot = this.#apps().find((app) => app.appId === binding.consumerAppId)?.manifest
+      .integrations[binding.slot];
+    return (
+      binding.account === 'app' &&
+      slot?.account === 'app' &&
+      slot.events !== undefined &&
+      (slot.events.types === undefined || slot.events.types.includes(type)) &&
+      binding.capabilities.includes(capability)
+    );
+  }
+
+  async #prune(now: Date): Promise<void> {
+    this.#prunedAt = now.getTime();
+    await this.#db.query(
+      `DELETE FROM platform.integration_event_deliveries
+        WHERE state <> 'pending' AND created_at < $1`,
+      [new Date(now.getTime() - limits.integration.eventRetentionSeconds * 1000)],
+    );
+  }
+}

@@ -1,0 +1,245 @@
+// Emitted integration events outside development (spec 6.1): recorded once per subscribed
+// binding, delivered at least once with the payload of spec 2.11, retried with backoff for about
+// three hours, surviving a broker restart; payloads dropped once delivered, records kept 14 days.
+import { type JsonValue, PlatformError } from '@platform/errors';
+import { type Manifest, parseManifest } from '@platform/schema/manifest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCentralStore } from '../../src/app/open-central.ts';
+import { Accounts } from '../../src/auth/accounts.ts';
+import type { Database } from '../../src/db/database.ts';
+import { DELIVERY_WINDOW_MS, retryDelayMs } from '../../src/integrations/event-deliveries.ts';
+import {
+  type OrgIntegrations,
+  openOrgIntegrations,
+} from '../../src/integrations/org-integrations.ts';
+import type { ProviderApp } from '../../src/integrations/provider-app.ts';
+import { ManualClock } from '../../src/kernel/clock.ts';
+import { centralAuthority } from '../../src/org/authority.ts';
+import { TestClock } from '../auth/helpers.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { orgApp } from './helpers.ts';
+
+const yaml = (body: string) =>
+  parseManifest(`schemaVersion: 3\nruntime: { sdk: { version: 2.6.0 } }\n${body}`).manifest!;
+
+const crm = yaml(`functions:
+  - { name: find, entrypoint: f.ts, access: system }
+provides:
+  integration:
+    name: crm
+    title: CRM
+    capabilities:
+      - { name: contacts.read, description: Read. }
+      - { name: deals.read, description: Deals. }
+    operations:
+      - { name: contacts.find, description: Find., capability: contacts.read, function: find, fake: {} }
+    events:
+      - { type: contact.updated, capability: contacts.read, description: Changed., fake: {} }
+      - { type: deal.won, capability: deals.read, description: Won., fake: {} }
+`);
+const consumer = (types: string) =>
+  yaml(`functions:
+  - { name: onEvent, entrypoint: f.ts, access: system }
+integrations:
+  crm:
+    provider: custom
+    integration: crm
+    account: app
+    capabilities: [contacts.read]
+    events: { function: onEvent${types} }
+`);
+
+const clock = new ManualClock('2026-01-05T10:00:00Z');
+let dir: { path: string; remove: () => Promise<void> };
+let central: Database;
+let org: OrgIntegrations;
+let connectionId: string;
+const received: { app: string; payload: JsonValue }[] = [];
+let failing: Set<string>;
+
+function app(appId: string, manifest: Manifest): ProviderApp {
+  return {
+    ...orgApp(appId, manifest),
+    runSystem: async (fn, payload) => {
+      expect(fn).toBe('onEvent');
+      if (failing.has(appId))
+        throw new PlatformError({ code: 'HANDLER_DOWN', message: 'down', status: 503 });
+      received.push({ app: appId, payload });
+      return null;
+    },
+  };
+}
+const apps = [
+  app('crm', crm),
+  app('sales', consumer('')),
+  app('support', consumer(', types: [deal.won]')),
+];
+
+async function open(): Promise<void> {
+  central = await openCentralStore({
+    dir: dir.path,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+  });
+  org = await openOrgIntegrations({
+    central,
+    dir: dir.path,
+    apps: () => apps,
+    baseUrl: () => 'http://localhost:4310',
+    print: () => {},
+    clock,
+    environment: 'production',
+  });
+}
+
+/** The sales app's delivery of event `eventId`. */
+const deliveryOf = async (eventId: string) =>
+  (await org.events.list('sales')).find((one) => one.eventId === eventId);
+
+const emit = (id: string, type = 'contact.updated') =>
+  org.events.emit(
+    'crm',
+    { trigger: 'webhook', connectionId },
+    { type, id, data: { email: 'a@b.c' } },
+  );
+
+beforeAll(async () => {
+  dir = await tempDir('event-deliveries-');
+  await open();
+  const admin = await new Accounts(central, central, new TestClock()).create(
+    'ada@example.com',
+    'confirmed',
+  );
+  const authority = centralAuthority(central);
+  await authority.register(['crm', 'sales', 'support']);
+  for (const id of ['crm', 'sales', 'support']) await authority.setOwner(id, admin.id);
+  connectionId = (
+    await org.connections.create({
+      integration: 'crm',
+      providerAppId: 'crm',
+      kind: 'organisation',
+      createdBy: admin.id,
+      values: {},
+    })
+  ).id;
+  for (const consumerAppId of ['sales', 'support']) {
+    await org.bindings.bind({
+      consumerAppId,
+      slot: 'crm',
+      account: 'app',
+      personAccountId: null,
+      connectionId,
+      capabilities: ['contacts.read'],
+      createdBy: admin.id,
+    });
+  }
+  failing = new Set();
+}, 60_000);
+
+afterAll(async () => {
+  await central?.close();
+  await dir?.remove();
+});
+
+describe('emitted events in production', () => {
+  it('records an event once per subscribed binding, and an id only once', async () => {
+    // support subscribes to deal.won only; its binding does not grant deals.read either.
+    expect(await emit('evt-1')).toBe(1);
+    expect(await emit('evt-1')).toBe(0);
+    expect(await emit('evt-2', 'deal.won')).toBe(0);
+    expect(await deliveryOf('evt-1')).toMatchObject({
+      state: 'pending',
+      attempts: 0,
+      eventId: 'evt-1',
+      slot: 'crm',
+    });
+  });
+
+  it('delivers the payload of spec 2.11 to the slot’s events Function, then drops it', async () => {
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    const binding = await org.bindings.find('sales', 'crm');
+    expect(received).toEqual([
+      {
+        app: 'sales',
+        payload: {
+          id: 'evt-1',
+          type: 'contact.updated',
+          occurredAt: clock.now().toISOString(),
+          integration: 'crm',
+          provider: 'crm',
+          bindingId: binding!.id,
+          data: { email: 'a@b.c' },
+        },
+      },
+    ]);
+    const delivered = await deliveryOf('evt-1');
+    expect(delivered).toMatchObject({ state: 'delivered', attempts: 1, lastError: null });
+    const { rows } = await central.query<{ payload: unknown }>(
+      'SELECT payload FROM platform.integration_event_deliveries WHERE id = $1',
+      [delivered!.id],
+    );
+    expect(rows[0]!.payload).toBeNull();
+    expect(await org.deliveries.deliverDue()).toBe(0);
+  });
+
+  it('retries a failing handler with a growing delay, across a broker restart', async () => {
+    failing.add('sales');
+    received.length = 0;
+    expect(await emit('evt-3')).toBe(1);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-3')).toMatchObject({
+      state: 'pending',
+      attempts: 1,
+      lastError: 'HANDLER_DOWN: down',
+    });
+    // Not before its delay.
+    clock.advance(retryDelayMs(1) - 1000);
+    expect(await org.deliveries.deliverDue()).toBe(0);
+    clock.advance(1000);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-3')).toMatchObject({ attempts: 2 });
+
+    // The broker stops; the delivery waits in the central store for the next one.
+    await central.close();
+    failing.delete('sales');
+    await open();
+    clock.advance(retryDelayMs(2));
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-3']);
+    expect(await deliveryOf('evt-3')).toMatchObject({ state: 'delivered', attempts: 3 });
+  });
+
+  it('gives up about three hours after the event, and keeps the record 14 days', async () => {
+    failing.add('sales');
+    expect(await emit('evt-4')).toBe(1);
+    const start = clock.now().getTime();
+    let attempts = 0;
+    while ((await deliveryOf('evt-4'))!.state === 'pending') {
+      await org.deliveries.deliverDue();
+      attempts += 1;
+      clock.advance(retryDelayMs(attempts));
+    }
+    const failed = await deliveryOf('evt-4');
+    expect(failed).toMatchObject({ state: 'failed', eventId: 'evt-4' });
+    expect(clock.now().getTime() - start).toBeGreaterThan(DELIVERY_WINDOW_MS - 30 * 60_000);
+    expect(clock.now().getTime() - start).toBeLessThan(DELIVERY_WINDOW_MS + 30 * 60_000);
+    expect(failed!.attempts).toBeGreaterThan(8);
+    failing.delete('sales');
+
+    clock.advance(14 * 24 * 3600_000 + 60_000);
+    await org.deliveries.deliverDue();
+    expect(await org.events.list('sales')).toEqual([]);
+  });
+
+  it('injects no synthetic events and switches no slot live in production', async () => {
+    await expect(
+      org.events.inject('sales', 'crm', { type: 'contact.updated' }, 'r'),
+    ).rejects.toMatchObject({
+      code: 'FEATURE_NOT_AVAILABLE',
+    });
+    expect(() => org.admin.setMode('sales', 'crm', 'live')).toThrow(
+      /production every call is live/,
+    );
+  });
+});
