@@ -7,6 +7,11 @@ export interface AuthPage {
   /** Trusted HTML: every interpolated value must go through {@link escapeHtml}. */
   readonly body: string;
   readonly script?: string;
+  /**
+   * Origins besides this one that the page's form may lead to (the CSP `form-action`, which
+   * browsers also apply to the redirect that answers a post), such as an OAuth provider's.
+   */
+  readonly formTargets?: readonly string[];
 }
 
 const style = `body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#1b1b1f}
@@ -37,7 +42,7 @@ export function pageResponse(
   headers.set('x-content-type-options', 'nosniff');
   headers.set(
     'content-security-policy',
-    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; form-action ${["'self'", ...(page.formTargets ?? [])].join(' ')}; frame-ancestors 'none'; base-uri 'none'`,
   );
   for (const cookie of init.setCookies ?? []) headers.append('set-cookie', cookie);
   return new Response(html, { status: init.status ?? 200, headers });

@@ -38,6 +38,8 @@ export function connectPage(
   const action = oauth ? `Continue to sign in` : replacing ? 'Replace' : 'Connect';
   return {
     title: `Connect ${contract.title}`,
+    // The post answers with a redirect to the provider's sign-in.
+    ...(oauth ? { formTargets: [new URL(oauth.authorizationUrl).origin] } : {}),
     body: `<h1>${replacing ? 'Replace the credentials of' : 'Connect'} ${escapeHtml(contract.title)}</h1>
 <p>${replacing ? 'New values for' : 'The credentials of'} ${whose} to <b>${escapeHtml(contract.name)}</b>, provided by ${escapeHtml(link.providerAppId)}. They are stored encrypted and never shown again.</p>
 ${bind}${signIn}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}

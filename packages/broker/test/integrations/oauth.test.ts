@@ -1,137 +1,32 @@
-// OAuth connections against a real OAuth 2 server on loopback (spec 2.10, 3.2): the connect
-// page sends the person to the provider with PKCE and a one-time state, the provider app's own
-// exchange Function (real Deno, reaching the server through --allow-net) turns the code into
-// tokens, operations read the access token, an expiring token is refreshed once, and a
-// rejected refresh asks for a new sign-in whose link makes the connection active again.
-import { mkdir, writeFile } from 'node:fs/promises';
+// OAuth connections against a real OAuth 2 server on loopback (spec 2.10, 3.2), with the
+// example's `calendar` provider (examples/sales-crm): the connect page sends the person to the
+// provider with PKCE and a one-time state, the provider app's own exchange Function (real Deno,
+// reaching the server through --allow-net) turns the code into tokens, operations read the
+// access token, an expiring token is refreshed once, and a rejected refresh asks for a new
+// sign-in whose link makes the connection active again, in Chromium.
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorFromResponse, type PlatformError } from '@platform/errors';
-import { browserRoutes } from '@platform/schema/routes';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import { pkceChallenge } from '../../src/integrations/oauth-states.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
+import { launchChromium, openPage } from '../helpers/chromium.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { startOAuthServer, type TestOAuthServer } from '../helpers/oauth-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
-const CLIENT_ID = 'calendar-client';
+const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
+const CLIENT_ID = 'sales-crm-example';
 
 let root: { path: string; remove: () => Promise<void> };
 let oauth: TestOAuthServer;
 let ws: WorkspaceServer;
+let browser: Browser;
 const lines: string[] = [];
-
-const calendarYaml = `schemaVersion: 3
-runtime: { sdk: { version: 2.6.0 } }
-visibility: private
-functions:
-  - { name: exchange, entrypoint: functions/exchange.ts, access: system }
-  - { name: refresh, entrypoint: functions/refresh.ts, access: system }
-  - { name: whoAmI, entrypoint: functions/who-am-i.ts, access: system }
-provides:
-  integration:
-    name: calendar
-    title: Team Calendar
-    description: The team's calendar.
-    credentials: []
-    authorization:
-      type: oauth2
-      authorizationUrl: OAUTH_URL/authorize
-      clientId: ${CLIENT_ID}
-      scopes: [calendar.read, profile]
-      exchange: exchange
-      refresh: refresh
-    capabilities:
-      - { name: calendar.read, description: Read the calendar. }
-    operations:
-      - name: me.get
-        description: Who the connection signed in as.
-        capability: calendar.read
-        function: whoAmI
-        fake: { user: fake-user }
-`;
-
-// The provider's token requests, as a real provider app writes them: a 4xx from the token
-// endpoint is a rejection (unauthorized), anything else a failure the platform may retry.
-const tokenRequest = `export async function tokenRequest(params: Record<string, string>) {
-  const response = await fetch('OAUTH_URL/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: '${CLIENT_ID}', ...params }),
-  });
-  const body = await response.json();
-  if (response.status >= 400 && response.status < 500) {
-    throw errors.unauthorized('TOKEN_REJECTED', 'The calendar refused the grant: ' + body.error);
-  }
-  if (!response.ok) throw errors.unavailable('CALENDAR_DOWN', 'The calendar is unavailable.');
-  return { accessToken: body.access_token, refreshToken: body.refresh_token, expiresIn: body.expires_in };
-}
-import { errors } from '@platform/server';
-`;
-
-const exchangeTs = `import { defineFunction, s } from '@platform/server';
-import { tokenRequest } from './token-request.ts';
-export default defineFunction({
-  input: s.object({ code: s.string(), redirectUri: s.string(), codeVerifier: s.nullable(s.string()) }),
-  handler: ({ input }) =>
-    tokenRequest({
-      grant_type: 'authorization_code',
-      code: input.code,
-      redirect_uri: input.redirectUri,
-      ...(input.codeVerifier ? { code_verifier: input.codeVerifier } : {}),
-    }),
-});
-`;
-
-const refreshTs = `import { defineFunction, s } from '@platform/server';
-import { tokenRequest } from './token-request.ts';
-export default defineFunction({
-  input: s.object({ refreshToken: s.string() }),
-  handler: ({ input }) => tokenRequest({ grant_type: 'refresh_token', refresh_token: input.refreshToken }),
-});
-`;
-
-const whoAmITs = `import { defineFunction, errors, s } from '@platform/server';
-export default defineFunction({
-  input: s.object({}),
-  handler: async ({ secrets }) => {
-    const token = await secrets.require('OAUTH_ACCESS_TOKEN');
-    const response = await fetch('OAUTH_URL/api/me', { headers: { authorization: 'Bearer ' + token } });
-    if (response.status === 401) throw errors.unauthorized('TOKEN_REJECTED', 'The calendar refused the token.');
-    const body = await response.json();
-    return { user: body.user };
-  },
-});
-`;
-
-const plannerYaml = `schemaVersion: 3
-runtime: { sdk: { version: 2.6.0 } }
-visibility: public
-functions:
-  - { name: agenda, entrypoint: functions/agenda.ts, access: public }
-integrations:
-  calendar:
-    provider: custom
-    integration: calendar
-    account: app
-    cardinality: one
-    capabilities: [calendar.read]
-`;
-
-const agendaTs = `import { defineFunction, s } from '@platform/server';
-export default defineFunction({
-  input: s.object({}),
-  handler: ({ integrations }) => integrations.use('calendar').call('me.get', {}),
-});
-`;
-
-async function write(path: string, text: string) {
-  await mkdir(join(path, '..'), { recursive: true });
-  await writeFile(path, text.replaceAll('OAUTH_URL', oauth.url));
-}
 
 beforeAll(async () => {
   root = await tempDir('oauth-');
@@ -141,17 +36,21 @@ beforeAll(async () => {
     redirectUri: () => `${ws.url}/v1/custom-integrations/oauth/callback`,
     accessTokenLifetime: 30,
   });
+  await cp(example, root.path, { recursive: true });
+  // The example names a calendar service on the internet; here it is the loopback server.
   const calendar = join(root.path, 'calendar');
-  const planner = join(root.path, 'planner');
-  await write(join(calendar, 'platform.yaml'), calendarYaml);
-  await write(join(calendar, 'functions/token-request.ts'), tokenRequest);
-  await write(join(calendar, 'functions/exchange.ts'), exchangeTs);
-  await write(join(calendar, 'functions/refresh.ts'), refreshTs);
-  await write(join(calendar, 'functions/who-am-i.ts'), whoAmITs);
-  await write(join(planner, 'platform.yaml'), plannerYaml);
-  await write(join(planner, 'functions/agenda.ts'), agendaTs);
+  const yaml = join(calendar, 'platform.yaml');
+  await writeFile(
+    yaml,
+    (await readFile(yaml, 'utf8')).replace('https://calendar.example.com/oauth', oauth.url),
+  );
+  await mkdir(join(calendar, '.platform'), { recursive: true });
+  await writeFile(
+    join(calendar, '.platform/secrets.json'),
+    JSON.stringify({ CALENDAR_URL: oauth.url }),
+  );
   ws = await startWorkspace({
-    appDirs: [calendar, planner],
+    appDirs: ['crm', 'calendar', 'sales'].map((app) => join(root.path, app)),
     workspaceDir: root.path,
     port: 0,
     watch: false,
@@ -166,11 +65,12 @@ beforeAll(async () => {
   const [first] = (await members.list()).filter((m) => m.role === 'administrator');
   await members.setRole(first!.accountId, 'ada@example.com', 'administrator');
   const ada = (await members.list()).find((m) => m.email === 'ada@example.com')!.accountId;
-  await ws.authority.setOwner('calendar', ada);
-  await ws.authority.setOwner('planner', ada);
+  for (const app of ['crm', 'calendar', 'sales']) await ws.authority.setOwner(app, ada);
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {
+  await browser?.close();
   await ws?.close();
   await oauth?.close();
   await root?.remove();
@@ -186,11 +86,24 @@ const owner = (path: string, init: RequestInit = {}) =>
     },
   });
 
-const agenda = () =>
-  fetch(
-    `http://127.0.0.1:${ws.app('planner')!.port}${browserRoutes.functionCall.path.replace(':name', 'agenda')}`,
-    { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
-  );
+/** The sales app's route that asks the `calendar` slot whose account it is connected to. */
+const calendarAccount = () =>
+  fetch(`http://127.0.0.1:${ws.app('sales')!.port}/api/calendar/account`);
+
+/** Signs in through `connectUrl` in Chromium, as a person would; answers the page's text. */
+async function signInInChromium(connectUrl: string): Promise<string> {
+  const page = await openPage(browser);
+  try {
+    await page.goto(connectUrl);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === '/v1/custom-integrations/oauth/callback'),
+      page.click('button[type="submit"]'),
+    ]);
+    return (await page.textContent('body')) ?? '';
+  } finally {
+    await page.context().close();
+  }
+}
 
 async function failure(response: Response): Promise<PlatformError> {
   expect(response.ok).toBe(false);
@@ -221,45 +134,29 @@ const connectionOf = async () => {
 };
 
 describe('an OAuth connection', () => {
-  it('signs in at the provider with PKCE and a one-time state, and stores the tokens sealed', async () => {
+  it('is made by signing in at the provider in a browser, with PKCE and a one-time state', async () => {
     const link = (await (
       await owner('/v1/apps/calendar/connections/links', {
         method: 'POST',
         body: JSON.stringify({
           kind: 'organisation',
           actingAs: 'ada@example.com',
-          bind: { appId: 'planner', slot: 'calendar' },
+          bind: { appId: 'sales', slot: 'calendar' },
         }),
       })
     ).json()) as { url: string };
-    const posted = await fetch(link.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: '',
-      redirect: 'manual',
-    });
-    expect(posted.status).toBe(303);
-    const authorizeUrl = new URL(posted.headers.get('location')!);
-    expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${oauth.url}/authorize`);
-    const query = authorizeUrl.searchParams;
+    expect(await signInInChromium(link.url)).toContain('Team Calendar is connected');
+    const query = oauth.authorizations.at(-1)!;
     expect(query.get('response_type')).toBe('code');
     expect(query.get('client_id')).toBe(CLIENT_ID);
     expect(query.get('redirect_uri')).toBe(`${ws.url}/v1/custom-integrations/oauth/callback`);
-    expect(query.get('scope')).toBe('calendar.read profile');
+    expect(query.get('scope')).toBe('calendar.read');
     expect(query.get('code_challenge_method')).toBe('S256');
     expect(query.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(query.get('state')!.length).toBeGreaterThanOrEqual(43);
+    expect(oauth.grants.authorization_code).toBe(1);
     // The link is used up by the step to the provider.
     expect((await fetch(link.url)).status).toBe(410);
-
-    const authorize = await fetch(authorizeUrl, { redirect: 'manual' });
-    const callback = authorize.headers.get('location')!;
-    const done = await fetch(callback);
-    expect(done.status).toBe(200);
-    expect(await done.text()).toContain('Team Calendar is connected');
-    expect(oauth.grants.authorization_code).toBe(1);
-    // The state is one-time: the same redirect again stores nothing.
-    expect((await fetch(callback)).status).toBe(410);
     expect(await connectionOf()).toHaveLength(1);
 
     const central = ws.apps[0]!.broker.central;
@@ -271,6 +168,46 @@ describe('an OAuth connection', () => {
     expect(rows[0]!.oauth_tokens).not.toMatch(/accessToken|refreshToken/);
   });
 
+  it('an intercepted code is useless without the verifier, and a state is used once; nothing is stored', async () => {
+    const link = (await (
+      await owner('/v1/apps/calendar/connections/links', {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'organisation', actingAs: 'ada@example.com' }),
+      })
+    ).json()) as { url: string };
+    const posted = await fetch(link.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+      redirect: 'manual',
+    });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get('location')!.startsWith(`${oauth.url}/authorize?`)).toBe(true);
+    const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
+    const callback = new URL(authorize.headers.get('location')!);
+    // Someone who saw the redirect tries the code at the token endpoint: without the verifier,
+    // which never left the broker, the provider refuses it.
+    const stolen = await fetch(`${oauth.url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: CLIENT_ID,
+        code: callback.searchParams.get('code')!,
+        redirect_uri: `${ws.url}/v1/custom-integrations/oauth/callback`,
+      }),
+    });
+    expect(stolen.status).toBe(400);
+    // The failed attempt used the code up (the provider's rule against guessing): the sign-in
+    // that follows cannot finish, and stores nothing.
+    const done = await fetch(callback);
+    expect(done.status).toBe(502);
+    expect(await done.text()).toContain('could not be stored');
+    // The same redirect again: the state is gone.
+    expect((await fetch(callback)).status).toBe(410);
+    expect(await connectionOf()).toHaveLength(1);
+  });
+
   it('derives the S256 challenge of RFC 7636 (the server checks the verifier against it)', () => {
     const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
     // RFC 7636 appendix B.
@@ -278,13 +215,18 @@ describe('an OAuth connection', () => {
   });
 
   it('answers live calls with the access token, refreshed once when it is about to expire', async () => {
-    await owner('/v1/apps/planner/dev/integrations', {
+    await owner('/v1/apps/sales/dev/integrations', {
       method: 'PUT',
       body: JSON.stringify({ slot: 'calendar', mode: 'live' }),
     });
     const before = oauth.grants.refresh_token;
     oauth.tokenDelayMs = 300;
-    const answers = await Promise.all([agenda(), agenda(), agenda(), agenda()]);
+    const answers = await Promise.all([
+      calendarAccount(),
+      calendarAccount(),
+      calendarAccount(),
+      calendarAccount(),
+    ]);
     oauth.tokenDelayMs = 0;
     for (const answer of answers) {
       expect(answer.status).toBe(200);
@@ -296,21 +238,21 @@ describe('an OAuth connection', () => {
 
   it('a rejected refresh asks for a new sign-in, whose link makes the connection active', async () => {
     oauth.revokeRefreshTokens();
-    const refused = await failure(await agenda());
+    const refused = await failure(await calendarAccount());
     expect(refused.code).toBe('INTEGRATION_RECONNECT_REQUIRED');
     const connectUrl = String(refused.details?.connectUrl);
     expect(connectUrl.startsWith(`${ws.url}/v1/custom-integrations/connect/`)).toBe(true);
     expect((await connectionOf())[0]!.condition).toBe('reconnect_required');
     // Until then every call says so, without asking the provider again.
     const refreshes = oauth.grants.refresh_token;
-    expect((await failure(await agenda())).code).toBe('INTEGRATION_RECONNECT_REQUIRED');
+    expect((await failure(await calendarAccount())).code).toBe('INTEGRATION_RECONNECT_REQUIRED');
     expect(oauth.grants.refresh_token).toBe(refreshes);
 
-    const done = await signIn(connectUrl);
-    expect(done.status).toBe(200);
+    // The person signs in again in a real browser: the provider sends them straight back.
+    expect(await signInInChromium(connectUrl)).toContain('Team Calendar is connected');
     expect((await connectionOf())[0]!.condition).toBe('active');
     expect(await connectionOf()).toHaveLength(1);
-    const again = await agenda();
+    const again = await calendarAccount();
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ result: { user: 'user-1' } });
   });
