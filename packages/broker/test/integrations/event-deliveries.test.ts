@@ -57,12 +57,15 @@ let org: OrgIntegrations;
 let connectionId: string;
 const received: { app: string; payload: JsonValue }[] = [];
 let failing: Set<string>;
+/** Apps whose handler never answers (a broker stopped half-way through a delivery). */
+const hanging = new Set<string>();
 
 function app(appId: string, manifest: Manifest): ProviderApp {
   return {
     ...orgApp(appId, manifest),
     runSystem: async (fn, payload) => {
       expect(fn).toBe('onEvent');
+      if (hanging.has(appId)) return new Promise<never>(() => {});
       if (failing.has(appId))
         throw new PlatformError({ code: 'HANDLER_DOWN', message: 'down', status: 503 });
       received.push({ app: appId, payload });
@@ -208,6 +211,32 @@ describe('emitted events in production', () => {
     expect(await org.deliveries.deliverDue()).toBe(1);
     expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-3']);
     expect(await deliveryOf('evt-3')).toMatchObject({ state: 'delivered', attempts: 3 });
+  });
+
+  it('a broker stopped during a delivery: the next one delivers it once the attempt’s lease ends', async () => {
+    received.length = 0;
+    hanging.add('sales');
+    expect(await emit('evt-5')).toBe(1);
+    // The attempt starts and never finishes: this broker stops in the middle of it.
+    void org.deliveries.deliverDue();
+    const leased = async () =>
+      (
+        await central.query<{ lease_until: Date | null }>(
+          `SELECT lease_until FROM platform.integration_event_deliveries WHERE event_id = 'evt-5'`,
+        )
+      ).rows[0]?.lease_until;
+    while (!(await leased())) await new Promise((r) => setTimeout(r, 5));
+    await central.close();
+    hanging.delete('sales');
+    await open();
+    // Another broker leaves it alone while the attempt may still be running...
+    expect(await org.deliveries.deliverDue()).toBe(0);
+    // ...and delivers it once the attempt's lease is over: one record, one delivery.
+    clock.advance(2 * 60_000);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-5']);
+    const records = (await org.events.list('sales')).filter((one) => one.eventId === 'evt-5');
+    expect(records).toEqual([expect.objectContaining({ state: 'delivered', attempts: 1 })]);
   });
 
   it('gives up about three hours after the event, and keeps the record 14 days', async () => {

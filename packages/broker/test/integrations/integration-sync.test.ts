@@ -154,15 +154,33 @@ describe('the sync schedule', () => {
     expect(await tickAndWait()).toEqual([]);
   });
 
+  it('gives a sync the 15-minute Function timeout; one past it leaves the next run alone', async () => {
+    answer = async () => {
+      throw new PlatformError({ code: 'FUNCTION_TIMEOUT', message: 'past its time', status: 504 });
+    };
+    const runs: string[] = [];
+    const off = org.sync.onRun((run) => runs.push(run.result));
+    clock.set('2025-04-03T00:00:00Z');
+    expect(await tickAndWait()).toEqual([bound]);
+    expect(calls.at(-1)!.timeoutMs).toBe(15 * 60 * 1000);
+    expect(runs).toEqual(['FUNCTION_TIMEOUT']);
+    expect((await org.connections.get(bound)).condition).toBe('active');
+    answer = async () => null;
+    clock.set('2025-04-04T00:00:00Z');
+    expect(await tickAndWait()).toEqual([bound]);
+    expect(runs).toEqual(['FUNCTION_TIMEOUT', 'ok']);
+    off();
+  });
+
   it('a sync the provider refuses with 401 makes the connection Reconnect required', async () => {
     answer = async () => {
       throw new PlatformError({ code: 'KEY_REJECTED', message: 'no', status: 401 });
     };
-    clock.set('2025-04-03T00:00:00Z');
+    clock.set('2025-04-05T00:00:00Z');
     expect(await tickAndWait()).toEqual([bound]);
     expect((await org.connections.get(bound)).condition).toBe('reconnect_required');
     // And it is no longer synced until reconnected.
-    clock.set('2025-04-04T00:00:00Z');
+    clock.set('2025-04-06T00:00:00Z');
     expect(await tickAndWait()).toEqual([]);
   });
 });
