@@ -1,6 +1,5 @@
 import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
-import { checkEventData } from '@platform/schema/contract';
-import type { IntegrationContract } from '@platform/schema/manifest';
+import { checkEmit, checkEventData, declaredEvent } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { randomBase64url } from '../kernel/ids.ts';
@@ -85,17 +84,10 @@ export class IntegrationEvents {
     invocation: { readonly trigger: string; readonly connectionId: string } | undefined,
     event: { readonly type: string; readonly id: string; readonly data: JsonObject },
   ): Promise<number> {
-    if (!invocation) {
-      throw invalid('integration.emit is available only while an integration Function runs.');
-    }
-    if (invocation.trigger === 'oauth') {
-      throw invalid('integration.emit is unavailable during OAuth exchange and refresh.');
-    }
     const provider = this.#apps().find((app) => app.appId === providerAppId);
-    const contract = this.#contractOf(providerAppId);
-    declaredEvent(contract, event.type);
-    checkEventData(event.data);
-    if (this.#environment === 'development' || !provider) return 0;
+    const contract = provider?.manifest.provides?.integration;
+    checkEmit(contract, invocation, event);
+    if (this.#environment === 'development' || !provider || !contract || !invocation) return 0;
     return this.#deliveries.enqueue(provider, contract, invocation.connectionId, event);
   }
 
@@ -211,22 +203,6 @@ export class IntegrationEvents {
     );
     return toDelivery(rows[0] as Row);
   }
-
-  #contractOf(providerAppId: string): IntegrationContract {
-    const contract = this.#apps().find((app) => app.appId === providerAppId)?.manifest.provides
-      ?.integration;
-    if (!contract) throw invalid(`${providerAppId} publishes no integration.`);
-    return contract;
-  }
-}
-
-function declaredEvent(contract: IntegrationContract, type: string) {
-  const declared = contract.events?.find((one) => one.type === type);
-  if (!declared) {
-    const known = (contract.events ?? []).map((one) => one.type).join(', ') || 'none';
-    throw invalid(`"${contract.name}" declares no event ${type}; it declares ${known}.`, { type });
-  }
-  return declared;
 }
 
 interface Row {

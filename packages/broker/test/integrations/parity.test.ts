@@ -1,6 +1,7 @@
-// The test kit (@platform/server/testing) and the broker answer integration calls alike under
-// development defaults: both run `checkIntegrationCall` of @platform/schema/contract, so the same
-// call gets the same fake or the same error code, with and without a signed-in user.
+// The test kit (@platform/server/testing) and the broker answer integration calls and emits alike
+// under development defaults: both run `checkIntegrationCall` and `checkEmit` of
+// @platform/schema/contract, so the same call gets the same fake or the same error code, with and
+// without a signed-in user, and the same emit the same count or code.
 import { isPlatformError, type JsonValue } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
 import { createTestContext, integrationSlotsFrom } from '@platform/server/testing';
@@ -41,6 +42,8 @@ provides:
         capability: contacts.write
         function: list
         fake: { added: true }
+    events:
+      - { type: contact.updated, capability: contacts.read, description: Changed., fake: {} }
 `);
 const shop = manifest(`integrations:
   crm: { provider: custom, integration: crm, account: app, capabilities: [contacts.read] }
@@ -137,6 +140,29 @@ describe('integration calls: test kit and broker agree', () => {
         input: {},
         requestId: 'req_parity',
       }),
+    );
+    expect(fromBroker).toEqual(expected);
+    expect(fromKit).toEqual(fromBroker);
+  });
+});
+
+const emits: Array<[string, string, string, number, Outcome]> = [
+  ['a declared event in development', 'webhook', 'contact.updated', 10, { output: 0 }],
+  ['an undeclared event', 'sync', 'contact.deleted', 10, { code: 'INTEGRATION_EVENT_INVALID' }],
+  ['an emit during OAuth', 'oauth', 'contact.updated', 10, { code: 'INTEGRATION_EVENT_INVALID' }],
+  ['data over 64 KiB', 'operation', 'contact.updated', 64 * 1024, { code: 'LIMIT_EXCEEDED' }],
+];
+
+describe('integration.emit: test kit and broker agree', () => {
+  it.each(emits)('%s', async (_, trigger, type, size, expected) => {
+    const event = { type, id: 'evt-1', data: { note: 'x'.repeat(size) } };
+    const kit = createTestContext({
+      providedIntegration: crm.provides?.integration,
+      integration: { connectionId: 'con_1', trigger: trigger as 'webhook' },
+    });
+    const fromKit = await outcome(() => kit.integration!.emit(event));
+    const fromBroker = await outcome(() =>
+      integrations.events.emit('crm', { connectionId: 'con_1', trigger }, event),
     );
     expect(fromBroker).toEqual(expected);
     expect(fromKit).toEqual(fromBroker);

@@ -124,10 +124,14 @@ export {
   HOST_TOKEN_ENV,
 } from './host-process.ts';
 export {
+  checkEmit,
   checkEventData,
   checkIntegrationCall,
+  declaredEvent,
   type IntegrationCallCheck,
   type IntegrationContractView,
+  type IntegrationEmitContract,
+  type IntegrationEventView,
   type IntegrationOperationView,
   type IntegrationSlotView,
 } from './integration-call.ts';

@@ -109,3 +109,62 @@ export function checkEventData(data: JsonObject): void {
     });
   }
 }
+
+/** An event a published contract declares, as an emit is checked against it (spec 2.9). */
+export interface IntegrationEventView {
+  readonly type: string;
+  readonly capability: string;
+  /** The default synthetic payload. */
+  readonly fake: JsonValue;
+}
+
+/** The contract an app publishes, as its emits are checked against it. */
+export interface IntegrationEmitContract {
+  readonly name: string;
+  readonly events?: readonly IntegrationEventView[] | undefined;
+}
+
+const invalidEvent = (message: string, details: Record<string, string> = {}) =>
+  new PlatformError({ code: 'INTEGRATION_EVENT_INVALID', message, details });
+
+/**
+ * The event `type` of `contract`; `INTEGRATION_EVENT_INVALID` naming the declared types when it
+ * declares none of that name.
+ */
+export function declaredEvent(
+  contract: IntegrationEmitContract,
+  type: string,
+): IntegrationEventView {
+  const declared = contract.events?.find((one) => one.type === type);
+  if (!declared) {
+    const known = (contract.events ?? []).map((one) => one.type).join(', ') || 'none';
+    throw invalidEvent(`"${contract.name}" declares no event ${type}; it declares ${known}.`, {
+      type,
+    });
+  }
+  return declared;
+}
+
+/**
+ * The checks of an `integration.emit` (spec 6.1), shared by the broker and the test kit so both
+ * refuse the same emit with the same code: it runs inside an integration invocation other than
+ * an OAuth exchange or refresh, the provider's contract declares the event type (all
+ * `INTEGRATION_EVENT_INVALID`), and the data is at most 64 KiB (`LIMIT_EXCEEDED`). Answers the
+ * declared event.
+ */
+export function checkEmit(
+  contract: IntegrationEmitContract | undefined,
+  invocation: { readonly trigger: string } | null | undefined,
+  event: { readonly type: string; readonly data: JsonObject },
+): IntegrationEventView {
+  if (!invocation) {
+    throw invalidEvent('integration.emit is available only while an integration Function runs.');
+  }
+  if (invocation.trigger === 'oauth') {
+    throw invalidEvent('integration.emit is unavailable during OAuth exchange and refresh.');
+  }
+  if (!contract) throw invalidEvent('This app publishes no integration to emit events for.');
+  const declared = declaredEvent(contract, event.type);
+  checkEventData(event.data);
+  return declared;
+}

@@ -1,5 +1,6 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
 import {
+  checkEmit,
   checkIntegrationCall,
   type DeepReadonly,
   encodeNotificationPayload,
@@ -247,6 +248,13 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     return { output: seeded(body.input) };
   },
   integrationEmit({ body, state }) {
+    const { providedIntegration, integrationInvocation } = state.seed;
+    if (providedIntegration) {
+      checkEmit(providedIntegration, integrationInvocation, {
+        type: body.type,
+        data: body.data as JsonObject,
+      });
+    }
     const seen = state.events.some((e) => e.type === body.type && e.id === body.id);
     state.events.push(body);
     return { deliveries: seen ? 0 : (state.seed.emitDeliveries ?? 1) };

@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue, PlatformError } from '@platform/errors';
 import type {
   DeepReadonly,
   IntegrationContractView,
+  IntegrationEmitContract,
   IntegrationSlotView,
   RouteRequest,
   RouteResponse,
@@ -83,6 +84,18 @@ export interface MemoryBrokerSeed {
   readonly integrations?: Readonly<
     Record<string, Readonly<Record<string, (input: JsonValue) => JsonValue>>>
   >;
+  /**
+   * The integration this app publishes (platform.yaml `provides.integration`): an
+   * `integration.emit` is then checked as the broker checks it (declared type, data size).
+   * @default unchecked
+   */
+  readonly providedIntegration?: IntegrationEmitContract;
+  /**
+   * The integration invocation the handler runs in (`createTestContext` sets it from its
+   * `integration` option); with {@link MemoryBrokerSeed.providedIntegration}, an emit outside one or
+   * during OAuth exchange or refresh is refused as the broker refuses it.
+   */
+  readonly integrationInvocation?: { readonly trigger: string } | null;
   /**
    * Deliveries `integration.emit` reports per new event id. @default 1; `createTestContext`:
    * 0 in development (an emit there delivers nothing, as under `platform dev`), 1 in production

@@ -85,6 +85,7 @@ export function createTestContext<Input = unknown>(
     options.emitDeliveries ?? ((options.environment ?? 'development') === 'development' ? 0 : 1);
   const broker = createMockBroker({
     ...options,
+    integrationInvocation: options.integration ?? null,
     emitDeliveries,
     searches,
     token: 'test-context-token',
