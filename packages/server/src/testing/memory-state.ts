@@ -89,7 +89,7 @@ export interface MemoryBrokerSeed {
    * `integration.emit` is then checked as the broker checks it (declared type, data size).
    * @default unchecked
    */
-  readonly providedIntegration?: IntegrationEmitContract;
+  readonly providedIntegration?: IntegrationEmitContract | undefined;
   /**
    * The integration invocation the handler runs in (`createTestContext` sets it from its
    * `integration` option); with {@link MemoryBrokerSeed.providedIntegration}, an emit outside one or
