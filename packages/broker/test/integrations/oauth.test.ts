@@ -257,6 +257,34 @@ describe('an OAuth connection', () => {
     expect(await again.json()).toEqual({ result: { user: 'user-1' } });
   });
 
+  it('a direct invocation with the test connection gets its current access token', async () => {
+    const [connection] = await connectionOf();
+    await owner('/v1/apps/calendar/dev/integrations', {
+      method: 'PUT',
+      body: JSON.stringify({ testConnection: connection!.id }),
+    });
+    const invoked = await fetch(
+      `http://127.0.0.1:${ws.app('calendar')!.port}/_platform/broker/invoke/account`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: {} }),
+      },
+    );
+    expect(invoked.status).toBe(200);
+    expect(await invoked.json()).toMatchObject({ result: { user: 'user-1' } });
+    // The exchange and refresh Functions are the platform's to call.
+    const exchange = await fetch(
+      `http://127.0.0.1:${ws.app('calendar')!.port}/_platform/broker/invoke/exchangeCode`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: {} }),
+      },
+    );
+    expect((await failure(exchange)).code).toBe('INTEGRATION_OAUTH_FUNCTION_NOT_INVOCABLE');
+  });
+
   it('stores nothing when the person declines at the provider', async () => {
     const link = (await (
       await owner('/v1/apps/calendar/connections/links', {
