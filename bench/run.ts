@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   'inbound-mail': () => import('./inbound-mail/inbound-mail.ts'),
   push: () => import('./push/push.ts'),
   integrations: () => import('./integrations/integrations.ts'),
+  'integration-events': () => import('./integrations/events.ts'),
 };
 
 const wanted = process.argv.slice(2);

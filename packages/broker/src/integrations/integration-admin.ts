@@ -14,7 +14,7 @@ import {
 import { checkCredentialValues } from './credential-values.ts';
 import type { DevIntegrationModes, IntegrationMode } from './dev-integration-modes.ts';
 import { grantedCapabilities, type IntegrationRules } from './integration-rules.ts';
-import { type OAuthStates, pkceChallenge } from './oauth-states.ts';
+import { authorizationRequest, type OAuthStates } from './oauth-states.ts';
 import type { OAuthTokens } from './oauth-tokens.ts';
 import { findPublisher, type ProviderApp } from './provider-app.ts';
 
@@ -154,17 +154,8 @@ export class IntegrationAdmin {
       values,
       codeVerifier,
     });
-    const url = new URL(oauth.authorizationUrl);
-    url.searchParams.set('response_type', 'code');
-    url.searchParams.set('client_id', oauth.clientId);
-    url.searchParams.set('redirect_uri', this.redirectUri());
-    if (oauth.scopes.length > 0) url.searchParams.set('scope', oauth.scopes.join(' '));
-    url.searchParams.set('state', state);
-    if (codeVerifier !== null) {
-      url.searchParams.set('code_challenge', pkceChallenge(codeVerifier));
-      url.searchParams.set('code_challenge_method', 'S256');
-    }
-    return { redirect: url.href, connection: null, binding: null };
+    const redirect = authorizationRequest(oauth, this.redirectUri(), state, codeVerifier);
+    return { redirect, connection: null, binding: null };
   }
 
   /** The OAuth redirect URI to register with providers: `{base_url}/v1/custom-integrations/oauth/callback`. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
@@ -35,6 +36,30 @@ interface Row {
 /** The S256 PKCE challenge of `verifier` (RFC 7636 4.2). */
 export function pkceChallenge(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/**
+ * Where the person signs in at the provider (RFC 6749 4.1.1, RFC 7636 4.3): `authorizationUrl`
+ * with the client id, the redirect URI, the scopes, the one-time `state` and, with PKCE, the
+ * S256 challenge of `codeVerifier`.
+ */
+export function authorizationRequest(
+  oauth: NonNullable<IntegrationContract['authorization']>,
+  redirectUri: string,
+  state: string,
+  codeVerifier: string | null,
+): string {
+  const url = new URL(oauth.authorizationUrl);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', oauth.clientId);
+  url.searchParams.set('redirect_uri', redirectUri);
+  if (oauth.scopes.length > 0) url.searchParams.set('scope', oauth.scopes.join(' '));
+  url.searchParams.set('state', state);
+  if (codeVerifier !== null) {
+    url.searchParams.set('code_challenge', pkceChallenge(codeVerifier));
+    url.searchParams.set('code_challenge_method', 'S256');
+  }
+  return url.href;
 }
 
 /**
