@@ -1,4 +1,8 @@
-import { centralAuthStep, centralHandoffsStep } from '../auth/central-auth-schema.ts';
+import {
+  centralAuthStep,
+  centralGrantsStep,
+  centralHandoffsStep,
+} from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { integrationsLifecycleStep, integrationsStep } from '../integrations/integration-schema.ts';
 import { authorityStep, membershipsStep } from '../org/org-schema.ts';
@@ -15,4 +19,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 4, ...authorityStep },
   { version: 5, ...integrationsStep },
   { version: 6, ...integrationsLifecycleStep },
+  { version: 7, ...centralGrantsStep },
 ];

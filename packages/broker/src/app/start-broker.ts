@@ -9,7 +9,7 @@ import type { Authenticate } from '../api/rest-routes.ts';
 import type { AppIntegrationCalls, AppIntegrationEmit } from '../api/runtime-routes.ts';
 import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
 import { AuthService } from '../auth/auth-service.ts';
-import { moveAccountsToCentral } from '../auth/move-accounts.ts';
+import { moveAccountsToCentral, moveGrantsToCentral } from '../auth/move-accounts.ts';
 import { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
 import type { MigrationReport } from '../db/migrations.ts';
@@ -247,6 +247,12 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       for (const email of move.clashes) {
         writer(
           `WARN  ${email} already had an account in the central store; this app's rows owned by its old account id keep that id.`,
+        );
+      }
+      const grants = await moveGrantsToCentral(db, options.central);
+      if (grants > 0) {
+        writer(
+          `Moved ${grants} access grant(s) of this app into the organisation's central store.`,
         );
       }
     }

@@ -37,6 +37,16 @@ CREATE TABLE IF NOT EXISTS platform.email_links (
  * Every statement is idempotent, so this first step adopts the tables of a data directory made
  * before the platform schema had versions.
  */
+/** Private-app grants by address (`AppGrants`): in the central store, or a lone app's database. */
+export const appGrantsTableSql = `
+CREATE TABLE IF NOT EXISTS platform.app_grants (
+  app_id text NOT NULL,
+  email text NOT NULL,
+  granted_at timestamptz NOT NULL,
+  PRIMARY KEY (app_id, email)
+);
+`;
+
 export const authSchemaSql = `
 CREATE TABLE IF NOT EXISTS platform.auth_keys (
   name text PRIMARY KEY,
@@ -57,13 +67,7 @@ CREATE TABLE IF NOT EXISTS platform.sessions (
   revoked_reason text
 );
 CREATE INDEX IF NOT EXISTS sessions_account ON platform.sessions (account_id);
-${emailLinksTableSql}
-CREATE TABLE IF NOT EXISTS platform.app_grants (
-  app_id text NOT NULL,
-  email text NOT NULL,
-  granted_at timestamptz NOT NULL,
-  PRIMARY KEY (app_id, email)
-);
+${emailLinksTableSql}${appGrantsTableSql}
 CREATE TABLE IF NOT EXISTS platform.app_tokens (
   id text PRIMARY KEY,
   app_id text NOT NULL,

@@ -75,7 +75,8 @@ export class AuthService {
     const sessions = new Sessions(db, clock, appId, keys.csrf);
     const jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
     this.#accounts = accounts;
-    this.#grants = new AppGrants(db, clock, appId);
+    // Grants are the organisation's, beside its accounts (docs/organisations.md).
+    this.#grants = new AppGrants(central, clock, appId);
     this.#tokens = new AppTokens(db, clock, appId);
     this.#csrf = new CsrfTokens(keys.csrf);
     this.#identities = new Identities(

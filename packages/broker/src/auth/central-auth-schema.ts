@@ -1,5 +1,5 @@
 import type { SchemaChange } from '../db/platform-schema.ts';
-import { accountsTableSql, emailLinksTableSql } from './auth-schema.ts';
+import { accountsTableSql, appGrantsTableSql, emailLinksTableSql } from './auth-schema.ts';
 
 /**
  * The session floor of an account, in whichever database holds the accounts: sessions of any
@@ -53,4 +53,13 @@ CREATE TABLE IF NOT EXISTS platform.handoffs (
   used_at timestamptz
 );
 `,
+};
+
+/**
+ * Private-app grants in the central store (docs/organisations.md): who may open which private
+ * app of the organisation is the organisation's fact, beside its accounts, not the app's.
+ */
+export const centralGrantsStep: SchemaChange = {
+  name: 'central-grants',
+  sql: appGrantsTableSql,
 };

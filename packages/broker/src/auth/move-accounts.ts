@@ -87,3 +87,16 @@ export async function moveAccountsToCentral(
   });
   return { moved: accounts.length - clashes.length, clashes };
 }
+
+/**
+ * Moves the private-app grants a broker kept in its app's own database into the central store,
+ * where the organisation keeps them; answers how many it moved. A grant the central store has
+ * already is kept once.
+ */
+export async function moveGrantsToCentral(app: Database, central: Database): Promise<number> {
+  const grants = (await app.query('SELECT * FROM platform.app_grants')).rows;
+  if (grants.length === 0) return 0;
+  await copyRows(grants, central, 'app_grants', ['app_id', 'email', 'granted_at']);
+  await app.query('DELETE FROM platform.app_grants');
+  return grants.length;
+}

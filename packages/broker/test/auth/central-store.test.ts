@@ -1,6 +1,7 @@
-// Accounts in the organisation's central store: a broker's older in-app accounts move there on
-// its first start with a central store; two apps share the accounts but not their sessions;
-// a password change in one app ends the account's sessions in the other too.
+// Accounts and private-app grants in the organisation's central store: a broker's older in-app
+// accounts and grants move there on its first start with a central store; two apps share the
+// accounts but not their sessions; a password change in one app ends the account's sessions in
+// the other too.
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -109,5 +110,36 @@ describe('the central store', { timeout: 120_000 }, () => {
       303,
     );
     for (const app of [a, b]) expect(await accountRows(app.broker.db)).toEqual([]);
+  });
+
+  it("keeps each app's private-app grants in the central store, moving older ones there", async () => {
+    const first = await broker('notes');
+    await first.broker.auth.grantAccess('pat@example.com');
+    await first.broker.close();
+
+    const store = await central();
+    const notes = await broker('notes', { appDir: first.appDir, central: store });
+    cleanups.push(() => notes.broker.close());
+    expect(notes.lines).toContain(
+      "Moved 1 access grant(s) of this app into the organisation's central store.",
+    );
+    const other = await broker('board', { central: store });
+    cleanups.push(() => other.broker.close());
+    await other.broker.auth.grantAccess('sam@example.com');
+
+    const grants = async (db: Database) =>
+      (
+        await db.query<{ app_id: string; email: string }>(
+          'SELECT app_id, email FROM platform.app_grants ORDER BY app_id',
+        )
+      ).rows;
+    expect(await grants(store)).toEqual([
+      { app_id: 'board', email: 'sam@example.com' },
+      { app_id: 'notes', email: 'pat@example.com' },
+    ]);
+    for (const app of [notes, other]) expect(await grants(app.broker.db)).toEqual([]);
+    // Per app: each app lists and honours its own.
+    expect((await notes.broker.auth.listGrants()).map((g) => g.email)).toEqual(['pat@example.com']);
+    expect((await other.broker.auth.listGrants()).map((g) => g.email)).toEqual(['sam@example.com']);
   });
 });
