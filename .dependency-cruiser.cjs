@@ -7,7 +7,7 @@ const brokerFloors = [
   ['bin\\.ts', 'index\\.ts'],
   ['cli'],
   ['app'],
-  ['api'],
+  ['api', 'mcp'],
   ['auth', 'jobs', 'search', 'data', 'files', 'outbox', 'org', 'integrations'],
   ['functions', 'secrets', 'http', 'db'],
   ['project', 'logs', 'kernel'],

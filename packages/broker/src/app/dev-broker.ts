@@ -5,11 +5,13 @@ import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import { MCP_PATH } from '../http/paths.ts';
 import { directIntegration } from '../integrations/direct-invocation.ts';
 import { mountIntegrationRoutes } from '../integrations/integration-routes.ts';
 import type { OrgIntegrations } from '../integrations/org-integrations.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { agentHttp, oneAppSender } from '../mcp/agent-http.ts';
 import { mountCustomIntegrationRoutes, type PublishingApp } from '../org/custom-integrations.ts';
 import { Memberships } from '../org/memberships.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
@@ -124,6 +126,13 @@ export async function launchDevBroker(
         events: integrations.events,
         members: new Memberships(context.central),
       });
+      // The agent tools, for this app's own owner API (a workspace serves them on {base_url}).
+      const tools = agentHttp(
+        oneAppSender({ appId: context.appId, origin: context.appUrl, devToken }, (request) =>
+          app.fetch(request),
+        ),
+      );
+      app.all(MCP_PATH, (c) => tools(c.req.raw));
       mountAppRoutes(app, { routes: () => routes, ...services });
       frontend.mount(app);
     },

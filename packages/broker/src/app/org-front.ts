@@ -7,6 +7,7 @@ import { handleError, handleNotFound } from '../http/error-handler.ts';
 import {
   CUSTOM_INTEGRATIONS_PREFIX,
   dashboardPaths,
+  MCP_PATH,
   OWNER_API_PREFIX,
   orgApiPaths,
 } from '../http/paths.ts';
@@ -14,6 +15,7 @@ import { requestId } from '../http/request-id.ts';
 import { listenBroker, type RunningServer } from '../http/serve.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import { agentHttp, twinRequest } from '../mcp/agent-http.ts';
 import type { Memberships } from '../org/memberships.ts';
 import { orgPageHtml } from '../org/org-page.ts';
 
@@ -119,6 +121,14 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     );
   };
   app.all(`${OWNER_API_PREFIX}/:appId/*`, (c) => forward(c, byId(c.req.param('appId'))));
+  const tools = agentHttp(async (twin) => {
+    const target = byId(twin.appId);
+    return target.fetch(twinRequest(twin, target.url, options.devToken));
+  });
+  app.all(MCP_PATH, (c) => {
+    requireDeveloper(c, 'The agent tools');
+    return tools(c.req.raw);
+  });
   // Every app serves the connect page and the webhooks from the organisation's central store
   // and its apps: any one answers.
   app.all(`${CUSTOM_INTEGRATIONS_PREFIX}/*`, (c) => {

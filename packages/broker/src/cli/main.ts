@@ -10,6 +10,7 @@ import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
 import { mailCommand } from './mail.ts';
+import { mcpCommand } from './mcp.ts';
 import { orgCommand } from './org.ts';
 import { outboxCommand } from './outbox.ts';
 import { tokenCommand } from './token.ts';
@@ -30,6 +31,7 @@ export const commands: Readonly<Record<string, Command>> = {
   invoke: invokeCommand,
   jobs: jobsCommand,
   mail: mailCommand,
+  mcp: mcpCommand,
   org: orgCommand,
   outbox: outboxCommand,
   token: tokenCommand,

@@ -40,6 +40,12 @@ export const brokerApiPaths = {
   platformAdministrators: `${BROKER_API_PREFIX}/platform-administrators`,
 } as const;
 
+/**
+ * The agent tools over MCP (streamable HTTP; docs/agents.md): the focused builder surface, or
+ * the full one with `?surface=full`. Needs the dev token, as the owner API does.
+ */
+export const MCP_PATH = '/v1/mcp';
+
 /** The organisation's owner API on `{base_url}` (docs/organisations.md). */
 export const orgApiPaths = {
   /** `GET`: `{ apps: [{ appId, url }], members: [{ accountId, email, role }] }`. */
@@ -116,6 +122,7 @@ export const integrationApiPaths = {
 export const controlPlanePrefixes = [
   BROKER_API_PREFIX,
   OWNER_API_PREFIX,
+  MCP_PATH,
   ORGANISATION_API_PREFIX,
   dashboardPaths.page,
 ] as const;

@@ -1,3 +1,9 @@
+/**
+ * The development session `platform dev` runs for each app: one per app, named like the jobs'
+ * development namespace (spec 4.4 `sessionId`).
+ */
+export const DEV_SESSION_ID = 'default';
+
 /** How a slot's operation calls are answered under `platform dev` (Appendix 1). */
 export type IntegrationMode = 'fake' | 'live';
 

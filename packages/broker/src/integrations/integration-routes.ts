@@ -20,7 +20,7 @@ import {
 } from './connect-page.ts';
 import type { Connections } from './connections.ts';
 import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
-import type { DevIntegrationModes } from './dev-integration-modes.ts';
+import { DEV_SESSION_ID, type DevIntegrationModes } from './dev-integration-modes.ts';
 import type { IntegrationAdmin } from './integration-admin.ts';
 import type { IntegrationAudit } from './integration-audit.ts';
 import type { IntegrationEvents } from './integration-events.ts';
@@ -60,7 +60,7 @@ const invalid = (message: string, field: string) =>
  * - `GET /v1/apps/:appId/bindings`, `PUT /v1/apps/:appId/bindings/:slot`
  *   `{ connectionId, actingAs }`, `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
  * - `GET|PUT /v1/apps/:appId/dev/integrations`: the session's live slot (`{ slot, mode }`) and
- *   test connection (`{ testConnection }`);
+ *   test connection (`{ testConnection }`), answered as `{ sessionId, liveSlot, testConnection }`;
  * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served;
  * - `GET /v1/apps/:appId/integration-events`: the event deliveries to the app's slots, and
  *   `POST /v1/apps/:appId/dev/integration-events` `{ slot, type, id?, data? }`: a synthetic
@@ -171,6 +171,7 @@ export function mountIntegrationRoutes(
   });
 
   const devState = () => ({
+    sessionId: DEV_SESSION_ID,
     liveSlot: services.modes.liveSlot(appId) ?? null,
     testConnection: services.modes.testConnection(appId) ?? null,
   });
@@ -181,6 +182,12 @@ export function mountIntegrationRoutes(
   hono.put(paths.devModes, async (c) => {
     checkApp(c);
     const body = await json(c);
+    if (body.sessionId !== undefined && body.sessionId !== DEV_SESSION_ID) {
+      throw invalid(
+        `sessionId must be "${DEV_SESSION_ID}", the one development session of ${appId}.`,
+        'sessionId',
+      );
+    }
     if (body.slot !== undefined) {
       if (typeof body.slot !== 'string') throw invalid('slot must be a slot name.', 'slot');
       if (body.mode !== 'live' && body.mode !== 'fake') {

@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { oneAppSender } from '../mcp/agent-http.ts';
+import { agentServer } from '../mcp/agent-server.ts';
+import { findDev } from './dev-client.ts';
+import { defineCommand, exitCodes } from './io.ts';
+
+const usage = `Usage: platform mcp [--app <dir>] [--full]
+
+Serves the agent tools over stdio (MCP) for the platform dev that serves the app: a coding agent
+starts it as its MCP server. The tools act on that app through its owner API with the dev token
+of .platform/dev.json (docs/agents.md). The running platform dev serves the same tools over HTTP
+at <its URL>/v1/mcp.
+
+Options:
+  --app <dir>     The app folder (default: the current directory).
+  --full          The full surface: adds the production diagnostics (background jobs) to the
+                  focused builder surface.
+  -h, --help      Show this help.`;
+
+/** `platform mcp`: the agent tools over stdio until the client closes stdin. */
+export const mcpCommand = defineCommand({
+  name: 'mcp',
+  summary: 'Serve the agent tools over stdio (MCP) for the running platform dev.',
+  usage,
+  options: {
+    app: { type: 'string', default: '.' },
+    full: { type: 'boolean', default: false },
+  },
+  async run(parsed, io) {
+    const dev = await findDev(resolve(io.cwd, parsed.values.app));
+    if (typeof dev === 'string') {
+      io.stderr(`platform mcp: ${dev}`);
+      return exitCodes.failed;
+    }
+    const surface = parsed.values.full ? 'full' : 'focused';
+    const send = oneAppSender({ appId: dev.appId, origin: dev.url, devToken: dev.token }, fetch);
+    const handle = serveStdio(() => agentServer(surface, send));
+    await new Promise<void>((done) => {
+      process.stdin.once('end', done);
+      process.stdin.once('close', done);
+    });
+    await handle.close();
+    return exitCodes.ok;
+  },
+});

@@ -1,0 +1,81 @@
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  type McpHttpHandler,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
+import { PlatformError } from '@platform/errors';
+import { agentServer, type SendTwin } from './agent-server.ts';
+import type { ToolSurface, TwinRequest } from './agent-tools.ts';
+
+/**
+ * Sends the tools' REST twins to the one app served at `origin` (a single `platform dev`, or
+ * `platform mcp` in an app folder) with `fetcher`; a tool naming another app is
+ * `APP_NOT_FOUND`.
+ */
+export function oneAppSender(
+  app: { readonly appId: string; readonly origin: string; readonly devToken: string },
+  fetcher: (request: Request) => Response | Promise<Response>,
+): SendTwin {
+  return async (twin) => {
+    if (twin.appId !== app.appId) {
+      throw new PlatformError({
+        code: 'APP_NOT_FOUND',
+        message: `This platform dev serves the app "${app.appId}", not "${twin.appId}".`,
+        details: { appId: twin.appId },
+      });
+    }
+    return fetcher(twinRequest(twin, app.origin, app.devToken));
+  };
+}
+
+/** The HTTP request of a tool's REST twin, to the app served at `origin`, with the dev token. */
+export function twinRequest(twin: TwinRequest, origin: string, devToken: string): Request {
+  return new Request(new URL(twin.path, origin), {
+    method: twin.method,
+    headers: {
+      authorization: `Bearer ${devToken}`,
+      ...(twin.json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(twin.json === undefined ? {} : { body: JSON.stringify(twin.json) }),
+  });
+}
+
+/**
+ * The agent tools over streamable HTTP (docs/agents.md), stateless: each request gets a fresh
+ * server of its surface (`?surface=full` for the full one, the focused builder surface
+ * otherwise). A request whose `Host` is not this machine's loopback (`localhost`, `*.localhost`,
+ * `127.0.0.1`, `[::1]`) or whose `Origin` is another site's is refused before any tool runs,
+ * so a web page cannot reach the tools through DNS rebinding. Whoever mounts it checks the dev
+ * token first.
+ */
+export function agentHttp(send: SendTwin): (request: Request) => Promise<Response> {
+  const handlers = new Map<ToolSurface, McpHttpHandler>();
+  const handlerOf = (surface: ToolSurface) => {
+    let handler = handlers.get(surface);
+    if (!handler) {
+      handler = createMcpHandler(() => agentServer(surface, send), { responseMode: 'json' });
+      handlers.set(surface, handler);
+    }
+    return handler;
+  };
+  return async (request) => {
+    const rejected =
+      hostHeaderValidationResponse(request, [
+        ...localhostAllowedHostnames(),
+        ...subdomains(request),
+      ]) ?? originValidationResponse(request, localhostAllowedOrigins());
+    if (rejected) return rejected;
+    const surface =
+      new URL(request.url).searchParams.get('surface') === 'full' ? 'full' : 'focused';
+    return handlerOf(surface).fetch(request);
+  };
+}
+
+// `<app>.localhost` host names of a workspace's apps are loopback too.
+function subdomains(request: Request): string[] {
+  const host = request.headers.get('host')?.replace(/:\d+$/, '') ?? '';
+  return host.endsWith('.localhost') ? [host] : [];
+}

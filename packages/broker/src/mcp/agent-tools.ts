@@ -1,0 +1,221 @@
+import { fillPath } from '@platform/schema/routes';
+import * as z from 'zod';
+import {
+  brokerApiPaths,
+  customIntegrationsPath,
+  integrationApiPaths,
+  jobsApiPaths,
+} from '../http/paths.ts';
+import { DEV_SESSION_ID } from '../integrations/dev-integration-modes.ts';
+
+/** Which agents see a tool (spec 4.4): the focused builder surface omits production diagnostics. */
+export type ToolSurface = 'focused' | 'full';
+
+/** The owner API request a tool makes for one app: its REST twin. */
+export interface TwinRequest {
+  readonly appId: string;
+  readonly method: 'GET' | 'POST' | 'PUT';
+  /** Path and query on the app's port. */
+  readonly path: string;
+  readonly json?: unknown;
+}
+
+/** One agent tool: its schemas, hints and the REST request it stands for. */
+export interface AgentTool<Input extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly surfaces: readonly ToolSurface[];
+  readonly input: Input;
+  readonly output: z.ZodObject;
+  readonly annotations: {
+    readonly readOnlyHint: boolean;
+    readonly idempotentHint: boolean;
+    readonly destructiveHint: boolean;
+  };
+  /** The REST twin of a call; `undefined` when the tool's feature is not available here. */
+  readonly twin?: (input: z.infer<Input>) => TwinRequest;
+}
+
+const appId = z.string().min(1).describe('The app id (platform.yaml folder, or GET /v1/apps).');
+const record = z.looseObject({});
+const both: readonly ToolSurface[] = ['focused', 'full'];
+const readOnly = { readOnlyHint: true, idempotentHint: true, destructiveHint: false };
+
+// Keeps each tool's input type tied to its twin.
+const tool = <Input extends z.ZodObject>(definition: AgentTool<Input>) =>
+  definition as unknown as AgentTool;
+
+/**
+ * The agent tools of spec 4.4, each the same service as its REST twin on the owner API
+ * (docs/agents.md): the tool sends that request in-process and answers its JSON as structured
+ * content, or its error as a tool error with the same code.
+ */
+export const agentTools: readonly AgentTool[] = [
+  tool({
+    name: 'start_onboarding',
+    title: 'Start onboarding',
+    description:
+      'Creates a provisional identity and a retained project request for a new email address (spec 5.2).',
+    surfaces: both,
+    input: z.object({ email: z.string().min(3).describe('The owner’s email address.') }),
+    output: record,
+    annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
+  }),
+  tool({
+    name: 'list_background_jobs',
+    title: 'List background jobs',
+    description:
+      'The app’s background jobs, newest first, as GET /v1/apps/{appId}/jobs answers them.',
+    surfaces: ['full'],
+    input: z.object({
+      appId,
+      state: z
+        .string()
+        .optional()
+        .describe('queued, running, retry_wait, succeeded or dead_lettered'),
+      queue: z.string().optional(),
+      limit: z.number().int().optional(),
+      cursor: z.string().optional(),
+    }),
+    output: z.looseObject({ jobs: z.array(record) }),
+    annotations: readOnly,
+    twin: ({ appId: id, ...query }) => ({
+      appId: id,
+      method: 'GET',
+      path: withQuery(fillPath(jobsApiPaths.list, { appId: id }), query),
+    }),
+  }),
+  tool({
+    name: 'get_background_job',
+    title: 'Get a background job',
+    description: 'One background job, as GET /v1/apps/{appId}/jobs/{jobId} answers it.',
+    surfaces: ['full'],
+    input: z.object({ appId, jobId: z.string().min(1) }),
+    output: z.looseObject({ job: record }),
+    annotations: readOnly,
+    twin: ({ appId: id, jobId }) => ({
+      appId: id,
+      method: 'GET',
+      path: fillPath(jobsApiPaths.get, { appId: id, jobId }),
+    }),
+  }),
+  tool({
+    name: 'list_integration_event_deliveries',
+    title: 'List integration event deliveries',
+    description:
+      'The integration events delivered (or waiting) to the app’s slots, with attempts and last error.',
+    surfaces: both,
+    input: z.object({ appId }),
+    output: z.looseObject({ deliveries: z.array(record) }),
+    annotations: readOnly,
+    twin: ({ appId: id }) => ({
+      appId: id,
+      method: 'GET',
+      path: fillPath(integrationApiPaths.events, { appId: id }),
+    }),
+  }),
+  tool({
+    name: 'list_custom_integrations',
+    title: 'List custom integrations',
+    description: 'The integrations the organisation’s apps publish, as the app sees them.',
+    surfaces: both,
+    input: z.object({ appId }),
+    output: z.looseObject({ integrations: z.array(record) }),
+    annotations: readOnly,
+    twin: ({ appId: id }) => ({
+      appId: id,
+      method: 'GET',
+      path: fillPath(customIntegrationsPath, { appId: id }),
+    }),
+  }),
+  tool({
+    name: 'set_dev_integration_mode',
+    title: 'Switch a slot live or back to fake',
+    description:
+      'In the development session, makes one account: app slot call its provider (live) or answer the contract’s fakes.',
+    surfaces: both,
+    input: z.object({
+      appId,
+      sessionId: z.string().describe(`The development session: "${DEV_SESSION_ID}".`),
+      integrationName: z.string().min(1).describe('The slot name (platform.yaml integrations).'),
+      mode: z.enum(['live', 'fake']),
+    }),
+    output: z.looseObject({ liveSlot: z.string().nullable() }),
+    annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
+    twin: ({ appId: id, sessionId, integrationName, mode }) => ({
+      appId: id,
+      method: 'PUT',
+      path: fillPath(integrationApiPaths.devModes, { appId: id }),
+      json: { slot: integrationName, mode, sessionId },
+    }),
+  }),
+  tool({
+    name: 'inject_dev_integration_event',
+    title: 'Inject an integration event',
+    description:
+      'Delivers a synthetic event to a slot’s events Function in the development session; data defaults to the event’s declared fake.',
+    surfaces: both,
+    input: z.object({
+      appId,
+      slot: z.string().min(1),
+      type: z.string().min(1),
+      id: z.string().min(1).optional(),
+      data: record.optional(),
+    }),
+    output: z.looseObject({ delivery: record }),
+    annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
+    twin: ({ appId: id, ...body }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(integrationApiPaths.devEvents, { appId: id }),
+      json: body,
+    }),
+  }),
+  tool({
+    name: 'set_dev_integration_test_connection',
+    title: 'Choose the test connection',
+    description:
+      'The connection a provider app’s operation, sync and webhook Functions run for when invoked directly; null clears it.',
+    surfaces: both,
+    input: z.object({ appId, connectionId: z.string().min(1).nullable() }),
+    output: z.looseObject({ testConnection: z.string().nullable() }),
+    annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
+    twin: ({ appId: id, connectionId }) => ({
+      appId: id,
+      method: 'PUT',
+      path: fillPath(integrationApiPaths.devModes, { appId: id }),
+      json: { testConnection: connectionId },
+    }),
+  }),
+  tool({
+    name: 'invoke_dev_function',
+    title: 'Invoke a Function',
+    description:
+      'Runs one of the app’s Functions directly in the development session, as the system or as a user id.',
+    surfaces: both,
+    input: z.object({
+      appId,
+      name: z.string().min(1).describe('The Function’s name in platform.yaml.'),
+      input: z.unknown().optional(),
+      user: z.string().optional().describe('A user id (UUID) to run as; the system otherwise.'),
+    }),
+    output: z.looseObject({ result: z.unknown() }),
+    annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: true },
+    twin: ({ appId: id, name, ...body }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(brokerApiPaths.invoke, { name }),
+      json: body,
+    }),
+  }),
+];
+
+function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? path : `${path}?${text}`;
+}

@@ -1,0 +1,291 @@
+// The agent tools over MCP (spec 4.4), with the official client: served by `platform dev` on
+// `{base_url}/v1/mcp` (streamable HTTP, dev token, loopback Host and Origin only) and by
+// `platform mcp` over stdio. Each tool answers what its REST twin on the owner API answers:
+// the same JSON as structured content, or the same error code.
+
+import { cp } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
+const root = new URL('../../../../', import.meta.url).pathname;
+
+let dir: { path: string; remove: () => Promise<void> };
+let ws: WorkspaceServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  dir = await tempDir('mcp-');
+  await cp(example, dir.path, { recursive: true });
+  ws = await startWorkspace({
+    appDirs: [join(dir.path, 'crm'), join(dir.path, 'sales')],
+    workspaceDir: dir.path,
+    port: 0,
+    watch: false,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+    logWriter: () => {},
+  });
+}, 180_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => {});
+  await ws?.close();
+  await dir?.remove();
+});
+
+async function connect(surface: 'focused' | 'full'): Promise<Client> {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  const url = new URL(`${ws.url}/v1/mcp${surface === 'full' ? '?surface=full' : ''}`);
+  await client.connect(
+    new StreamableHTTPClientTransport(url, {
+      requestInit: { headers: { authorization: `Bearer ${ws.devToken}` } },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+const rest = async (path: string, init: RequestInit = {}) => {
+  const response = await fetch(`${ws.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+type ToolAnswer = { structuredContent?: unknown; isError?: boolean; content: { text?: string }[] };
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as ToolAnswer;
+const codeOf = (answer: ToolAnswer) => answer.content[0]?.text?.split(':')[0];
+
+describe('the agent tools', () => {
+  it('list the spec’s tools with schemas and hints; the focused surface omits the job diagnostics', async () => {
+    const focused = (await (await connect('focused')).listTools()).tools;
+    const full = (await (await connect('full')).listTools()).tools;
+    expect(full.map((t) => t.name).sort()).toEqual([
+      'get_background_job',
+      'inject_dev_integration_event',
+      'invoke_dev_function',
+      'list_background_jobs',
+      'list_custom_integrations',
+      'list_integration_event_deliveries',
+      'set_dev_integration_mode',
+      'set_dev_integration_test_connection',
+      'start_onboarding',
+    ]);
+    expect(focused.map((t) => t.name)).not.toContain('list_background_jobs');
+    expect(focused.map((t) => t.name)).not.toContain('get_background_job');
+    expect(focused).toHaveLength(7);
+    for (const tool of full) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(typeof tool.annotations?.readOnlyHint).toBe('boolean');
+      expect(typeof tool.annotations?.idempotentHint).toBe('boolean');
+      expect(typeof tool.annotations?.destructiveHint).toBe('boolean');
+    }
+    const hints = Object.fromEntries(full.map((t) => [t.name, t.annotations]));
+    expect(hints.list_background_jobs).toMatchObject({ readOnlyHint: true });
+    expect(hints.invoke_dev_function).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(hints.set_dev_integration_mode).toMatchObject({ idempotentHint: true });
+  });
+
+  it('answer what their REST twins answer', async () => {
+    const agent = await connect('full');
+    const same = async (
+      name: string,
+      args: Record<string, unknown>,
+      path: string,
+      init?: RequestInit,
+    ) => {
+      const tool = await call(agent, name, args);
+      const twin = await rest(path, init);
+      expect(tool.isError ?? false).toBe(false);
+      expect(twin.status).toBe(200);
+      expect(tool.structuredContent).toEqual(twin.body);
+      return twin.body;
+    };
+    await same(
+      'list_custom_integrations',
+      { appId: 'sales' },
+      '/v1/apps/sales/custom-integrations',
+    );
+    await same('list_background_jobs', { appId: 'sales' }, '/v1/apps/sales/jobs');
+    // Changes answer the state after them: the tool first, then the twin with the same request.
+    const live = { slot: 'crm', mode: 'live', sessionId: 'default' };
+    const put = { method: 'PUT', body: JSON.stringify(live) };
+    expect(
+      await same(
+        'set_dev_integration_mode',
+        { appId: 'sales', sessionId: 'default', integrationName: 'crm', mode: 'live' },
+        '/v1/apps/sales/dev/integrations',
+        put,
+      ),
+    ).toMatchObject({ sessionId: 'default', liveSlot: 'crm' });
+    await same(
+      'set_dev_integration_test_connection',
+      { appId: 'crm', connectionId: null },
+      '/v1/apps/crm/dev/integrations',
+      { method: 'PUT', body: JSON.stringify({ testConnection: null }) },
+    );
+    const injected = await call(agent, 'inject_dev_integration_event', {
+      appId: 'sales',
+      slot: 'crm',
+      type: 'contact.updated',
+      id: 'evt-mcp-1',
+    });
+    expect(injected.structuredContent).toMatchObject({
+      delivery: { eventId: 'evt-mcp-1', state: 'delivered' },
+    });
+    const deliveries = await same(
+      'list_integration_event_deliveries',
+      { appId: 'sales' },
+      '/v1/apps/sales/integration-events',
+    );
+    expect(JSON.stringify(deliveries)).toContain('evt-mcp-1');
+  });
+
+  it('answer the same error codes as their REST twins', async () => {
+    const agent = await connect('full');
+    const both = async (name: string, args: Record<string, unknown>, code: string) => {
+      const tool = await call(agent, name, args);
+      expect(tool.isError).toBe(true);
+      expect(codeOf(tool)).toBe(code);
+    };
+    await both('get_background_job', { appId: 'sales', jobId: 'job_missing' }, 'JOB_NOT_FOUND');
+    expect((await rest('/v1/apps/sales/jobs/job_missing')).body).toMatchObject({
+      error: { code: 'JOB_NOT_FOUND' },
+    });
+    await both(
+      'set_dev_integration_mode',
+      { appId: 'sales', sessionId: 'other', integrationName: 'crm', mode: 'live' },
+      'INVALID_REQUEST',
+    );
+    expect(
+      (
+        await rest('/v1/apps/sales/dev/integrations', {
+          method: 'PUT',
+          body: JSON.stringify({ slot: 'crm', mode: 'live', sessionId: 'other' }),
+        })
+      ).body,
+    ).toMatchObject({ error: { code: 'INVALID_REQUEST' } });
+    // The provider's operation Function needs a test connection, through either door.
+    await both(
+      'invoke_dev_function',
+      { appId: 'crm', name: 'findContact', input: { email: 'a@b.c' } },
+      'INTEGRATION_TEST_CONNECTION_REQUIRED',
+    );
+    await both('list_integration_event_deliveries', { appId: 'nowhere' }, 'APP_NOT_FOUND');
+    // Not built yet: a clear error, never a pretend success.
+    await both('start_onboarding', { email: 'new@example.com' }, 'FEATURE_NOT_AVAILABLE');
+  });
+
+  it('invoke a Function as its REST twin does', async () => {
+    const agent = await connect('focused');
+    // Back to the contract's fake (an earlier test switched the slot live, and it is not bound).
+    await call(agent, 'set_dev_integration_mode', {
+      appId: 'sales',
+      sessionId: 'default',
+      integrationName: 'crm',
+      mode: 'fake',
+    });
+    const answer = await call(agent, 'invoke_dev_function', {
+      appId: 'sales',
+      name: 'lookupCustomer',
+      input: { email: 'grace@example.com' },
+    });
+    expect(answer.isError ?? false).toBe(false);
+    const twin = await fetch(
+      `http://127.0.0.1:${ws.app('sales')!.port}/_platform/broker/invoke/lookupCustomer`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: { email: 'grace@example.com' } }),
+      },
+    );
+    const body = await twin.json();
+    expect(body).toMatchObject({ result: { contact: { name: 'Ada (fake)' } } });
+    expect(answer.structuredContent).toEqual(body);
+  });
+
+  it('refuse a request without the dev token, or from another Host or Origin', async () => {
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(`${ws.url}/v1/mcp`);
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              ...headers,
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
+      });
+    const token = { authorization: `Bearer ${ws.devToken}` };
+    expect(await post({})).toBe(403);
+    expect(await post({ authorization: 'Bearer wrong' })).toBe(403);
+    expect(await post({ ...token, host: 'attacker.example' })).toBe(403);
+    expect(await post({ ...token, origin: 'http://attacker.example' })).toBe(403);
+  });
+
+  it('are served on each app’s own port too, for that app', async () => {
+    const client = new Client({ name: 'app-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(
+        new URL(`http://127.0.0.1:${ws.app('sales')!.port}/v1/mcp`),
+        { requestInit: { headers: { authorization: `Bearer ${ws.devToken}` } } },
+      ),
+    );
+    clients.push(client);
+    const tool = await call(client, 'list_custom_integrations', { appId: 'sales' });
+    expect(tool.structuredContent).toEqual((await rest('/v1/apps/sales/custom-integrations')).body);
+    expect(codeOf(await call(client, 'list_custom_integrations', { appId: 'crm' }))).toBe(
+      'APP_NOT_FOUND',
+    );
+  });
+
+  it('are served over stdio by platform mcp in an app folder', async () => {
+    const client = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          '--conditions=@platform/source',
+          '--import',
+          'tsx',
+          join(root, 'packages/broker/src/bin.ts'),
+          'mcp',
+          '--app',
+          join(dir.path, 'sales'),
+        ],
+        cwd: root,
+        stderr: 'pipe',
+      }),
+    );
+    clients.push(client);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('list_integration_event_deliveries');
+    expect(names).not.toContain('list_background_jobs');
+    const tool = await call(client, 'list_integration_event_deliveries', { appId: 'sales' });
+    expect(tool.structuredContent).toEqual((await rest('/v1/apps/sales/integration-events')).body);
+    const other = await call(client, 'list_integration_event_deliveries', { appId: 'crm' });
+    expect(codeOf(other)).toBe('APP_NOT_FOUND');
+  });
+});
