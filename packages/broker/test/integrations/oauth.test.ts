@@ -110,16 +110,29 @@ async function failure(response: Response): Promise<PlatformError> {
   return errorFromResponse(response);
 }
 
-/** Follows a connect link through the provider's sign-in; answers the callback's response. */
-async function signIn(connectUrl: string): Promise<Response> {
-  const page = await fetch(connectUrl);
-  expect(await page.text()).toContain('Continue to sign in');
-  const posted = await fetch(connectUrl, {
+/** A connect link for an organisation connection by ada (bound into `bind`, if given). */
+async function newLink(bind?: { appId: string; slot: string }): Promise<string> {
+  const response = await owner('/v1/apps/calendar/connections/links', {
+    method: 'POST',
+    body: JSON.stringify({ kind: 'organisation', actingAs: 'ada@example.com', bind }),
+  });
+  return ((await response.json()) as { url: string }).url;
+}
+
+/** Submits a connect page; answers its redirect to the provider, not followed. */
+const submitPage = (url: string) =>
+  fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: '',
     redirect: 'manual',
   });
+
+/** Follows a connect link through the provider's sign-in; answers the callback's response. */
+async function signIn(connectUrl: string): Promise<Response> {
+  const page = await fetch(connectUrl);
+  expect(await page.text()).toContain('Continue to sign in');
+  const posted = await submitPage(connectUrl);
   expect(posted.status).toBe(303);
   const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
   expect(authorize.status).toBe(302);
@@ -135,17 +148,8 @@ const connectionOf = async () => {
 
 describe('an OAuth connection', () => {
   it('is made by signing in at the provider in a browser, with PKCE and a one-time state', async () => {
-    const link = (await (
-      await owner('/v1/apps/calendar/connections/links', {
-        method: 'POST',
-        body: JSON.stringify({
-          kind: 'organisation',
-          actingAs: 'ada@example.com',
-          bind: { appId: 'sales', slot: 'calendar' },
-        }),
-      })
-    ).json()) as { url: string };
-    expect(await signInInChromium(link.url)).toContain('Team Calendar is connected');
+    const linkUrl = await newLink({ appId: 'sales', slot: 'calendar' });
+    expect(await signInInChromium(linkUrl)).toContain('Team Calendar is connected');
     const query = oauth.authorizations.at(-1)!;
     expect(query.get('response_type')).toBe('code');
     expect(query.get('client_id')).toBe(CLIENT_ID);
@@ -156,7 +160,7 @@ describe('an OAuth connection', () => {
     expect(query.get('state')!.length).toBeGreaterThanOrEqual(43);
     expect(oauth.grants.authorization_code).toBe(1);
     // The link is used up by the step to the provider.
-    expect((await fetch(link.url)).status).toBe(410);
+    expect((await fetch(linkUrl)).status).toBe(410);
     expect(await connectionOf()).toHaveLength(1);
 
     const central = ws.apps[0]!.broker.central;
@@ -169,18 +173,8 @@ describe('an OAuth connection', () => {
   });
 
   it('an intercepted code is useless without the verifier, and a state is used once; nothing is stored', async () => {
-    const link = (await (
-      await owner('/v1/apps/calendar/connections/links', {
-        method: 'POST',
-        body: JSON.stringify({ kind: 'organisation', actingAs: 'ada@example.com' }),
-      })
-    ).json()) as { url: string };
-    const posted = await fetch(link.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: '',
-      redirect: 'manual',
-    });
+    const linkUrl = await newLink();
+    const posted = await submitPage(linkUrl);
     expect(posted.status).toBe(303);
     expect(posted.headers.get('location')!.startsWith(`${oauth.url}/authorize?`)).toBe(true);
     const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
@@ -286,14 +280,9 @@ describe('an OAuth connection', () => {
   });
 
   it('stores nothing when the person declines at the provider', async () => {
-    const link = (await (
-      await owner('/v1/apps/calendar/connections/links', {
-        method: 'POST',
-        body: JSON.stringify({ kind: 'organisation', actingAs: 'ada@example.com' }),
-      })
-    ).json()) as { url: string };
+    const linkUrl = await newLink();
     oauth.deny = true;
-    const answer = await signIn(link.url).finally(() => {
+    const answer = await signIn(linkUrl).finally(() => {
       oauth.deny = false;
     });
     expect(answer.status).toBe(400);
@@ -302,18 +291,8 @@ describe('an OAuth connection', () => {
   });
 
   it('stores nothing when the code does not come with the state it was issued for', async () => {
-    const link = (await (
-      await owner('/v1/apps/calendar/connections/links', {
-        method: 'POST',
-        body: JSON.stringify({ kind: 'organisation', actingAs: 'ada@example.com' }),
-      })
-    ).json()) as { url: string };
-    const posted = await fetch(link.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: '',
-      redirect: 'manual',
-    });
+    const linkUrl = await newLink();
+    const posted = await submitPage(linkUrl);
     const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
     const callback = new URL(authorize.headers.get('location')!);
     callback.searchParams.set('state', 'forged-state-value-that-was-never-issued-0000');
