@@ -208,6 +208,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         if (!app) throw new Error('The app is still starting.');
         return invokeSystem(app.broker.invoker, fn, input, requestId);
       },
+      paused: async () => (app ? app.broker.auth.appPaused() : false),
     };
     const integrations =
       options.integrations ??

@@ -190,8 +190,9 @@ export class EventDeliveries {
     if (!binding || binding.id !== row.binding_id) {
       error = 'The slot is no longer bound to the connection that emitted the event.';
       final = true;
-    } else if (!consumer || !slot) {
-      // Not serving now (starting, restarting): a later attempt reaches it.
+    } else if (!consumer || !slot || (await consumer.paused())) {
+      // Not serving now (starting, restarting, paused for its owner's verification): a later
+      // attempt reaches it.
       error = `${row.consumer_app_id} is not running.`;
     } else if (slot.account !== 'app' || !slot.events) {
       error = `The slot ${row.slot} no longer subscribes to events.`;

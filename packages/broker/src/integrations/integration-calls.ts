@@ -178,6 +178,12 @@ export class IntegrationCalls {
     operation: IntegrationContract['operations'][number],
     connection: Connection,
   ): Promise<JsonValue> {
+    if (await provider.paused()) {
+      throw fail(
+        'INTEGRATION_PROVIDER_UNAVAILABLE',
+        `"${contract.name}" is unavailable for now: ${provider.appId} is paused until its owner verifies their account.`,
+      );
+    }
     let credentials: Record<string, string | null>;
     try {
       credentials = await this.#options.tokens.credentials(

@@ -108,7 +108,9 @@ export class IntegrationSync {
     const now = this.#clock.now();
     for (const provider of this.#apps()) {
       const contract = provider.manifest.provides?.integration;
-      if (!contract?.sync) continue;
+      // A paused provider runs no Function; its progress stays, so the resume runs the latest
+      // missed occurrence, as cron does.
+      if (!contract?.sync || (await provider.paused())) continue;
       const times = this.#timesOf(contract.sync.schedule, contract.sync.timezone);
       const { rows } = await this.#db.query<DueRow>(
         `SELECT c.id, c.last_sync_at FROM platform.connections c

@@ -28,6 +28,11 @@ export interface ProviderApp {
   invoke(functionName: string, call: ProviderCall): Promise<JsonValue>;
   /** Runs one of its system Functions as the app's system identity (an event handler). */
   runSystem(functionName: string, input: JsonValue, requestId: string): Promise<JsonValue>;
+  /**
+   * Whether the app is paused for its owner's verification (spec 3.3): its Functions do not
+   * run, so no sync starts and no event is delivered to it until it resumes.
+   */
+  paused(): Promise<boolean>;
 }
 
 /** The app of `apps` that publishes the integration `name` now, with its contract. */

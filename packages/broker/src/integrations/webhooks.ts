@@ -93,6 +93,13 @@ export class IntegrationWebhooks {
       receivedAt: this.#clock.now().toISOString(),
     };
     try {
+      if (await provider.paused()) {
+        throw new PlatformError({
+          code: 'INTEGRATION_PROVIDER_UNAVAILABLE',
+          message: `${provider.appId} is paused until its owner verifies their account.`,
+          retryable: true,
+        });
+      }
       const credentials = await this.#o.tokens.credentials(
         connection.id,
         contract,

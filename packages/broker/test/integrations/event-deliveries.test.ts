@@ -59,10 +59,13 @@ const received: { app: string; payload: JsonValue }[] = [];
 let failing: Set<string>;
 /** Apps whose handler never answers (a broker stopped half-way through a delivery). */
 const hanging = new Set<string>();
+/** Apps paused for their owner's verification. */
+const paused = new Set<string>();
 
 function app(appId: string, manifest: Manifest): ProviderApp {
   return {
     ...orgApp(appId, manifest),
+    paused: async () => paused.has(appId),
     runSystem: async (fn, payload) => {
       expect(fn).toBe('onEvent');
       if (hanging.has(appId)) return new Promise<never>(() => {});
@@ -211,6 +214,22 @@ describe('emitted events in production', () => {
     expect(await org.deliveries.deliverDue()).toBe(1);
     expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-3']);
     expect(await deliveryOf('evt-3')).toMatchObject({ state: 'delivered', attempts: 3 });
+  });
+
+  it('waits while the consumer is paused, and delivers once it resumes', async () => {
+    received.length = 0;
+    paused.add('sales');
+    expect(await emit('evt-paused')).toBe(1);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-paused')).toMatchObject({
+      state: 'pending',
+      lastError: 'sales is not running.',
+    });
+    expect(received).toEqual([]);
+    paused.delete('sales');
+    clock.advance(retryDelayMs(1));
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-paused')).toMatchObject({ state: 'delivered' });
   });
 
   it('a broker stopped during a delivery: the next one delivers it once the attempt’s lease ends', async () => {

@@ -10,5 +10,5 @@ export function orgApp(
   manifest: Manifest,
   invoke: (fn: string, call: ProviderCall) => Promise<JsonValue> = never,
 ): ProviderApp {
-  return { appId, manifest, invoke, runSystem: never };
+  return { appId, manifest, invoke, runSystem: never, paused: async () => false };
 }

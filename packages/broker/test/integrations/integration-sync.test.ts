@@ -41,11 +41,15 @@ let org: OrgIntegrations;
 const calls: ProviderCall[] = [];
 let answer: () => Promise<JsonValue>;
 
-const provider = orgApp('tickets', manifest, async (fn, call) => {
-  expect(fn).toBe('pull');
-  calls.push(call);
-  return answer();
-});
+let pausedNow = false;
+const provider = {
+  ...orgApp('tickets', manifest, async (fn, call) => {
+    expect(fn).toBe('pull');
+    calls.push(call);
+    return answer();
+  }),
+  paused: async () => pausedNow,
+};
 
 beforeAll(async () => {
   central = await openTestCentral();
@@ -172,15 +176,27 @@ describe('the sync schedule', () => {
     off();
   });
 
+  it('runs nothing while the provider is paused, and the latest missed occurrence on resume', async () => {
+    pausedNow = true;
+    clock.set('2025-04-04T12:00:00Z');
+    expect(await tickAndWait()).toEqual([]);
+    clock.set('2025-04-05T00:30:00Z');
+    expect(await tickAndWait()).toEqual([]);
+    pausedNow = false;
+    expect(await tickAndWait()).toEqual([bound]);
+    clock.advance(60_000);
+    expect(await tickAndWait()).toEqual([]);
+  });
+
   it('a sync the provider refuses with 401 makes the connection Reconnect required', async () => {
     answer = async () => {
       throw new PlatformError({ code: 'KEY_REJECTED', message: 'no', status: 401 });
     };
-    clock.set('2025-04-05T00:00:00Z');
+    clock.set('2025-04-06T00:00:00Z');
     expect(await tickAndWait()).toEqual([bound]);
     expect((await org.connections.get(bound)).condition).toBe('reconnect_required');
     // And it is no longer synced until reconnected.
-    clock.set('2025-04-06T00:00:00Z');
+    clock.set('2025-04-07T00:00:00Z');
     expect(await tickAndWait()).toEqual([]);
   });
 });
