@@ -8,21 +8,12 @@
 // (EVENTS_BENCH_ROUNDS, default 3), median of the per-round p50s.
 //
 // As a suite of bench/run.ts: `'integration-events': () => import('./integrations/events.ts')`.
-import { cp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startWorkspace } from '../../packages/broker/src/app/start-workspace.ts';
-import { Accounts } from '../../packages/broker/src/auth/accounts.ts';
-import { defaultSnapshotPath } from '../../packages/broker/src/db/open-database.ts';
-import { systemClock } from '../../packages/broker/src/kernel/clock.ts';
-import { Memberships } from '../../packages/broker/src/org/memberships.ts';
 import { type Row, row } from '../report.ts';
+import { startSalesCrm } from './sales-crm.ts';
 
 const EVENTS = Number(process.env.EVENTS_BENCH_EVENTS ?? 100);
 const ROUNDS = Number(process.env.EVENTS_BENCH_ROUNDS ?? 3);
 const KEY = 'crm_bench_key';
-const example = fileURLToPath(new URL('../../examples/sales-crm', import.meta.url));
 
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -40,50 +31,11 @@ async function p50(once: (i: number) => Promise<void>): Promise<number> {
 
 /** Runs the suite and answers its rows. */
 export async function run(): Promise<Row[]> {
-  const root = join(tmpdir(), `bench-events-${process.pid}`);
-  await rm(root, { recursive: true, force: true });
-  await cp(example, root, { recursive: true });
-  const ws = await startWorkspace({
-    appDirs: [join(root, 'crm'), join(root, 'sales')],
-    workspaceDir: root,
-    port: 0,
-    watch: false,
-    databaseUrl: '',
-    snapshotPath: defaultSnapshotPath(),
-    environment: 'production',
-    logWriter: () => {},
-  });
+  const org = await startSalesCrm({ name: 'events', key: KEY, environment: 'production' });
+  const { ws, owner } = org;
   try {
-    const central = ws.apps[0]!.broker.central;
-    await new Accounts(central, central, systemClock).create('ada@example.com', 'confirmed');
-    const members = new Memberships(central);
-    const [admin] = (await members.list()).filter((m) => m.role === 'administrator');
-    await members.setRole(admin!.accountId, 'ada@example.com', 'administrator');
-    const owner = (path: string, init: RequestInit = {}) =>
-      fetch(`${ws.url}${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
-      });
-    const { url: link } = (await (
-      await owner('/v1/apps/crm/connections/links', {
-        method: 'POST',
-        body: JSON.stringify({
-          kind: 'organisation',
-          actingAs: 'ada@example.com',
-          bind: { appId: 'sales', slot: 'crm' },
-        }),
-      })
-    ).json()) as { url: string };
-    await fetch(link, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: `CRM_API_KEY=${KEY}`,
-    });
-    const { connections } = (await (await owner('/v1/apps/crm/connections')).json()) as {
-      connections: { id: string }[];
-    };
     const { url: webhook } = (await (
-      await owner(`/v1/apps/crm/connections/${connections[0]!.id}/webhook?actingAs=ada@example.com`)
+      await owner(`/v1/apps/crm/connections/${org.connectionId}/webhook?actingAs=ada@example.com`)
     ).json()) as { url: string };
     const [binding] = (
       (await (await owner('/v1/apps/sales/bindings')).json()) as {
@@ -158,8 +110,7 @@ export async function run(): Promise<Row[]> {
       ),
     ];
   } finally {
-    await ws.close();
-    await rm(root, { recursive: true, force: true });
+    await org.close();
   }
 }
 

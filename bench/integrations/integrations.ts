@@ -10,20 +10,13 @@
 // (INTEGRATIONS_BENCH_ROUNDS, default 3), median of the per-round p50s.
 //
 // As a suite of bench/run.ts: `integrations: () => import('./integrations/integrations.ts')`.
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startWorkspace } from '../../packages/broker/src/app/start-workspace.ts';
-import { Accounts } from '../../packages/broker/src/auth/accounts.ts';
-import { defaultSnapshotPath } from '../../packages/broker/src/db/open-database.ts';
-import { systemClock } from '../../packages/broker/src/kernel/clock.ts';
-import { Memberships } from '../../packages/broker/src/org/memberships.ts';
 import { type Row, row } from '../report.ts';
+import { startSalesCrm } from './sales-crm.ts';
 
 const CALLS = Number(process.env.INTEGRATIONS_BENCH_CALLS ?? 300);
 const ROUNDS = Number(process.env.INTEGRATIONS_BENCH_ROUNDS ?? 3);
-const example = fileURLToPath(new URL('../../examples/sales-crm', import.meta.url));
 
 const noop = `import { defineFunction, s } from '@platform/server';
 export default defineFunction({ input: s.object({ email: s.string() }), handler: () => ({}) });
@@ -48,59 +41,29 @@ const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 /** Runs the suite and answers its rows. */
 export async function run(): Promise<Row[]> {
-  const root = join(tmpdir(), `bench-integrations-${process.pid}`);
-  await rm(root, { recursive: true, force: true });
-  await cp(example, root, { recursive: true });
-  const sales = join(root, 'sales');
-  const yaml = await readFile(join(sales, 'platform.yaml'), 'utf8');
-  await writeFile(
-    join(sales, 'platform.yaml'),
-    yaml.replace(
-      'functions:\n',
-      'functions:\n  - name: noop\n    entrypoint: functions/noop/index.ts\n    access: public\n    route:\n      path: /api/noop\n      methods: [POST]\n',
-    ),
-  );
-  await mkdir(join(sales, 'functions/noop'), { recursive: true });
-  await writeFile(join(sales, 'functions/noop/index.ts'), noop);
-  const ws = await startWorkspace({
-    appDirs: [join(root, 'crm'), sales],
-    workspaceDir: root,
-    port: 0,
-    watch: false,
-    databaseUrl: '',
-    snapshotPath: defaultSnapshotPath(),
-    logWriter: () => {},
+  const org = await startSalesCrm({
+    name: 'integrations',
+    key: 'crm_bench_key',
+    // A no-op Function route beside the lookup, the fake call's baseline.
+    prepare: async (root) => {
+      const sales = join(root, 'sales');
+      const yaml = await readFile(join(sales, 'platform.yaml'), 'utf8');
+      await writeFile(
+        join(sales, 'platform.yaml'),
+        yaml.replace(
+          'functions:\n',
+          'functions:\n  - name: noop\n    entrypoint: functions/noop/index.ts\n    access: public\n    route:\n      path: /api/noop\n      methods: [POST]\n',
+        ),
+      );
+      await mkdir(join(sales, 'functions/noop'), { recursive: true });
+      await writeFile(join(sales, 'functions/noop/index.ts'), noop);
+    },
   });
+  const { ws } = org;
+  const owner = (path: string, method: string, body: unknown) =>
+    org.owner(path, { method, body: JSON.stringify(body) });
   try {
-    const central = ws.apps[0]!.broker.central;
-    await new Accounts(central, central, systemClock).create('ada@example.com', 'confirmed');
-    const members = new Memberships(central);
-    const [admin] = (await members.list()).filter((m) => m.role === 'administrator');
-    await members.setRole(admin!.accountId, 'ada@example.com', 'administrator');
-    const owner = (path: string, method: string, body: unknown) =>
-      fetch(`${ws.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    const { url } = (await (
-      await owner('/v1/apps/crm/connections/links', 'POST', {
-        kind: 'organisation',
-        actingAs: 'ada@example.com',
-        bind: { appId: 'sales', slot: 'crm' },
-      })
-    ).json()) as { url: string };
-    await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'CRM_API_KEY=crm_bench_key',
-    });
-    const { connections } = (await (
-      await fetch(`${ws.url}/v1/apps/crm/connections`, {
-        headers: { authorization: `Bearer ${ws.devToken}` },
-      })
-    ).json()) as { connections: { id: string }[] };
-    await owner('/v1/apps/crm/dev/integrations', 'PUT', { testConnection: connections[0]!.id });
+    await owner('/v1/apps/crm/dev/integrations', 'PUT', { testConnection: org.connectionId });
     const salesUrl = `http://127.0.0.1:${ws.app('sales')!.port}`;
     const crmUrl = `http://127.0.0.1:${ws.app('crm')!.port}`;
     const post =
@@ -156,8 +119,7 @@ export async function run(): Promise<Row[]> {
       ),
     ];
   } finally {
-    await ws.close();
-    await rm(root, { recursive: true, force: true });
+    await org.close();
   }
 }
 
