@@ -67,9 +67,10 @@ export interface OrgIntegrations {
 
 /**
  * Opens the integrations of the organisation whose central store is `central`
- * (docs/integrations.md): connections sealed with the key of `<dir>/.platform/credentials.key`,
- * bindings, connect links, the call audit, webhooks, events and the development session's
- * modes.
+ * (docs/integrations.md): connections and OAuth tokens sealed with the key of
+ * `<dir>/.platform/credentials.key`, bindings, connect links and OAuth sign-ins, the call audit,
+ * webhooks, events and their delivery, sync schedules and the development session's modes.
+ * `start()` runs the schedules and deliveries until `stop()`.
  */
 export async function openOrgIntegrations(
   options: OrgIntegrationsOptions,
@@ -99,6 +100,18 @@ export async function openOrgIntegrations(
     tokens,
     environment,
   });
+  // A connect link for `accountId`; the organisation's page when they may not have one (any
+  // more), so an error always says where to go.
+  const linkFor = async (
+    accountId: string,
+    request: () => Parameters<IntegrationAdmin['createLink']>[1],
+  ): Promise<string> => {
+    try {
+      return (await admin.createLink(accountId, request())).url;
+    } catch {
+      return options.baseUrl();
+    }
+  };
   const calls = new IntegrationCalls({
     connections,
     bindings,
@@ -110,35 +123,21 @@ export async function openOrgIntegrations(
     environment,
     print: options.print,
     ...(clock ? { clock } : {}),
-    // A person without a connection gets a link to connect and bind in one step; when they may
-    // not connect at all, the organisation's page.
-    connectUrl: async (appId, slot, accountId) => {
-      try {
-        const { provider } = admin.published(admin.slotOf(appId, slot).integration);
-        const link = await admin.createLink(accountId, {
-          providerAppId: provider.appId,
-          kind: 'personal',
-          bind: { appId, slot },
-        });
-        return link.url;
-      } catch {
-        return options.baseUrl();
-      }
-    },
+    // A person without a connection gets a link to connect and bind in one step.
+    connectUrl: (appId, slot, accountId) =>
+      linkFor(accountId, () => ({
+        providerAppId: admin.published(admin.slotOf(appId, slot).integration).provider.appId,
+        kind: 'personal',
+        bind: { appId, slot },
+      })),
     // The person who manages the connection signs in again: its owner, or the administrator
-    // who created an organisation connection; the organisation's page if they may no longer.
-    reconnectUrl: async (connection) => {
-      try {
-        const link = await admin.createLink(connection.ownerAccountId ?? connection.createdBy, {
-          providerAppId: connection.providerAppId,
-          kind: connection.kind,
-          connectionId: connection.id,
-        });
-        return link.url;
-      } catch {
-        return options.baseUrl();
-      }
-    },
+    // who created an organisation connection.
+    reconnectUrl: (connection) =>
+      linkFor(connection.ownerAccountId ?? connection.createdBy, () => ({
+        providerAppId: connection.providerAppId,
+        kind: connection.kind,
+        connectionId: connection.id,
+      })),
   });
   const webhooks = new IntegrationWebhooks({
     connections,
