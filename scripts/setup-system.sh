@@ -14,6 +14,11 @@ if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
     apt-cache show "$pkg" >/dev/null 2>&1 && missing+=("$pkg")
   done
 fi
+# A real Secret Service (GNOME Keyring on a private session D-Bus) for the CLI's credential
+# store, and secret-tool to read what the CLI kept there.
+command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
+command -v gnome-keyring-daemon >/dev/null 2>&1 || missing+=(gnome-keyring)
+command -v secret-tool >/dev/null 2>&1 || missing+=(libsecret-tools)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-system: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive

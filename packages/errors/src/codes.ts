@@ -91,12 +91,18 @@ export const errorStatus = {
   INTEGRATION_CONNECTION_NOT_FOUND: 404,
   INVOCATION_TOKEN_INVALID: 401,
   FEATURE_NOT_AVAILABLE: 501,
+  // Credentials asked for from the CLI and approved in the owner's browser
+  TOKEN_REQUEST_NOT_FOUND: 404,
+  TOKEN_REQUEST_DENIED: 403,
+  TOKEN_REQUEST_EXPIRED: 410,
   // Transport (raised on the client side)
   NETWORK_ERROR: 0,
   TIMEOUT: 0,
   ABORTED: 0,
   INVALID_RESPONSE: 502,
   INTERNAL: 500,
+  // The CLI found no protected credential store of the operating system
+  CREDENTIAL_STORE_UNAVAILABLE: 0,
 } as const;
 
 /** A code raised by the platform itself. */

@@ -105,10 +105,16 @@ export const errorMeanings = {
   INVOCATION_TOKEN_INVALID:
     'The invocation token is missing, expired or not valid for this runtime route.',
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',
+  TOKEN_REQUEST_NOT_FOUND: 'No credential request has this id, or its claim secret is wrong.',
+  TOKEN_REQUEST_DENIED: 'The owner declined the credential request.',
+  TOKEN_REQUEST_EXPIRED:
+    'The credential request was not approved and claimed in time; make a new one.',
   // Transport (raised on the client side)
   NETWORK_ERROR: 'The platform could not be reached.',
   TIMEOUT: 'The request did not finish within its timeout.',
   ABORTED: 'The request was aborted by the caller.',
   INVALID_RESPONSE: 'The platform answered with a response the SDK cannot read.',
   INTERNAL: 'The platform failed unexpectedly.',
+  CREDENTIAL_STORE_UNAVAILABLE:
+    "The operating system's protected credential store cannot be reached; nothing was stored.",
 } as const satisfies Record<ErrorCode, string>;

@@ -1,4 +1,4 @@
-import { authTablesStep } from '../auth/auth-schema.ts';
+import { appTokenRevealsStep, authTablesStep } from '../auth/auth-schema.ts';
 import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
@@ -35,4 +35,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 9, ...appSessionsApartStep },
   // A broker running alone keeps its accounts, so also its organisation's members.
   { version: 10, ...membershipsStep },
+  { version: 11, ...appTokenRevealsStep },
 ];

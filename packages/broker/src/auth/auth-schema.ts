@@ -82,3 +82,28 @@ CREATE TABLE IF NOT EXISTS platform.app_tokens (
 
 /** The sign-in tables as a step of the platform schema (`app/platform-schema.ts` numbers it). */
 export const authTablesStep: SchemaChange = { name: 'auth', sql: authSchemaSql };
+
+/**
+ * App access tokens made by a one-time reveal link (the value exists only once the owner opens
+ * it, so it is never stored) and credential requests that the owner approves in the browser.
+ */
+export const appTokenRevealsStep: SchemaChange = {
+  name: 'app-token-reveals',
+  sql: `
+ALTER TABLE platform.app_tokens ALTER COLUMN token_hash DROP NOT NULL;
+ALTER TABLE platform.app_tokens ALTER COLUMN hint DROP NOT NULL;
+ALTER TABLE platform.app_tokens ADD COLUMN reveal_hash text UNIQUE;
+ALTER TABLE platform.app_tokens ADD COLUMN reveal_expires_at timestamptz;
+CREATE TABLE platform.app_token_requests (
+  id text PRIMARY KEY,
+  app_id text NOT NULL,
+  name text NOT NULL,
+  user_code text NOT NULL,
+  claim_hash text NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'claimed')),
+  token_id text,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+`,
+};

@@ -4,7 +4,8 @@ import type { Outbox } from '../outbox/outbox.ts';
 import { AccessJwt } from './access-jwt.ts';
 import { type Account, Accounts } from './accounts.ts';
 import { AppGrants } from './app-grants.ts';
-import { type AppTokenInfo, AppTokens } from './app-tokens.ts';
+import { AppTokenRequests } from './app-token-requests.ts';
+import { AppTokens } from './app-tokens.ts';
 import { type AuthKeys, loadAuthKeys } from './auth-keys.ts';
 import type { AppVisibility, OrgPeer, ResolvedAuthOptions } from './auth-options.ts';
 import { BrowserSessions, type SessionRefresh } from './browser-sessions.ts';
@@ -31,7 +32,8 @@ import { type Session, Sessions } from './sessions.ts';
 /**
  * Sign-in for one app on the local broker, as operations: who a request is (`authenticate`,
  * `bearer`, `cookie`, `mayOpen`, `appPaused`), the email-link and password flows, the session
- * cookie's life, grants and app access tokens. The stores behind them stay inside. The routes
+ * cookie's life and grants. The stores behind them stay inside, but for the app access tokens
+ * and the requests for them ({@link appTokens}, {@link tokenRequests}). The routes
  * that call these live in `*-routes.ts`, `admission.ts` and `control-plane.ts`, mounted by
  * `mountAuth`.
  *
@@ -47,11 +49,14 @@ export class AuthService {
   readonly appId: string;
   /** Whether anonymous visitors may open the app. */
   readonly visibility: AppVisibility;
+  /** The app's access tokens (spec 2.2): minted, revealed once, listed, revoked. */
+  readonly appTokens: AppTokens;
+  /** Tokens asked for from a terminal, for the owner to approve in the browser. */
+  readonly tokenRequests: AppTokenRequests;
 
   readonly #options: ResolvedAuthOptions;
   readonly #accounts: Accounts;
   readonly #grants: AppGrants;
-  readonly #tokens: AppTokens;
   readonly #csrf: CsrfTokens;
   readonly #identities: Identities;
   readonly #developer: DeveloperKeys;
@@ -77,10 +82,11 @@ export class AuthService {
     this.#accounts = accounts;
     // Grants are the organisation's, beside its accounts (docs/organisations.md).
     this.#grants = new AppGrants(central, clock, appId);
-    this.#tokens = new AppTokens(db, clock, appId);
+    this.appTokens = new AppTokens(db, clock, appId);
+    this.tokenRequests = new AppTokenRequests(db, clock, appId, this.appTokens);
     this.#csrf = new CsrfTokens(keys.csrf);
     this.#identities = new Identities(
-      { accounts, sessions, jwt, grants: this.#grants, tokens: this.#tokens },
+      { accounts, sessions, jwt, grants: this.#grants, tokens: this.appTokens },
       options,
     );
     this.#developer = new DeveloperKeys(options, keys.csrf);
@@ -166,6 +172,11 @@ export class AuthService {
   /** The developer cookie's value that the dashboard's dev-token link sets (HMAC of the token). */
   developerCookieValue(): Promise<string | undefined> {
     return this.#developer.cookieValue();
+  }
+
+  /** `{app_url}`'s origin for links this app hands out (never taken from a `Host` header when set). */
+  publicOrigin(request: Request): string {
+    return new URL(this.#options.appUrl ?? request.url).origin;
   }
 
   /** Whether cookies set in answer to this request get `Secure`. */
@@ -257,19 +268,14 @@ export class AuthService {
     return this.#grants.revoke(email);
   }
 
-  /** The app's live access tokens, oldest first, never their values. */
-  listAppTokens(): Promise<AppTokenInfo[]> {
-    return this.#tokens.list();
-  }
-
-  /** Mints an app access token named `name`; the answer is the only time its value is shown. */
-  createAppToken(name: string): Promise<AppTokenInfo & { token: string }> {
-    return this.#tokens.create(name);
-  }
-
-  /** Revokes an app access token by id; `false` when this app has no such live token. */
-  revokeAppToken(id: string): Promise<boolean> {
-    return this.#tokens.revoke(id);
+  /**
+   * The app's owner when this browser's session cookie is theirs and their address is
+   * confirmed (an unconfirmed account does no owner-only action, spec 3.3).
+   */
+  async signedInOwner(request: Request): Promise<Account | undefined> {
+    const [identity, owner] = await Promise.all([this.cookie(request), this.owner()]);
+    const isOwner = identity?.account.id === owner.id && owner.state === 'confirmed';
+    return isOwner ? owner : undefined;
   }
 
   /** The apps of the organisation, this one included (none for an app alone). */

@@ -14,9 +14,9 @@ const noEmail = () =>
   new PlatformError({ code: 'INVALID_INPUT', message: 'Give an email address.' });
 
 /**
- * The owner API for grants and app access tokens, used by `platform access` and `platform
- * token`: `GET|POST {access}`, `DELETE {access}/:email`, `GET|POST {tokens}`,
- * `DELETE {tokens}/:id`. Every request needs `Authorization: Bearer <dev token>`: the token
+ * The owner API for grants, used by `platform access`: `GET|POST {access}`,
+ * `DELETE {access}/:email`; and the guard of the app access tokens' owner API
+ * (`app-token-routes.ts`, `platform app access-token`). Every request needs `Authorization: Bearer <dev token>`: the token
  * `platform dev` writes to `.platform/dev.json` (mode 0600), or {@link AuthService.brokerKey}
  * for a broker started without it. Neither a web page nor an app access token can reach it.
  */
@@ -29,9 +29,6 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
   app.get(brokerApiPaths.access, async (c) => c.json({ grants: await auth.listGrants() }));
   app.post(brokerApiPaths.access, (c) => grant(auth, c));
   app.delete(`${brokerApiPaths.access}/:email`, (c) => revoke(auth, c));
-  app.get(brokerApiPaths.tokens, async (c) => c.json({ tokens: await auth.listAppTokens() }));
-  app.post(brokerApiPaths.tokens, (c) => createToken(auth, c));
-  app.delete(`${brokerApiPaths.tokens}/:id`, (c) => revokeToken(auth, c));
 }
 
 async function grant(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
@@ -47,25 +44,6 @@ async function revoke(auth: AuthService, c: Context<BrokerEnv>): Promise<Respons
   return c.json({ email, revoked: await auth.revokeAccess(email) });
 }
 
-async function createToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
-  const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true });
-  const name = field(body, 'name');
-  if (name !== undefined && (typeof name !== 'string' || name.length === 0 || name.length > 100)) {
-    throw new PlatformError({
-      code: 'INVALID_INPUT',
-      message: 'A token name has 1 to 100 characters.',
-    });
-  }
-  return c.json(await auth.createAppToken(name ?? 'token'), 201, { 'cache-control': 'no-store' });
-}
-
-async function revokeToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
-  const id = c.req.param('id') ?? '';
-  const revoked = await auth.revokeAppToken(id);
-  if (!revoked) throw new PlatformError({ code: 'INVALID_INPUT', message: `No live token ${id}.` });
-  return c.json({ id, revoked });
-}
-
 function guard(auth: AuthService): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
     const presented = readBearer(c.req.header('authorization'));
@@ -73,7 +51,7 @@ function guard(auth: AuthService): MiddlewareHandler<BrokerEnv> {
       throw new PlatformError({
         code: 'PERMISSION_DENIED',
         message:
-          'The owner API needs the dev token of .platform/dev.json (use platform access or platform token).',
+          'The owner API needs the dev token of .platform/dev.json (use platform access or platform app access-token).',
       });
     }
     await next();

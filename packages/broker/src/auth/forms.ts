@@ -45,9 +45,13 @@ export async function readForm(c: Context<BrokerEnv>): Promise<Record<string, st
   return fields;
 }
 
+// Pages under `{auth_url}` that a signed-in person comes back to after signing in.
+const signedInPages = [`${AUTH_BASE}/preferences`, `${AUTH_BASE}/access-tokens/`];
+
 /**
  * Where to go after sign-in: a path on this origin, never another site (no open redirect) and
- * never back into the sign-in pages. Anything else becomes `/`. The path never starts with `//`
+ * never back into the sign-in pages (but to the pages for the signed-in: preferences, the
+ * owner's access-token pages). Anything else becomes `/`. The path never starts with `//`
  * or `/\` (a browser reads those as another host): a run of leading slashes and backslashes is
  * reduced to one `/`, so `/.//evil.example` becomes `/evil.example`.
  */
@@ -59,7 +63,8 @@ export function safeReturnTo(value: string | undefined, request: Request): strin
     // `/.//x`, `/%2e//x` and `/a/..//x` normalise to the pathname `//x`, a network-path
     // reference once it is a Location.
     const pathname = url.pathname.replace(/^[/\\]+/, '/');
-    const intoSignIn = pathname.startsWith(AUTH_BASE) && pathname !== `${AUTH_BASE}/preferences`;
+    const intoSignIn =
+      pathname.startsWith(AUTH_BASE) && !signedInPages.some((page) => pathname.startsWith(page));
     if (url.origin !== own.origin || intoSignIn) return '/';
     return `${pathname}${url.search}${url.hash}`;
   } catch {

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { admission } from './admission.ts';
+import { mountAppTokenRoutes } from './app-token-routes.ts';
 import type { AuthService } from './auth-service.ts';
 import { mountControlRoutes } from './control-routes.ts';
 import { mountEmailLinkRoutes } from './email-link-routes.ts';
@@ -12,7 +13,7 @@ import { mountSessionRoutes } from './session-routes.ts';
  * Mounts sign-in on the broker's app: the admission middleware first, unless a test identity
  * replaces sign-in's (so it runs before every route registered after it, the frontend
  * included), then the sign-in pages under `/_platform/auth`, the session route, and the owner
- * API for grants and tokens. Every route calls the operations of `auth`.
+ * API and pages for grants and app access tokens. Every route calls the operations of `auth`.
  *
  * @example
  * ```ts
@@ -31,4 +32,5 @@ export function mountAuth(
   mountSessionRoutes(app, auth);
   mountHandoffRoutes(app, auth);
   mountControlRoutes(app, auth);
+  mountAppTokenRoutes(app, auth);
 }

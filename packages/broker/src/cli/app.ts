@@ -1,4 +1,5 @@
 import { orgApiPaths } from '../http/paths.ts';
+import { accessTokenUsage, runAccessToken } from './access-token.ts';
 import { appPath, brokerFetch, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
@@ -6,14 +7,16 @@ const usage = `Usage: platform app authority [--app <dir>] [--json]
        platform app authority set use|administer organisation|<email>...|none [--app <dir>]
        platform app authority set editors <email>...|none [--app <dir>]
        platform app authority set owner <email> [--app <dir>]
+${accessTokenUsage}
 
-Shows or sets who may Use, Administer and Edit the app (docs/organisations.md): its owner, its
+authority: shows or sets who may Use, Administer and Edit the app (docs/organisations.md): its owner, its
 Use and Administer audiences (the whole organisation, or listed members) and its editors
 besides the owner. Organisation administrators always Use and Administer. Talks to the running
 platform dev with its dev token.
 
 Options:
   --app <dir>     The app folder (default: the current directory).
+  --name <name>   The token's label, for request and create (default "token").
   --json          Print the broker's answer as JSON.
   -h, --help      Show this help.`;
 
@@ -51,16 +54,29 @@ function factBody(fact: string, values: readonly string[]): unknown | string {
   return `unknown fact "${fact}": use, administer, editors or owner`;
 }
 
-/** `platform app authority [set <fact> <values...>]`. */
+/** `platform app authority [set <fact> <values...>]` and `platform app access-token ...`. */
 export const appCommand = defineCommand({
   name: 'app',
-  summary: 'Show or set who may Use, Administer and Edit the app (authority).',
+  summary: "The app's authority (who may Use, Administer, Edit) and its access tokens.",
   usage,
-  options: { app: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
+  options: {
+    app: { type: 'string', default: '.' },
+    name: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
   maxPositionals: 50,
   async run(parsed, io, usageError) {
     const [topic, action, fact, ...values] = parsed.positionals;
-    if (topic !== 'authority') return usageError('expected: platform app authority');
+    if (topic === 'access-token') {
+      if (values.length > 0) return usageError('too many arguments');
+      const ran = await runAccessToken(io, action, fact, {
+        app: parsed.values.app,
+        name: parsed.values.name,
+        json: parsed.values.json,
+      });
+      return typeof ran === 'string' ? usageError(ran) : ran;
+    }
+    if (topic !== 'authority') return usageError('expected: platform app authority|access-token');
     const label = 'app authority';
     if (action === undefined) {
       const facts = await callBroker<Facts>(io, parsed.values.app, appPath(orgApiPaths.authority), {

@@ -13,7 +13,6 @@ import { mailCommand } from './mail.ts';
 import { mcpCommand } from './mcp.ts';
 import { orgCommand } from './org.ts';
 import { outboxCommand } from './outbox.ts';
-import { tokenCommand } from './token.ts';
 import { typesCommand } from './types.ts';
 import { validateCommand } from './validate.ts';
 
@@ -34,7 +33,6 @@ export const commands: Readonly<Record<string, Command>> = {
   mcp: mcpCommand,
   org: orgCommand,
   outbox: outboxCommand,
-  token: tokenCommand,
   types: typesCommand,
   validate: validateCommand,
 };

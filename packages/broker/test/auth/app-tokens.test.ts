@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { authBroker, FakeBrowser } from './helpers.ts';
+import { authBroker, FakeBrowser, field, MINUTE } from './helpers.ts';
 
 const files = {
   'migrations/001_notes.sql': `
@@ -58,22 +58,93 @@ afterAll(async () => {
   await other?.cleanup();
 });
 
+const OWNER = 'owner@localhost';
+const pages = '/_platform/auth/access-tokens';
+
+/** The owner signed in, in a browser of their own. */
+const ownerBrowser = async () => {
+  const browser = new FakeBrowser(env.broker);
+  await browser.signInByEmail(OWNER);
+  return browser;
+};
+
+/** Revealing a created token through its link: the review page, then the one reveal. */
+const reveal = async (browser: FakeBrowser, revealUrl: string) => {
+  const { pathname, search } = new URL(revealUrl);
+  const review = await browser.navigate(`${pathname}${search}`);
+  if (review.status !== 200) return { status: review.status, page: await review.text() };
+  const page = await review.text();
+  const form = { csrf: field(page, 'csrf'), secret: field(page, 'secret') };
+  const revealed = await browser.request(`${pages}/reveal`, { form });
+  return { status: revealed.status, page: await revealed.text() };
+};
+
+const tokenIn = (page: string) => /<code id="token">(plat_app_[\w-]{43})<\/code>/.exec(page)?.[1];
+
 describe('app access tokens (spec 2.2)', () => {
   let token = '';
 
-  it('are created by platform token create, shown once, with the plat_app_ prefix', async () => {
-    const created = await run(['token', 'create', '--name', 'ci', '--app', env.appDir]);
+  it('platform app access-token create prints a reveal link, never a value', async () => {
+    const created = await run([
+      'app',
+      'access-token',
+      'create',
+      '--name',
+      'ci',
+      '--app',
+      env.appDir,
+    ]);
     expect(created.code).toBe(0);
-    token = created.out[1] as string;
+    const printed = created.out.join('\n');
+    expect(printed).not.toMatch(/plat_app_/);
+    const revealUrl = /(http:\S+\/reveal\?secret=\S+)/.exec(printed)?.[1] as string;
+    expect(revealUrl.startsWith(env.broker.server.url)).toBe(true);
+    const listed = await run(['app', 'access-token', 'list', '--app', env.appDir, '--json']);
+    const [entry] = JSON.parse(listed.out.join('\n')).tokens;
+    expect(entry).toMatchObject({ name: 'ci', state: 'awaiting_reveal', hint: null });
+
+    // Nobody but the signed-in owner opens it; the review page shows no value.
+    const anonymous = new FakeBrowser(env.broker);
+    const { pathname, search } = new URL(revealUrl);
+    const redirect = await anonymous.navigate(`${pathname}${search}`);
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.get('location')).toContain('/_platform/auth/sign-in?returnTo=');
+    const bob = new FakeBrowser(env.broker);
+    await bob.signInByEmail('bob@example.com');
+    expect((await bob.navigate(`${pathname}${search}`)).status).toBe(403);
+    const owner = await ownerBrowser();
+    const review = await owner.navigate(`${pathname}${search}`);
+    expect(review.status).toBe(200);
+    expect(await review.text()).not.toMatch(/plat_app_/);
+
+    const revealed = await reveal(owner, revealUrl);
+    expect(revealed.status).toBe(200);
+    token = tokenIn(revealed.page) as string;
     expect(token).toMatch(/^plat_app_[\w-]{43}$/);
-    const listed = await run(['token', 'list', '--app', env.appDir]);
-    expect(listed.out.join('\n')).toContain('ci');
-    expect(listed.out.join('\n')).not.toContain(token);
-    const { rows } = await env.broker.db.query<{ token_hash: string }>(
-      'select token_hash from platform.app_tokens',
+    // Once: the link is spent, and the value is nowhere in the database.
+    expect((await reveal(owner, revealUrl)).status).toBe(410);
+    const after = await run(['app', 'access-token', 'list', '--app', env.appDir]);
+    expect(after.out.join('\n')).toContain(`active  ${token.slice(0, 13)}…  ci`);
+    const { rows } = await env.broker.db.query('select * from platform.app_tokens');
+    expect(JSON.stringify(rows)).not.toContain(token.slice(9));
+  });
+
+  it('a reveal link runs out after 15 minutes, leaving a token without a value', async () => {
+    const created = await run(['app', 'access-token', 'create', '--app', env.appDir, '--json']);
+    const made = JSON.parse(created.out.join('\n'));
+    env.clock.advance(16 * MINUTE);
+    const owner = await ownerBrowser();
+    const late = await reveal(owner, made.revealUrl);
+    expect(late.status).toBe(410);
+    expect(late.page).toContain('This link has expired');
+    const listed = await run(['app', 'access-token', 'list', '--app', env.appDir, '--json']);
+    const entry = JSON.parse(listed.out.join('\n')).tokens.find(
+      (t: { id: string }) => t.id === made.id,
     );
-    expect(rows.map((r) => r.token_hash)).not.toContain(token);
-    expect(JSON.stringify(rows)).not.toContain(token.slice(12));
+    expect(entry).toMatchObject({ state: 'reveal_expired', hint: null, revealExpiresAt: null });
+    expect((await run(['app', 'access-token', 'revoke', made.id, '--app', env.appDir])).code).toBe(
+      0,
+    );
   });
 
   it('act as the owner for RLS (REST) and Functions', async () => {
@@ -108,19 +179,25 @@ describe('app access tokens (spec 2.2)', () => {
       });
       expect(response.status).toBe(403);
     }
-    const create = await fetch(`${env.broker.server.url}/_platform/broker/tokens`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    expect(create.status).toBe(403);
+    for (const path of ['/_platform/broker/tokens', '/_platform/broker/tokens/requests']) {
+      const create = await fetch(`${env.broker.server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(create.status).toBe(403);
+    }
   });
 
   it('are revalidated on every request: revoked means refused at once', async () => {
-    const listed = await run(['token', 'list', '--app', env.appDir, '--json']);
-    const [entry] = JSON.parse(listed.out.join('\n')).tokens;
+    const listed = await run(['app', 'access-token', 'list', '--app', env.appDir, '--json']);
+    const entry = JSON.parse(listed.out.join('\n')).tokens.find(
+      (t: { state: string }) => t.state === 'active',
+    );
     expect(entry.lastUsedAt).not.toBeNull();
-    expect((await run(['token', 'revoke', entry.id, '--app', env.appDir])).code).toBe(0);
+    expect((await run(['app', 'access-token', 'revoke', entry.id, '--app', env.appDir])).code).toBe(
+      0,
+    );
     const response = await fetch(`${env.broker.server.url}/rest/v1/notes`, {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -133,6 +210,120 @@ describe('app access tokens (spec 2.2)', () => {
       headers: { authorization: 'Bearer nope' },
     });
     expect(wrong.status).toBe(403);
+  });
+});
+
+describe('app access tokens requested from a terminal', () => {
+  const api = (path: string, body: unknown) =>
+    fetch(`${env.broker.server.url}/_platform/broker/tokens${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${env.broker.auth.brokerKey}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+  const ask = async (name: string) => {
+    const response = await api('/requests', { name });
+    expect(response.status).toBe(201);
+    return (await response.json()) as {
+      id: string;
+      userCode: string;
+      approveUrl: string;
+      claimSecret: string;
+    };
+  };
+  const claim = async (id: string, secret: string) => {
+    const response = await api(`/requests/${id}/claim`, { secret });
+    const body = await response.json();
+    return { status: response.status, body, code: body.error?.code as string | undefined };
+  };
+  const decide = async (browser: FakeBrowser, approveUrl: string, decision: string) => {
+    const path = new URL(approveUrl).pathname;
+    const page = await (await browser.navigate(path)).text();
+    return browser.request(path, { form: { csrf: field(page, 'csrf'), decision } });
+  };
+
+  it('the owner compares the code and approves; the token is handed out once', async () => {
+    const asked = await ask('agent');
+    expect(asked.userCode).toMatch(/^[B-DF-HJ-NP-TV-XZ]{4}-[B-DF-HJ-NP-TV-XZ]{4}$/);
+    expect(await claim(asked.id, asked.claimSecret)).toMatchObject({
+      status: 202,
+      body: { state: 'pending' },
+    });
+    const owner = await ownerBrowser();
+    const path = new URL(asked.approveUrl).pathname;
+    // Opening the page shows the code and approves nothing.
+    const page = await (await owner.navigate(path)).text();
+    expect(page).toContain(asked.userCode);
+    expect((await claim(asked.id, asked.claimSecret)).status).toBe(202);
+    const approved = await decide(owner, asked.approveUrl, 'approve');
+    expect(await approved.text()).toContain('data-state="approved"');
+    const taken = await claim(asked.id, asked.claimSecret);
+    expect(taken.status).toBe(200);
+    expect(taken.body).toMatchObject({
+      state: 'approved',
+      info: { name: 'agent', state: 'active' },
+    });
+    const works = await fetch(`${env.broker.server.url}/rest/v1/notes?select=body`, {
+      headers: { authorization: `Bearer ${taken.body.token}` },
+    });
+    expect(works.status).toBe(200);
+    expect(await claim(asked.id, asked.claimSecret)).toMatchObject({
+      status: 410,
+      code: 'TOKEN_REQUEST_EXPIRED',
+    });
+    const { rows } = await env.broker.db.query('select * from platform.app_token_requests');
+    expect(JSON.stringify(rows)).not.toContain(asked.claimSecret);
+  });
+
+  it('a declined, expired or unknown request gives no token', async () => {
+    const owner = await ownerBrowser();
+    const declined = await ask('declined');
+    await decide(owner, declined.approveUrl, 'decline');
+    expect(await claim(declined.id, declined.claimSecret)).toMatchObject({
+      status: 403,
+      code: 'TOKEN_REQUEST_DENIED',
+    });
+    // A decision once made stays.
+    const csrf = await owner.csrf();
+    await owner.request(new URL(declined.approveUrl).pathname, {
+      form: { csrf, decision: 'approve' },
+    });
+    expect((await claim(declined.id, declined.claimSecret)).code).toBe('TOKEN_REQUEST_DENIED');
+
+    const late = await ask('late');
+    env.clock.advance(11 * MINUTE);
+    const page = await (await owner.navigate(new URL(late.approveUrl).pathname)).text();
+    expect(page).toContain('data-state="expired"');
+    expect(await claim(late.id, late.claimSecret)).toMatchObject({
+      status: 410,
+      code: 'TOKEN_REQUEST_EXPIRED',
+    });
+    const asked = await ask('guessed');
+    expect(await claim(asked.id, 'not the secret')).toMatchObject({
+      status: 404,
+      code: 'TOKEN_REQUEST_NOT_FOUND',
+    });
+    expect((await claim(asked.id, 42 as unknown as string)).code).toBe('INVALID_INPUT');
+    expect((await api('/requests', { name: '' })).status).toBe(400);
+  });
+
+  it("only the signed-in owner decides, with the page's form token", async () => {
+    const asked = await ask('guarded');
+    const path = new URL(asked.approveUrl).pathname;
+    const bob = new FakeBrowser(env.broker);
+    await bob.signInByEmail('bob@example.com');
+    expect((await bob.navigate(path)).status).toBe(403);
+    expect((await bob.request(path, { form: { csrf: 'x', decision: 'approve' } })).status).toBe(
+      403,
+    );
+    const owner = await ownerBrowser();
+    await owner.navigate(path);
+    expect(
+      (await owner.request(path, { form: { csrf: 'forged', decision: 'approve' } })).status,
+    ).toBe(403);
+    expect((await claim(asked.id, asked.claimSecret)).status).toBe(202);
   });
 });
 
@@ -151,7 +342,8 @@ describe('platform access grant|revoke|list', () => {
 
   it('explains usage mistakes and a missing platform dev', async () => {
     expect((await run(['access', 'grant'])).code).toBe(2);
-    expect((await run(['token', 'revoke'])).code).toBe(2);
+    expect((await run(['app', 'access-token', 'revoke'])).code).toBe(2);
+    expect((await run(['app', 'access-token', 'print'])).code).toBe(2);
     const missing = await run(['access', 'list', '--app', '/nonexistent']);
     expect(missing.code).toBe(1);
     expect(missing.err[0]).toContain('No platform dev is running');

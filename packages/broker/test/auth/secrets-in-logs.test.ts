@@ -25,7 +25,7 @@ describe('no credential reaches the logs', () => {
           secrets.push(value, ...value.split('.').filter((part) => part.length >= 16));
       }
     }
-    const created = await env.broker.auth.createAppToken('ci');
+    const created = await env.broker.auth.appTokens.issue('ci');
     secrets.push(created.token);
     await env.broker.app.request('/rest/v1/none', {
       headers: { authorization: `Bearer ${created.token}` },

@@ -33,7 +33,7 @@ const rpc = (name: string, body: unknown, bearer: string) =>
 
 beforeAll(async () => {
   env = await authBroker({ files });
-  appToken = (await env.broker.auth.createAppToken('rpc')).token;
+  appToken = (await env.broker.auth.appTokens.issue('rpc')).token;
   await env.broker.auth.grantAccess('bob@example.com');
   const browser = FakeBrowser.overHttp(env.broker);
   await browser.signInByEmail('bob@example.com');

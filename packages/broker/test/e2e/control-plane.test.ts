@@ -92,23 +92,22 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
     expect((await cli('app', 'authority', 'set', 'colour', 'red')).err).toContain('unknown fact');
   });
 
-  it('platform access and platform token', async () => {
+  it('platform access and platform app access-token', async () => {
     expect(await cli('access', 'grant', 'ada@example.com')).toMatchObject({ code: 0 });
     expect((await cli('access', 'list')).out).toContain('ada@example.com');
     expect(await cli('access', 'revoke', 'ada@example.com')).toMatchObject({ code: 0 });
-    const created = await cli('token', 'create', '--name', 'ci', '--json');
+    const created = await cli('app', 'access-token', 'create', '--name', 'ci', '--json');
     expect(created.code).toBe(0);
     const { id } = JSON.parse(created.out) as { id: string };
-    expect((await cli('token', 'list')).out).toContain(id);
-    expect(await cli('token', 'revoke', id)).toMatchObject({ code: 0 });
+    expect((await cli('app', 'access-token', 'list')).out).toContain(id);
+    expect(await cli('app', 'access-token', 'revoke', id)).toMatchObject({ code: 0 });
   });
 });
 
 describe('who else reaches the control plane', { timeout: 60_000 }, () => {
   it('nobody without a credential, and not an app access token', async () => {
     for (const path of paths()) expect((await get(path)).status, path).toBe(403);
-    const created = await cli('token', 'create', '--json');
-    const { token } = JSON.parse(created.out) as { token: string };
+    const { token } = await dev.broker.auth.appTokens.issue('ci');
     // The token works on the runtime (it acts as the owner) ...
     const call = await fetch(`${dev.url}/_platform/api/functions/addNote`, {
       method: 'POST',

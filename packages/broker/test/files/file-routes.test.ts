@@ -21,7 +21,7 @@ const upload = (token: string, name: string, text: string, type = 'text/plain') 
 
 beforeAll(async () => {
   env = await authBroker();
-  appToken = (await env.broker.auth.createAppToken('files')).token;
+  appToken = (await env.broker.auth.appTokens.issue('files')).token;
   await env.broker.auth.grantAccess('bob@example.com');
   browser = FakeBrowser.overHttp(env.broker);
   await browser.signInByEmail('bob@example.com');

@@ -1,0 +1,79 @@
+import { escapeHtml as e } from '../kernel/escape-html.ts';
+import type { AppTokenRequestView } from './app-token-requests.ts';
+import type { AppTokenInfo } from './app-tokens.ts';
+import { type AuthPage, hidden } from './page-layout.ts';
+
+/** Where the owner's pages for app access tokens live, under `{auth_url}`. */
+export const ACCESS_TOKEN_PAGES = '/_platform/auth/access-tokens';
+
+/** The approval page of a token request: compare the code, then approve or decline. */
+export function approveRequestPage(input: {
+  readonly app: string;
+  readonly request: AppTokenRequestView;
+  readonly csrf: string;
+}): AuthPage {
+  const { request } = input;
+  if (request.state !== 'pending') {
+    const outcome = {
+      approved: 'approved; the terminal that asked has the token or is about to take it',
+      claimed: 'approved, and the terminal that asked has taken the token',
+      denied: 'declined',
+      expired: 'expired before anyone approved it',
+    }[request.state];
+    return {
+      title: 'Token request',
+      body: `<h1 id="decided" data-state="${request.state}">Token request ${e(request.name)}</h1><p>This request was ${outcome}.</p>`,
+    };
+  }
+  return {
+    title: 'Approve an app access token',
+    body: `<h1>Approve an app access token for ${e(input.app)}?</h1>
+<p>A terminal asks for an app access token named <b>${e(request.name)}</b>. It acts as you, the owner,
+on the app's data, files and Functions (never on its settings). Approve only if the terminal shows this code:</p>
+<p><code id="code">${e(request.userCode)}</code></p>
+<form method="post">${hidden('csrf', input.csrf)}
+<button id="approve" name="decision" value="approve">Approve</button>
+<button id="decline" name="decision" value="decline">Decline</button></form>`,
+  };
+}
+
+/** The review page of a reveal link: the value is made only by pressing the button. */
+export function revealReviewPage(input: {
+  readonly app: string;
+  readonly token: AppTokenInfo;
+  readonly secret: string;
+  readonly csrf: string;
+}): AuthPage {
+  return {
+    title: 'Reveal an app access token',
+    body: `<h1>App access token ${e(input.token.name)}</h1>
+<p>The token for ${e(input.app)} is shown once, on the next page. Have somewhere safe to keep it.</p>
+<form method="post" action="${ACCESS_TOKEN_PAGES}/reveal">${hidden('csrf', input.csrf)}${hidden('secret', input.secret)}
+<button id="reveal">Reveal the token</button></form>`,
+  };
+}
+
+/** The one page that shows a token's value. */
+export function revealedPage(input: { readonly name: string; readonly token: string }): AuthPage {
+  return {
+    title: 'Your app access token',
+    body: `<h1>App access token ${e(input.name)}</h1>
+<p>Copy it now: it is not shown again. Send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<p><code id="token">${e(input.token)}</code></p>`,
+  };
+}
+
+/** Why a reveal link shows nothing. */
+export const revealProblems = {
+  unknown: { status: 404, title: 'This link is not valid', text: 'Ask for a new token.' },
+  used: {
+    status: 410,
+    title: 'This link was already used',
+    text: 'A token is shown once. Revoke it and create a new one if it was not kept.',
+  },
+  expired: {
+    status: 410,
+    title: 'This link has expired',
+    text: 'Revoke the token and create a new one.',
+  },
+} as const;

@@ -1,0 +1,160 @@
+import { randomInt } from 'node:crypto';
+import { PlatformError } from '@platform/errors';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import type { AppTokenInfo, AppTokens } from './app-tokens.ts';
+
+/** How long the owner has to approve a request, and the requester to claim it (minutes). */
+export const TOKEN_REQUEST_MINUTES = 10;
+
+/** A request as the owner's approval page shows it. */
+export interface AppTokenRequestView {
+  readonly id: string;
+  readonly name: string;
+  /** The code the requesting terminal shows, for the owner to compare (`BCDF-GHJK`). */
+  readonly userCode: string;
+  readonly state: 'pending' | 'approved' | 'denied' | 'claimed' | 'expired';
+  readonly expiresAt: string;
+}
+
+/** What a requester learns by claiming: still waiting, or the token, once. */
+export type AppTokenClaim =
+  | { readonly state: 'pending'; readonly expiresAt: string }
+  | { readonly state: 'approved'; readonly token: string; readonly info: AppTokenInfo };
+
+interface RequestRow {
+  id: string;
+  name: string;
+  user_code: string;
+  claim_hash: string;
+  state: 'pending' | 'approved' | 'denied' | 'claimed';
+  expires_at: Date | string;
+}
+
+// Consonants only: no vowels (no words), no 0/O or 1/I to confuse (RFC 8628, 6.1).
+const CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
+
+/**
+ * App access tokens asked for from a terminal and approved by the owner in the browser, in the
+ * manner of the OAuth device grant (RFC 8628): the requester gets a claim secret and a short
+ * code, the owner compares the code on the approval page and approves or declines, and the
+ * requester's next claim mints the token, once. The value is made at the claim, so it is
+ * never stored.
+ */
+export class AppTokenRequests {
+  readonly #db: Database;
+  readonly #clock: Clock;
+  readonly #appId: string;
+  readonly #tokens: AppTokens;
+
+  constructor(db: Database, clock: Clock, appId: string, tokens: AppTokens) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#appId = appId;
+    this.#tokens = tokens;
+  }
+
+  /** Records a request for a token named `name`; the claim secret is known to the caller only. */
+  async create(name: string): Promise<AppTokenRequestView & { claimSecret: string }> {
+    const claimSecret = randomSecret();
+    const now = this.#clock.now();
+    const code = Array.from({ length: 8 }, () => CODE_LETTERS[randomInt(CODE_LETTERS.length)]);
+    const { rows } = await this.#db.query<RequestRow>(
+      `INSERT INTO platform.app_token_requests
+         (id, app_id, name, user_code, claim_hash, state, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7) RETURNING *`,
+      [
+        `tokreq_${randomSecret(12)}`,
+        this.#appId,
+        name,
+        `${code.slice(0, 4).join('')}-${code.slice(4).join('')}`,
+        sha256(claimSecret),
+        now,
+        new Date(now.getTime() + TOKEN_REQUEST_MINUTES * 60_000),
+      ],
+    );
+    return { ...this.#view(rows[0] as RequestRow), claimSecret };
+  }
+
+  /** A request of this app by id, for its approval page. */
+  async find(id: string): Promise<AppTokenRequestView | undefined> {
+    const { rows } = await this.#db.query<RequestRow>(
+      'SELECT * FROM platform.app_token_requests WHERE id = $1 AND app_id = $2',
+      [id, this.#appId],
+    );
+    return rows[0] === undefined ? undefined : this.#view(rows[0]);
+  }
+
+  /**
+   * The owner's decision on a pending request; answers the request as it now stands (a
+   * decision on one no longer pending changes nothing).
+   */
+  async decide(id: string, approve: boolean): Promise<AppTokenRequestView | undefined> {
+    await this.#db.query(
+      `UPDATE platform.app_token_requests SET state = $3
+       WHERE id = $1 AND app_id = $2 AND state = 'pending' AND expires_at > $4`,
+      [id, this.#appId, approve ? 'approved' : 'denied', this.#clock.now()],
+    );
+    return this.find(id);
+  }
+
+  /**
+   * The requester's poll: `pending` until the owner decides, then the token once (minted in
+   * the same transaction that marks the request claimed). `TOKEN_REQUEST_NOT_FOUND` for an
+   * unknown id or a wrong secret, `TOKEN_REQUEST_DENIED`, `TOKEN_REQUEST_EXPIRED` past the
+   * deadline or after the token was handed out.
+   */
+  claim(id: string, secret: string): Promise<AppTokenClaim> {
+    return this.#db.transaction(async (tx) => {
+      const { rows } = await tx.query<RequestRow>(
+        `SELECT * FROM platform.app_token_requests
+         WHERE id = $1 AND app_id = $2 AND claim_hash = $3 FOR UPDATE`,
+        [id, this.#appId, sha256(secret)],
+      );
+      const row = rows[0];
+      if (row === undefined) {
+        throw new PlatformError({
+          code: 'TOKEN_REQUEST_NOT_FOUND',
+          message: 'No token request has this id and claim secret.',
+        });
+      }
+      const view = this.#view(row);
+      if (view.state === 'denied') {
+        throw new PlatformError({
+          code: 'TOKEN_REQUEST_DENIED',
+          message: `The owner declined the request for "${row.name}".`,
+        });
+      }
+      if (view.state === 'expired' || view.state === 'claimed') {
+        throw new PlatformError({
+          code: 'TOKEN_REQUEST_EXPIRED',
+          message:
+            view.state === 'claimed'
+              ? 'This request was already claimed; make a new one.'
+              : `The request was not approved within ${TOKEN_REQUEST_MINUTES} minutes; make a new one.`,
+        });
+      }
+      if (view.state === 'pending') return { state: 'pending', expiresAt: view.expiresAt };
+      const { token, ...info } = await this.#tokens.issue(row.name, tx);
+      await tx.query(
+        `UPDATE platform.app_token_requests SET state = 'claimed', token_id = $2 WHERE id = $1`,
+        [id, info.id],
+      );
+      return { state: 'approved', token, info };
+    });
+  }
+
+  #view(row: RequestRow): AppTokenRequestView {
+    const expired =
+      (row.state === 'pending' || row.state === 'approved') &&
+      new Date(row.expires_at) <= this.#clock.now();
+    return {
+      id: row.id,
+      name: row.name,
+      userCode: row.user_code,
+      state: expired ? 'expired' : row.state,
+      expiresAt: new Date(row.expires_at).toISOString(),
+    };
+  }
+}

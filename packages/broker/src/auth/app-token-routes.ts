@@ -1,0 +1,174 @@
+import { PlatformError } from '@platform/errors';
+import type { Context, Hono } from 'hono';
+import { bodyLimits, readJsonBody } from '../http/body.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { brokerApiPaths } from '../http/paths.ts';
+import {
+  ACCESS_TOKEN_PAGES,
+  approveRequestPage,
+  revealedPage,
+  revealProblems,
+  revealReviewPage,
+} from './app-token-pages.ts';
+import type { AuthService } from './auth-service.ts';
+import { formPage, staleFormPage } from './form-pages.ts';
+import { readForm, signInPath } from './forms.ts';
+import { pageResponse } from './page-layout.ts';
+import { messagePage } from './pages.ts';
+
+const field = (body: unknown, name: string): unknown =>
+  typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+
+/**
+ * App access tokens (spec 2.2, 5.3.3), on the owner API (dev token; the control plane admits
+ * it) and on the owner's pages under `{auth_url}`:
+ *
+ * - `GET {tokens}` lists, `DELETE {tokens}/:id` revokes;
+ * - `POST {tokens}` `{ name? }` makes a token and answers its one-time `revealUrl`, never a value;
+ * - `POST {tokens}/requests` `{ name? }` asks the owner: `{ id, userCode, approveUrl,
+ *   claimSecret, expiresAt }`; `POST {tokens}/requests/:id/claim` `{ secret }` answers
+ *   `{ state: 'pending', expiresAt }` (202) until the owner decides, then `{ state: 'approved',
+ *   token, info }` once (200);
+ * - the approval page and the reveal page need the owner signed in, confirmed; their GETs
+ *   change nothing (link prefetchers approve and reveal nothing), their forms carry CSRF tokens.
+ */
+export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
+  const { tokens } = brokerApiPaths;
+  app.get(tokens, async (c) => c.json({ tokens: await auth.appTokens.list() }));
+  app.post(tokens, (c) => createToken(auth, c));
+  app.delete(`${tokens}/:id`, (c) => revokeToken(auth, c));
+  app.post(`${tokens}/requests`, (c) => requestToken(auth, c));
+  app.post(`${tokens}/requests/:id/claim`, (c) => claimToken(auth, c));
+  app.get(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => approvalPage(auth, c));
+  app.post(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => decide(auth, c));
+  app.get(`${ACCESS_TOKEN_PAGES}/reveal`, (c) => revealPage(auth, c));
+  app.post(`${ACCESS_TOKEN_PAGES}/reveal`, (c) => reveal(auth, c));
+}
+
+async function tokenName(c: Context<BrokerEnv>): Promise<string> {
+  const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true });
+  const name = field(body, 'name') ?? 'token';
+  if (typeof name !== 'string' || name.length === 0 || name.length > 100) {
+    throw new PlatformError({
+      code: 'INVALID_INPUT',
+      message: 'A token name has 1 to 100 characters.',
+      details: { field: 'name' },
+    });
+  }
+  return name;
+}
+
+async function createToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const { info, revealSecret } = await auth.appTokens.createRevealable(await tokenName(c));
+  const revealUrl = `${auth.publicOrigin(c.req.raw)}${ACCESS_TOKEN_PAGES}/reveal?secret=${revealSecret}`;
+  return c.json({ ...info, revealUrl }, 201, { 'cache-control': 'no-store' });
+}
+
+async function revokeToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const id = c.req.param('id') ?? '';
+  const revoked = await auth.appTokens.revoke(id);
+  if (!revoked) throw new PlatformError({ code: 'INVALID_INPUT', message: `No live token ${id}.` });
+  return c.json({ id, revoked });
+}
+
+async function requestToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const request = await auth.tokenRequests.create(await tokenName(c));
+  const approveUrl = `${auth.publicOrigin(c.req.raw)}${ACCESS_TOKEN_PAGES}/requests/${request.id}`;
+  return c.json({ ...request, approveUrl }, 201, { 'cache-control': 'no-store' });
+}
+
+async function claimToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json });
+  const secret = field(body, 'secret');
+  if (typeof secret !== 'string') {
+    throw new PlatformError({
+      code: 'INVALID_INPUT',
+      message: 'Claim with { "secret": "<claimSecret of the request>" }.',
+      details: { field: 'secret' },
+    });
+  }
+  const claim = await auth.tokenRequests.claim(c.req.param('id') ?? '', secret);
+  if (claim.state === 'pending') return c.json(claim, 202, { 'cache-control': 'no-store' });
+  return c.json(claim, 200, { 'cache-control': 'no-store' });
+}
+
+// The owner's pages: a browser that is not the owner's is sent to sign in and back, or told.
+async function ownerOnly(
+  auth: AuthService,
+  c: Context<BrokerEnv>,
+  page: () => Promise<Response>,
+): Promise<Response> {
+  if (await auth.signedInOwner(c.req.raw)) return page();
+  if ((await auth.cookie(c.req.raw)) === undefined && c.req.method === 'GET') {
+    return c.redirect(signInPath(c.req.url), 302);
+  }
+  const owner = await auth.owner();
+  const why =
+    owner.state === 'confirmed'
+      ? `Only the app's owner (${owner.email}) approves and reveals its access tokens.`
+      : "The app's owner confirms their email address before approving or revealing tokens.";
+  return pageResponse(messagePage('Only the owner can do this', why), { status: 403 });
+}
+
+function approvalPage(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  return ownerOnly(auth, c, async () => {
+    const request = await auth.tokenRequests.find(c.req.param('id') ?? '');
+    if (request === undefined) return notFound();
+    return formPage(auth, c.req.raw, (csrf) =>
+      approveRequestPage({ app: auth.appId, request, csrf }),
+    );
+  });
+}
+
+function decide(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  return ownerOnly(auth, c, async () => {
+    const form = await readForm(c);
+    if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
+    if (form.decision !== 'approve' && form.decision !== 'decline') {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: 'The decision is approve or decline.',
+        details: { field: 'decision' },
+      });
+    }
+    const request = await auth.tokenRequests.decide(
+      c.req.param('id') ?? '',
+      form.decision === 'approve',
+    );
+    if (request === undefined) return notFound();
+    return formPage(auth, c.req.raw, (csrf) =>
+      approveRequestPage({ app: auth.appId, request, csrf }),
+    );
+  });
+}
+
+function revealPage(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  return ownerOnly(auth, c, async () => {
+    const secret = c.req.query('secret') ?? '';
+    const token = await auth.appTokens.previewReveal(secret);
+    if (typeof token === 'string') return revealProblem(token);
+    return formPage(auth, c.req.raw, (csrf) =>
+      revealReviewPage({ app: auth.appId, token, secret, csrf }),
+    );
+  });
+}
+
+function reveal(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
+  return ownerOnly(auth, c, async () => {
+    const form = await readForm(c);
+    if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
+    const revealed = await auth.appTokens.reveal(form.secret ?? '');
+    if (typeof revealed === 'string') return revealProblem(revealed);
+    return pageResponse(revealedPage({ name: revealed.name, token: revealed.token }));
+  });
+}
+
+const notFound = () =>
+  pageResponse(messagePage('No such request', 'Ask for the token again from the terminal.'), {
+    status: 404,
+  });
+
+function revealProblem(problem: keyof typeof revealProblems): Response {
+  const { status, title, text } = revealProblems[problem];
+  return pageResponse(messagePage(title, text), { status });
+}

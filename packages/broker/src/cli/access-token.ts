@@ -1,0 +1,150 @@
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PlatformError } from '@platform/errors';
+import type { AppTokenClaim, AppTokenRequestView } from '../auth/app-token-requests.ts';
+import type { AppTokenInfo } from '../auth/app-tokens.ts';
+import { brokerApiPaths } from '../http/paths.ts';
+import { brokerFetch, callBroker } from './broker-call.ts';
+import { type CredentialStore, openCredentialStore } from './credential-store.ts';
+import { findDev } from './dev-client.ts';
+import { type CliIO, exitCodes } from './io.ts';
+
+/** The usage lines of `platform app access-token`. */
+export const accessTokenUsage = `       platform app access-token request [--name <name>] [--app <dir>]
+       platform app access-token list [--app <dir>] [--json]
+       platform app access-token create [--name <name>] [--app <dir>] [--json]
+       platform app access-token revoke <id> [--app <dir>]
+
+App access tokens act as the app's owner on its runtime (REST, Functions, files), sent as
+Authorization: Bearer plat_app_...; never on the broker API. No command prints one:
+  request  asks the owner to approve a token in the browser (the page shows the code this
+           command prints), then keeps it in the operating system's credential store (the
+           Secret Service, Keychain or Credential Manager) under "app-access-token/<app id>";
+  create   answers a one-time reveal link for the owner's browser (15 minutes);
+  list     shows each token's id, state and first characters; revoke ends one at once.`;
+
+/** Where `request` keeps the app's token in the credential store. */
+export const storedTokenAccount = (appId: string): string => `app-access-token/${appId}`;
+
+const POLL_MS = 1000;
+
+/** Options of `platform app access-token`. */
+export interface AccessTokenArgs {
+  readonly app: string;
+  readonly name: string | undefined;
+  readonly json: boolean;
+}
+
+/**
+ * Runs `platform app access-token <action> [id]`; resolves to the exit code, or to a usage
+ * problem as a string.
+ */
+export async function runAccessToken(
+  io: CliIO,
+  action: string | undefined,
+  id: string | undefined,
+  args: AccessTokenArgs,
+): Promise<number | string> {
+  const label = 'app access-token';
+  const { tokens } = brokerApiPaths;
+  if (action === 'request' && id === undefined) return request(io, args);
+  if (action === 'revoke' && id !== undefined) {
+    const answer = await callBroker(io, args.app, `${tokens}/${encodeURIComponent(id)}`, {
+      method: 'DELETE',
+      label,
+    });
+    if (typeof answer === 'number') return answer;
+    io.stdout(`Revoked ${id}.`);
+    return exitCodes.ok;
+  }
+  if (action === 'create' && id === undefined) {
+    const json = { name: args.name ?? 'token' };
+    const made = await callBroker<AppTokenInfo & { revealUrl: string }>(io, args.app, tokens, {
+      json,
+      label,
+    });
+    if (typeof made === 'number') return made;
+    if (args.json) {
+      io.stdout(JSON.stringify(made, null, 2));
+      return exitCodes.ok;
+    }
+    io.stdout(`Created ${made.id} (${made.name}). The owner reveals it once, signed in, at:`);
+    io.stdout(`  ${made.revealUrl}`);
+    io.stdout(`The link works once, until ${made.revealExpiresAt}.`);
+    return exitCodes.ok;
+  }
+  if (action === 'list' && id === undefined) {
+    const answer = await callBroker<{ tokens: AppTokenInfo[] }>(io, args.app, tokens, { label });
+    if (typeof answer === 'number') return answer;
+    if (args.json) {
+      io.stdout(JSON.stringify(answer, null, 2));
+      return exitCodes.ok;
+    }
+    if (answer.tokens.length === 0) io.stdout('No app access tokens.');
+    for (const t of answer.tokens) {
+      io.stdout(
+        `${t.id}  ${t.state}  ${t.hint ?? '-'}  ${t.name}  created ${t.createdAt}  last used ${t.lastUsedAt ?? 'never'}`,
+      );
+    }
+    return exitCodes.ok;
+  }
+  return 'expected request, list, create or revoke <id>';
+}
+
+// Ask, wait for the owner, claim once, keep it in the store; the value is never printed.
+async function request(io: CliIO, args: AccessTokenArgs): Promise<number> {
+  const label = 'app access-token request';
+  const fail = (line: string) => {
+    io.stderr(`platform ${label}: ${line}`);
+    return exitCodes.failed;
+  };
+  const dev = await findDev(resolve(io.cwd, args.app));
+  if (typeof dev === 'string') return fail(dev);
+  let store: CredentialStore;
+  try {
+    store = await openCredentialStore();
+  } catch (error) {
+    return fail(`${(error as PlatformError).message} (CREDENTIAL_STORE_UNAVAILABLE)`);
+  }
+  const { tokens } = brokerApiPaths;
+  const asked = await callBroker<AppTokenRequestView & { approveUrl: string; claimSecret: string }>(
+    io,
+    args.app,
+    `${tokens}/requests`,
+    { json: { name: args.name ?? 'token' }, label },
+  );
+  if (typeof asked === 'number') return asked;
+  io.stdout('Ask the app’s owner to open, signed in:');
+  io.stdout(`  ${asked.approveUrl}`);
+  io.stdout(
+    `and approve if it shows the code ${asked.userCode}. Waiting until ${asked.expiresAt}…`,
+  );
+  const claimPath = `${tokens}/requests/${encodeURIComponent(asked.id)}/claim`;
+  for (;;) {
+    const response = await brokerFetch(io, args.app, claimPath, {
+      json: { secret: asked.claimSecret },
+      label,
+    });
+    if (typeof response === 'number') return response;
+    const claim = (await response.json()) as AppTokenClaim;
+    if (claim.state === 'pending') {
+      await sleep(POLL_MS);
+      continue;
+    }
+    const account = storedTokenAccount(dev.appId);
+    try {
+      await store.put(account, claim.token);
+    } catch (error) {
+      // A token nobody holds is revoked rather than left live.
+      await brokerFetch(io, args.app, `${tokens}/${encodeURIComponent(claim.info.id)}`, {
+        method: 'DELETE',
+        label,
+      });
+      return fail(`${(error as PlatformError).message} The token was revoked.`);
+    }
+    io.stdout(
+      `Approved. Kept ${claim.info.id} (${claim.info.name}, ${claim.info.hint}) in ${store.name} as "${account}" (service "platform"); it is not printed.`,
+    );
+    return exitCodes.ok;
+  }
+}

@@ -1,0 +1,110 @@
+// `platform app access-token request` as a user runs it: the CLI in its own process, a real
+// Secret Service (GNOME Keyring on a private D-Bus) or none, the owner approving in a browser.
+import { spawn } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
+import { authBroker, FakeBrowser, field } from './helpers.ts';
+
+const root = resolve(import.meta.dirname, '../../../..');
+let env: Awaited<ReturnType<typeof authBroker>>;
+let secrets: SecretService;
+
+/** The CLI in a process of its own, with only `extraEnv` (no D-Bus of this machine's). */
+function cli(
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv,
+  onLine: (line: string) => void = () => {},
+) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@platform/source',
+      '--import',
+      'tsx',
+      join(root, 'packages/broker/src/bin.ts'),
+      ...args,
+    ],
+    { cwd: root, env: { PATH: process.env.PATH, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const out: string[] = [];
+  const err: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    out.push(line);
+    onLine(line);
+  });
+  createInterface({ input: child.stderr }).on('line', (line) => err.push(line));
+  return new Promise<{ code: number | null; out: string; err: string }>((done) =>
+    child.on('close', (code) => done({ code, out: out.join('\n'), err: err.join('\n') })),
+  );
+}
+
+const approveAs = async (email: string, url: string) => {
+  const browser = new FakeBrowser(env.broker);
+  await browser.signInByEmail(email);
+  const path = new URL(url).pathname;
+  const page = await (await browser.navigate(path)).text();
+  await browser.request(path, { form: { csrf: field(page, 'csrf'), decision: 'approve' } });
+};
+
+beforeAll(async () => {
+  [env, secrets] = await Promise.all([authBroker(), startSecretService()]);
+  await writeFile(
+    join(env.appDir, '.platform', 'dev.json'),
+    JSON.stringify({
+      url: env.broker.server.url,
+      appId: env.broker.appId,
+      pid: process.pid,
+      token: env.broker.auth.brokerKey,
+    }),
+    { mode: 0o600 },
+  );
+}, 120_000);
+afterAll(async () => {
+  await env?.cleanup();
+  await secrets?.stop();
+});
+
+describe('platform app access-token request', { timeout: 60_000 }, () => {
+  it('keeps the approved token in the Secret Service and never prints it', async () => {
+    const ran = await cli(
+      ['app', 'access-token', 'request', '--name', 'agent', '--app', env.appDir],
+      secrets.env,
+      (line) => {
+        const url = /(http:\S+\/access-tokens\/requests\/\S+)/.exec(line)?.[1];
+        if (url) void approveAs('owner@localhost', url);
+      },
+    );
+    expect(ran.code, ran.err).toBe(0);
+    expect(ran.out).toMatch(/the code [A-Z]{4}-[A-Z]{4}/);
+    expect(ran.out).toContain('Kept tok_');
+    expect(`${ran.out}${ran.err}`).not.toMatch(/plat_app_[\w-]{10}/);
+    const kept = await secrets.lookup(`app-access-token/${env.broker.appId}`);
+    expect(kept).toMatch(/^plat_app_[\w-]{43}$/);
+    const rest = await fetch(`${env.broker.server.url}/rest/v1/notes`, {
+      headers: { authorization: `Bearer ${kept}` },
+    });
+    // The app has no notes table here: what matters is that the token is admitted.
+    expect(rest.status).not.toBe(401);
+  });
+
+  it('says clearly when no credential store answers, and asks nothing', async () => {
+    const { rows: before } = await env.broker.db.query(
+      'select id from platform.app_token_requests',
+    );
+    const ran = await cli(['app', 'access-token', 'request', '--app', env.appDir], {
+      HOME: secrets.home,
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${join(secrets.home, 'no-bus-here')}`,
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.err).toContain('CREDENTIAL_STORE_UNAVAILABLE');
+    expect(ran.err).toContain('No Secret Service');
+    const { rows: after } = await env.broker.db.query('select id from platform.app_token_requests');
+    expect(after).toHaveLength(before.length);
+    // Nothing written in the home folder either (the keyring's own files aside).
+    const files = await readdir(secrets.home, { recursive: true });
+    expect(files.filter((f) => !f.startsWith('.local') && !f.startsWith('.cache'))).toEqual([]);
+  });
+});
