@@ -8,7 +8,7 @@ const brokerFloors = [
   ['cli'],
   ['app'],
   ['api', 'mcp'],
-  ['auth', 'jobs', 'search', 'data', 'files', 'outbox', 'org', 'integrations'],
+  ['auth', 'jobs', 'search', 'data', 'files', 'outbox', 'org', 'integrations', 'deletion'],
   ['functions', 'secrets', 'http', 'db'],
   ['project', 'logs', 'kernel'],
 ];

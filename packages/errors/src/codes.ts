@@ -91,6 +91,11 @@ export const errorStatus = {
   INTEGRATION_CONNECTION_NOT_FOUND: 404,
   INVOCATION_TOKEN_INVALID: 401,
   FEATURE_NOT_AVAILABLE: 501,
+  // Account deletion (spec 3.5)
+  RECENT_SIGN_IN_REQUIRED: 403,
+  ACCOUNT_DELETION_IN_PROGRESS: 409,
+  ACCOUNT_OWNS_APPS: 409,
+  APP_DELETED: 410,
   // Credentials asked for from the CLI and approved in the owner's browser
   TOKEN_REQUEST_NOT_FOUND: 404,
   TOKEN_REQUEST_DENIED: 403,

@@ -12,6 +12,8 @@ import {
 import type { AuthService } from '../auth/auth-service.ts';
 import { mountAuth } from '../auth/mount-auth.ts';
 import type { DataService } from '../data/data-service.ts';
+import type { AccountDeletions } from '../deletion/account-deletions.ts';
+import { mountAccountRoutes } from '../deletion/account-routes.ts';
 import { mountFileRoutes } from '../files/file-routes.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationTokens } from '../functions/invocation-tokens.ts';
@@ -73,6 +75,8 @@ export interface BrokerServices {
   readonly integrationEmit?: AppIntegrationEmit;
   /** The app's authority facts on the owner API, when an organisation's central store is open. */
   readonly authority?: AuthorityRouteServices;
+  /** Account deletion from the account page (with `auth`). */
+  readonly deletions?: AccountDeletions;
 }
 
 /**
@@ -98,6 +102,9 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   services.push?.local?.mount(app);
   // Admission runs before every route mounted after it (runtime, Functions, frontend).
   if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
+  if (services.auth && services.deletions) {
+    mountAccountRoutes(app, services.auth.service, services.deletions);
+  }
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });
   mountRestRoutes(app, { data: services.data, authenticate });

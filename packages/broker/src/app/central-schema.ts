@@ -4,6 +4,7 @@ import {
   centralHandoffsStep,
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
+import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { integrationsLifecycleStep, integrationsStep } from '../integrations/integration-schema.ts';
 import { authorityStep, membershipsStep } from '../org/org-schema.ts';
 
@@ -20,4 +21,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 5, ...integrationsStep },
   { version: 6, ...integrationsLifecycleStep },
   { version: 7, ...centralGrantsStep },
+  { version: 8, ...accountDeletionsStep },
 ];

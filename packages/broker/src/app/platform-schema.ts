@@ -2,6 +2,7 @@ import { appTokenRevealsStep, authTablesStep } from '../auth/auth-schema.ts';
 import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
+import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
 import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
@@ -36,4 +37,6 @@ export const platformSchema: readonly SchemaStep[] = [
   // A broker running alone keeps its accounts, so also its organisation's members.
   { version: 10, ...membershipsStep },
   { version: 11, ...appTokenRevealsStep },
+  // Deletions are recorded beside the accounts, so also here for a broker running alone.
+  { version: 12, ...accountDeletionsStep },
 ];

@@ -14,6 +14,7 @@ import { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
 import type { MigrationReport } from '../db/migrations.ts';
 import { openDatabase } from '../db/open-database.ts';
+import { AccountDeletions } from '../deletion/account-deletions.ts';
 import { FileService } from '../files/file-service.ts';
 import type { BundleResult } from '../functions/bundler.ts';
 import {
@@ -28,6 +29,7 @@ import { type BrokerListener, listenBroker, type RunningServer } from '../http/s
 import { devMailDomain, InboundAddresses } from '../inbound-mail/addresses.ts';
 import { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { localScope } from '../jobs/job-service.ts';
+import { systemClock } from '../kernel/clock.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { printableError } from '../logs/printable.ts';
 import { Redactor } from '../logs/redactor.ts';
@@ -147,6 +149,8 @@ export interface Broker {
   readonly jobs: BrokerJobs;
   /** Accounts, sessions, grants and app access tokens. */
   readonly auth: AuthService;
+  /** Account deletions: this app's part of each, resumed after a stop (spec 3.5). */
+  readonly deletions: AccountDeletions;
   /** `ctx.ai` and its recent calls. */
   readonly ai: AiService;
   readonly migrations: MigrationReport;
@@ -274,6 +278,19 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       options.central ?? db,
     );
     const authenticate = options.authenticate ?? auth.authenticate;
+    // Account deletions (spec 3.5): this app's part of every deletion, resumed after a stop.
+    const deletions = new AccountDeletions({
+      central: options.central ?? db,
+      db,
+      appId,
+      stateDir,
+      appIds: () => (options.auth?.peers?.() ?? []).map((peer) => peer.appId),
+      outbox,
+      clock: options.auth?.clock ?? systemClock,
+      onDeleted: () => auth.forgetOwner(),
+      print: writer,
+    });
+    teardown.add(deletions.start());
     const tokens = new InvocationTokens();
     const searches = options.searches ?? [];
     const invoker = new FunctionInvoker({
@@ -343,6 +360,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       invoker,
       authenticate,
       auth: { service: auth, admission: options.authenticate === undefined },
+      deletions,
       ...(authority === undefined
         ? {}
         : {
@@ -377,6 +395,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       search,
       jobs,
       auth,
+      deletions,
       ai,
       migrations: opened.migrations,
       dbMilliseconds: opened.milliseconds,

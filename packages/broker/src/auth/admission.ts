@@ -9,7 +9,8 @@ import { formPage } from './form-pages.ts';
 import { signInPath, wantsHtml } from './forms.ts';
 import { startRelay } from './handoff-routes.ts';
 import { type Identity, INVALID } from './identity.ts';
-import { accessDeniedPage, verificationPage } from './pages.ts';
+import { pageResponse } from './page-layout.ts';
+import { accessDeniedPage, messagePage, verificationPage } from './pages.ts';
 
 /**
  * The edge check (spec 1.2, 5.3), before any frontend page or runtime API is served:
@@ -19,7 +20,8 @@ import { accessDeniedPage, verificationPage } from './pages.ts';
  * - the control plane (broker API, jobs API, dashboard) admits the developer only
  *   ({@link admitControlPlane}): never an app access token (spec 2.2) or another account;
  * - while the owner's account is paused for verification, app traffic gets the
- *   verification-required page (503) or `ACCOUNT_VERIFICATION_REQUIRED`;
+ *   verification-required page (503) or `ACCOUNT_VERIFICATION_REQUIRED`; once it was deleted
+ *   with the app, the deleted page (410) or `APP_DELETED`;
  * - a private app redirects a browser without a session to sign-in and back (302), answers
  *   `AUTH_REQUIRED` (401) to other requests, and HTTP 403 (`ACCESS_DENIED`) to an account
  *   without a grant. The session route stays reachable without a session so the SDK learns it
@@ -32,7 +34,9 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
     if (isUnder(path, CUSTOM_INTEGRATIONS_PREFIX)) return next();
     if (isControlPlane(path)) return admitControlPlane(auth, c, next);
     const html = wantsHtml(c.req.raw);
-    if (await auth.appPaused()) return pausedApp(auth, c.req.raw, html);
+    const state = await auth.appState();
+    if (state === 'deleted') return deletedApp(html);
+    if (state === 'paused') return pausedApp(auth, c.req.raw, html);
     if (auth.visibility === 'public') return next();
     const bearer = await auth.bearer(c.req.raw);
     if (bearer === INVALID) {
@@ -53,6 +57,21 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
     if (!(await auth.mayOpen(identity.account))) return noAccess(auth, c.req.raw, identity, html);
     return next();
   };
+}
+
+// HTTP 410 for everything of an app deleted with its owner's account (spec 3.5).
+function deletedApp(html: boolean): Response {
+  if (!html) {
+    throw new PlatformError({
+      code: 'APP_DELETED',
+      message: "This app was deleted with its owner's account.",
+    });
+  }
+  const page = messagePage(
+    'This app was deleted',
+    "Its owner deleted their account, and the app's data, files and Functions with it.",
+  );
+  return pageResponse(page, { status: 410 });
 }
 
 // The verification-required page (503) for a page navigation, the error for anything else.

@@ -151,9 +151,22 @@ export class AuthService {
     return this.#identities.owner();
   }
 
-  /** True while the owner's account is paused for verification (spec 3.3): the app pauses. */
-  appPaused(): Promise<boolean> {
-    return this.#identities.appPaused();
+  /**
+   * True while the app is offline: its owner's account paused for verification (spec 3.3) or
+   * deleted (spec 3.5). Functions, cron, jobs and inbound mail stop meanwhile.
+   */
+  async appPaused(): Promise<boolean> {
+    return (await this.#identities.appState()) !== 'active';
+  }
+
+  /** Whether the app is `active`, `paused` for its owner's verification, or `deleted`. */
+  appState(): Promise<'active' | 'paused' | 'deleted'> {
+    return this.#identities.appState();
+  }
+
+  /** Drops the cached owner after a change made outside this service (an account deletion). */
+  forgetOwner(): void {
+    this.#identities.forgetOwner();
   }
 
   /**

@@ -52,10 +52,7 @@ export class Identities {
   constructor(stores: IdentityStores, options: ResolvedAuthOptions) {
     this.#stores = stores;
     this.#options = options;
-    stores.accounts.onChange(() => {
-      this.#owner = undefined;
-      this.#ownerGeneration += 1;
-    });
+    stores.accounts.onChange(() => this.forgetOwner());
   }
 
   /** Creates the owner's account unless it exists: unconfirmed with `ownerUnconfirmed`. */
@@ -68,13 +65,41 @@ export class Identities {
   }
 
   /**
-   * The app owner's account (app access tokens act as it). Dropped from the cache at once when
-   * this process changes any account's state (confirmation, pause, creation), re-read when the
-   * clock reaches an unconfirmed owner's deadline (which pauses it), and at most
+   * The app owner's account (app access tokens act as it); `APP_DELETED` once the owner's
+   * account was deleted with the app. Dropped from the cache at once when this process changes
+   * any account's state (confirmation, pause, creation, deletion), re-read when the clock
+   * reaches an unconfirmed owner's deadline (which pauses it), and at most
    * {@link OWNER_CACHE_MS} old otherwise (another broker sharing the PostgreSQL may have
-   * confirmed it).
+   * changed it).
    */
   async owner(): Promise<Account> {
+    const owner = await this.#currentOwner();
+    if (owner === undefined) {
+      throw new PlatformError({
+        code: 'APP_DELETED',
+        message: "This app was deleted with its owner's account.",
+      });
+    }
+    return owner;
+  }
+
+  /**
+   * `paused` while the owner's account is paused for verification (spec 3.3), `deleted` once
+   * it was deleted with the app (spec 3.5): either way the app is offline.
+   */
+  async appState(): Promise<'active' | 'paused' | 'deleted'> {
+    const owner = await this.#currentOwner();
+    if (owner === undefined) return 'deleted';
+    return owner.state === 'paused' ? 'paused' : 'active';
+  }
+
+  /** Forgets the cached owner, after a change made outside {@link Accounts} (a deletion). */
+  forgetOwner(): void {
+    this.#owner = undefined;
+    this.#ownerGeneration += 1;
+  }
+
+  async #currentOwner(): Promise<Account | undefined> {
     const cached = this.#owner;
     if (cached !== undefined && performance.now() - cached.readAt < OWNER_CACHE_MS) {
       const { state, confirmDeadline } = cached.account;
@@ -86,16 +111,10 @@ export class Identities {
     }
     const generation = this.#ownerGeneration;
     const owner = await this.#stores.accounts.byEmail(this.#options.ownerEmail);
-    if (owner === undefined) throw new Error('The owner account is missing');
     // A change while reading may have made this answer stale: do not keep it.
-    if (generation === this.#ownerGeneration)
+    if (owner !== undefined && generation === this.#ownerGeneration)
       this.#owner = { account: owner, readAt: performance.now() };
     return owner;
-  }
-
-  /** True while the owner's account is paused for verification (spec 3.3). */
-  async appPaused(): Promise<boolean> {
-    return (await this.owner()).state === 'paused';
   }
 
   /**

@@ -1,0 +1,286 @@
+import { PlatformError } from '@platform/errors';
+import type { Account } from '../auth/accounts.ts';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { randomSecret } from '../kernel/crypto.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import { type DeletedPerson, exists, removePersonFromApp, wipeApp } from './app-erasure.ts';
+import { eraseFromCentral } from './central-erasure.ts';
+
+/** How recent the sign-in of the browser asking for a deletion must be (minutes, spec 3.5). */
+export const RECENT_SIGN_IN_MINUTES = 10;
+
+// How long one broker holds the central part of a deletion before another may take it over.
+const LEASE_MS = 30_000;
+
+/** What a deletion needs from the broker of one app. */
+export interface AccountDeletionsOptions {
+  /** The database that holds the accounts: the central store, or the app's own when alone. */
+  readonly central: Database;
+  /** This app's database. */
+  readonly db: Database;
+  readonly appId: string;
+  /** The app's `.platform` folder (stored files, Function bundles, secrets). */
+  readonly stateDir: string;
+  /** The ids of every app of the organisation, this one included. */
+  readonly appIds: () => readonly string[];
+  readonly outbox: Outbox;
+  readonly clock: Clock;
+  /** Called once a deletion has taken effect (sessions ended, apps offline). */
+  readonly onDeleted?: () => void;
+  readonly print: (line: string) => void;
+}
+
+/** A deletion asked for from the account page. */
+export interface DeletionRequest {
+  readonly account: Account;
+  /** When the asking browser's session was created (its sign-in). */
+  readonly signedInAt: Date;
+  /** The address the person typed as confirmation. */
+  readonly typedEmail: string;
+  /** Whether the person is the owner this app's sign-in knows (the developer's account). */
+  readonly ownsThisApp: boolean;
+}
+
+interface DeletionRow {
+  id: string;
+  account_id: string;
+  notify_email: string | null;
+  notify_app_id: string;
+  whole_organisation: boolean;
+  central_done_at: Date | string | null;
+  app_done: boolean;
+  pending_apps: string;
+}
+
+/**
+ * Account deletion (spec 3.5), immediate and permanent. {@link request} takes effect at once in
+ * one transaction of the accounts' database: the account's sessions end in every app (the
+ * session floor every request checks), its password and sign-in address stop working (the
+ * address is released), pending email links and handoffs go, and when the person was the
+ * organisation's only member its apps go offline (their owner is gone). The rest is a durable
+ * operation that every broker of the organisation runs for its own app ({@link resume}, at
+ * start and every second): wipe the app or remove the person from it, then, once every app is
+ * done, the accounts side and the account record, then the confirmation email to the old
+ * address from the app where it was asked. Each part is recorded when done, so a broker stopped
+ * half-way resumes where it was.
+ */
+export class AccountDeletions {
+  readonly #o: AccountDeletionsOptions;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: AccountDeletionsOptions) {
+    this.#o = options;
+  }
+
+  /** Whether a sign-in at `signedInAt` is recent enough to delete the account. */
+  isRecent(signedInAt: Date): boolean {
+    const age = this.#o.clock.now().getTime() - signedInAt.getTime();
+    return age <= RECENT_SIGN_IN_MINUTES * 60_000;
+  }
+
+  /**
+   * Deletes `request.account`: `RECENT_SIGN_IN_REQUIRED` for a sign-in older than
+   * {@link RECENT_SIGN_IN_MINUTES}, `INVALID_INPUT` when the typed address is not the
+   * account's, `ACCOUNT_DELETION_IN_PROGRESS` for a second request, `LAST_ADMINISTRATOR` for
+   * the only administrator of an organisation with other members, `ACCOUNT_OWNS_APPS` for the
+   * owner of apps that other members use. Nothing changes when it refuses.
+   */
+  async request(request: DeletionRequest): Promise<{ id: string; wholeOrganisation: boolean }> {
+    const { account } = request;
+    const now = this.#o.clock.now();
+    if (!this.isRecent(request.signedInAt)) {
+      throw new PlatformError({
+        code: 'RECENT_SIGN_IN_REQUIRED',
+        message: `Deleting the account needs a sign-in within the last ${RECENT_SIGN_IN_MINUTES} minutes: sign out, sign in again and come back.`,
+      });
+    }
+    if (request.typedEmail.trim().toLowerCase() !== account.email) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `Type the account's address, ${account.email}, exactly to confirm.`,
+        details: { field: 'email' },
+      });
+    }
+    const id = `del_${randomSecret(12)}`;
+    const wholeOrganisation = await this.#o.central.transaction(async (tx) => {
+      // Serialises with role changes and other deletions: the rules below read the members.
+      const { rows: members } = await tx.query<{ account_id: string; role: string }>(
+        'SELECT account_id, role FROM platform.memberships ORDER BY account_id FOR UPDATE',
+      );
+      const { rowCount: running } = await tx.query(
+        'SELECT 1 FROM platform.account_deletions WHERE account_id = $1',
+        [account.id],
+      );
+      if (running > 0) {
+        throw new PlatformError({
+          code: 'ACCOUNT_DELETION_IN_PROGRESS',
+          message: 'This account is already being deleted.',
+        });
+      }
+      const others = members.filter((m) => m.account_id !== account.id);
+      const sole = others.length === 0;
+      if (!sole) {
+        const me = members.find((m) => m.account_id === account.id);
+        if (me?.role === 'administrator' && !others.some((m) => m.role === 'administrator')) {
+          throw new PlatformError({
+            code: 'LAST_ADMINISTRATOR',
+            message:
+              "You are the organisation's only administrator: make another member administrator first (platform org role <email> administrator).",
+          });
+        }
+        const owned = await this.#ownedApps(tx, account.id);
+        if (request.ownsThisApp || owned.length > 0) {
+          const apps = [...new Set([...(request.ownsThisApp ? [this.#o.appId] : []), ...owned])];
+          throw new PlatformError({
+            code: 'ACCOUNT_OWNS_APPS',
+            message: `You own ${apps.join(', ')}, which other members of the organisation use: make another member the owner first (platform app authority set owner <email>).`,
+            details: { apps },
+          });
+        }
+      }
+      await tx.query(
+        `UPDATE platform.accounts
+         SET email = $2, password_verifier = NULL, sessions_valid_after = $3, kept_session = NULL
+         WHERE id = $1`,
+        [account.id, `${id}@deleted.invalid`, now],
+      );
+      await tx.query('DELETE FROM platform.email_links WHERE lower(email) = $1', [account.email]);
+      if (await exists(tx, 'handoffs')) {
+        await tx.query('DELETE FROM platform.handoffs WHERE account_id = $1', [account.id]);
+      }
+      await tx.query(
+        `INSERT INTO platform.account_deletions
+           (id, account_id, notify_email, notify_app_id, whole_organisation, requested_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [id, account.id, account.email, this.#o.appId, sole, now],
+      );
+      for (const appId of new Set([this.#o.appId, ...this.#o.appIds()])) {
+        await tx.query(
+          'INSERT INTO platform.account_deletion_apps (deletion_id, app_id) VALUES ($1, $2)',
+          [id, appId],
+        );
+      }
+      return sole;
+    });
+    this.#o.onDeleted?.();
+    this.#o.print(
+      `[auth] Account ${account.id} is being deleted${wholeOrganisation ? ' with its organisation and apps' : ''}.`,
+    );
+    void this.resume();
+    return { id, wholeOrganisation };
+  }
+
+  /**
+   * Runs what is left of every unfinished deletion for this app (one run at a time; a call
+   * while one runs waits for it). Failures are printed and tried again on the next call.
+   */
+  resume(): Promise<void> {
+    if (this.#running === undefined) {
+      this.#running = this.#resumeAll()
+        .catch((error: unknown) => this.#o.print(`WARN  account deletion: ${String(error)}`))
+        .finally(() => {
+          this.#running = undefined;
+        });
+    }
+    return this.#running;
+  }
+
+  /** Resumes now and every `everyMs`; the answer stops it and waits for a run in progress. */
+  start(everyMs = 1000): () => Promise<void> {
+    void this.resume();
+    const timer = setInterval(() => void this.resume(), everyMs);
+    timer.unref();
+    return async () => {
+      this.#stopped = true;
+      clearInterval(timer);
+      await this.#running;
+    };
+  }
+
+  async #resumeAll(): Promise<void> {
+    const { central, appId } = this.#o;
+    const { rows } = await central.query<DeletionRow>(
+      `SELECT d.id, d.account_id, d.notify_email, d.notify_app_id, d.whole_organisation,
+              d.central_done_at,
+              bool_or(a.app_id = $1 AND a.done_at IS NOT NULL) AS app_done,
+              count(*) FILTER (WHERE a.done_at IS NULL)::text AS pending_apps
+       FROM platform.account_deletions d
+       JOIN platform.account_deletion_apps a ON a.deletion_id = d.id
+       WHERE d.finished_at IS NULL
+       GROUP BY d.id
+       HAVING bool_or(a.app_id = $1)`,
+      [appId],
+    );
+    for (const row of rows) {
+      if (this.#stopped) return;
+      await this.#resumeOne(row);
+    }
+  }
+
+  async #resumeOne(row: DeletionRow): Promise<void> {
+    const { central, appId, clock } = this.#o;
+    // The address is needed until the confirmation email is sent; a finished central part
+    // without one means it was sent already.
+    const person: DeletedPerson = { accountId: row.account_id, email: row.notify_email ?? '' };
+    let pending = Number(row.pending_apps);
+    if (!row.app_done) {
+      if (row.whole_organisation) await wipeApp(this.#o.db, this.#o.stateDir);
+      else await removePersonFromApp(this.#o.db, person);
+      await central.query(
+        `UPDATE platform.account_deletion_apps SET done_at = $3
+         WHERE deletion_id = $1 AND app_id = $2 AND done_at IS NULL`,
+        [row.id, appId, clock.now()],
+      );
+      pending -= 1;
+    }
+    if (this.#stopped || pending > 0) return;
+    if (row.central_done_at === null && !(await this.#centralPart(row, person))) return;
+    if (row.notify_app_id !== appId || row.notify_email === null || this.#stopped) return;
+    // At least once: a broker stopped between these two statements sends it again.
+    await this.#o.outbox.capture(
+      {
+        from: 'auth',
+        to: row.notify_email,
+        subject: 'Your account was deleted',
+        text: `The account ${row.notify_email} and everything listed on the deletion page were deleted, as you asked. This cannot be undone. If you did not ask for it, reply to this email.`,
+      },
+      ['auth'],
+    );
+    await central.query(
+      'UPDATE platform.account_deletions SET notify_email = NULL, finished_at = $2 WHERE id = $1',
+      [row.id, clock.now()],
+    );
+    this.#o.print(`[auth] Account ${row.account_id} was deleted.`);
+  }
+
+  // The accounts side, once every app is done, by whichever broker takes the lease first.
+  async #centralPart(row: DeletionRow, person: DeletedPerson): Promise<boolean> {
+    const { central, clock } = this.#o;
+    const now = clock.now();
+    const { rowCount } = await central.query(
+      `UPDATE platform.account_deletions SET lease_until = $2
+       WHERE id = $1 AND central_done_at IS NULL AND (lease_until IS NULL OR lease_until < $3)`,
+      [row.id, new Date(now.getTime() + LEASE_MS), now],
+    );
+    if (rowCount === 0) return false;
+    await central.transaction(async (tx) => {
+      await eraseFromCentral(tx, person, row.whole_organisation);
+      await tx.query(
+        'UPDATE platform.account_deletions SET central_done_at = $2, lease_until = NULL WHERE id = $1',
+        [row.id, clock.now()],
+      );
+    });
+    return true;
+  }
+
+  async #ownedApps(tx: Parameters<Parameters<Database['transaction']>[0]>[0], accountId: string) {
+    if (!(await exists(tx, 'apps'))) return [];
+    const { rows } = await tx.query<{ app_id: string }>(
+      'SELECT app_id FROM platform.apps WHERE owner_account_id = $1 ORDER BY app_id',
+      [accountId],
+    );
+    return rows.map((r) => r.app_id);
+  }
+}

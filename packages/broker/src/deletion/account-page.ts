@@ -1,0 +1,50 @@
+import type { AuthPage } from '../auth/page-layout.ts';
+import { hidden } from '../auth/page-layout.ts';
+import { AUTH_BASE } from '../http/paths.ts';
+import { escapeHtml as e } from '../kernel/escape-html.ts';
+import { RECENT_SIGN_IN_MINUTES } from './account-deletions.ts';
+
+/** The signed-in person's account page, under `{auth_url}`. */
+export const ACCOUNT_PAGE = `${AUTH_BASE}/account`;
+
+/**
+ * The account page: the address, a link to the preferences, and account deletion, which
+ * offers its form only to a browser signed in within {@link RECENT_SIGN_IN_MINUTES} minutes.
+ */
+export function accountPage(input: {
+  readonly email: string;
+  readonly csrf: string;
+  readonly recentSignIn: boolean;
+  readonly error?: { readonly code: string; readonly message: string };
+}): AuthPage {
+  const error = input.error
+    ? `<p class="error" role="alert" id="error" data-code="${e(input.error.code)}">${e(input.error.message)}</p>`
+    : '';
+  const form = input.recentSignIn
+    ? `<form method="post" action="${ACCOUNT_PAGE}/delete">${hidden('csrf', input.csrf)}
+<label for="email">Type your address, ${e(input.email)}, to confirm</label>
+<input id="email" name="email" type="email" autocomplete="off" required>
+<button id="delete" type="submit">Delete my account</button></form>`
+    : `<p id="sign-in-again">Deleting your account needs a sign-in within the last ${RECENT_SIGN_IN_MINUTES} minutes.
+<a href="${AUTH_BASE}/sign-out?returnTo=${encodeURIComponent(ACCOUNT_PAGE)}">Sign out</a>, sign in again and come back.</p>`;
+  return {
+    title: 'Your account',
+    body: `<h1>Your account</h1><p>Signed in as <b>${e(input.email)}</b>. <a href="${AUTH_BASE}/preferences">Preferences</a></p>
+<h2>Delete your account</h2>
+<p>This is immediate and permanent; there is no undo. You are signed out everywhere, your tokens stop working,
+and your sessions, push subscriptions, connections and email history are deleted. If you are your organisation's
+only member, its apps go offline at once and their data, files and Functions are deleted too; apps of an
+organisation with other members stay, and you leave it. A confirmation email goes to your address.</p>
+${error}${form}`,
+  };
+}
+
+/** The page after a deletion was asked for. */
+export function deletedPage(wholeOrganisation: boolean): AuthPage {
+  return {
+    title: 'Account deleted',
+    body: `<h1 id="deleted">Your account is being deleted</h1><p>You are signed out everywhere.${
+      wholeOrganisation ? ' Your apps are offline and their data is being deleted.' : ''
+    } A confirmation email is on its way to your old address.</p>`,
+  };
+}

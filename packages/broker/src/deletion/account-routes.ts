@@ -1,0 +1,78 @@
+import { PlatformError } from '@platform/errors';
+import type { Context, Hono } from 'hono';
+import type { AuthService } from '../auth/auth-service.ts';
+import { authCookies, clearCookie } from '../auth/cookies.ts';
+import { formPage, staleFormPage } from '../auth/form-pages.ts';
+import { readForm, signInPath } from '../auth/forms.ts';
+import type { Identity } from '../auth/identity.ts';
+import { pageResponse } from '../auth/page-layout.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import type { AccountDeletions } from './account-deletions.ts';
+import { ACCOUNT_PAGE, accountPage, deletedPage } from './account-page.ts';
+
+/**
+ * The account page of the signed-in person (`GET {auth_url}/account`) and account deletion
+ * (`POST {auth_url}/account/delete`, its form: the typed address and the CSRF token). A
+ * browser without a session is sent to sign in and back.
+ */
+export function mountAccountRoutes(
+  app: Hono<BrokerEnv>,
+  auth: AuthService,
+  deletions: AccountDeletions,
+): void {
+  app.get(ACCOUNT_PAGE, async (c) => {
+    const identity = await auth.cookie(c.req.raw);
+    if (identity === undefined) return c.redirect(signInPath(ACCOUNT_PAGE), 302);
+    const at = await signedInAt(auth, identity);
+    const recentSignIn = at !== undefined && deletions.isRecent(at);
+    return formPage(auth, c.req.raw, (csrf) =>
+      accountPage({ email: identity.account.email, csrf, recentSignIn }),
+    );
+  });
+  app.post(`${ACCOUNT_PAGE}/delete`, (c) => deleteAccount(auth, deletions, c));
+}
+
+// When this browser signed in: its session's creation.
+async function signedInAt(auth: AuthService, identity: Identity): Promise<Date | undefined> {
+  const session =
+    identity.sessionId === undefined ? undefined : await auth.activeSession(identity.sessionId);
+  return session?.createdAt;
+}
+
+async function deleteAccount(
+  auth: AuthService,
+  deletions: AccountDeletions,
+  c: Context<BrokerEnv>,
+): Promise<Response> {
+  const form = await readForm(c);
+  if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
+  const identity = await auth.cookie(c.req.raw);
+  if (identity === undefined) return c.redirect(signInPath(ACCOUNT_PAGE), 303);
+  try {
+    const owner = await auth.owner().catch(() => undefined);
+    const done = await deletions.request({
+      account: identity.account,
+      signedInAt: (await signedInAt(auth, identity)) ?? new Date(0),
+      typedEmail: form.email ?? '',
+      ownsThisApp: owner?.id === identity.account.id,
+    });
+    const cleared = clearCookie(authCookies.session, auth.secure(c.req.raw));
+    return pageResponse(deletedPage(done.wholeOrganisation), { setCookies: [cleared] });
+  } catch (error) {
+    if (!(error instanceof PlatformError)) throw error;
+    const { code, message, status } = error;
+    const recentSignIn = code !== 'RECENT_SIGN_IN_REQUIRED';
+    return formPage(
+      auth,
+      c.req.raw,
+      (csrf) =>
+        accountPage({
+          email: identity.account.email,
+          csrf,
+          recentSignIn,
+          error: { code, message },
+        }),
+      { status },
+    );
+  }
+}
