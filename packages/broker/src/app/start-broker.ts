@@ -12,7 +12,7 @@ import { AuthService } from '../auth/auth-service.ts';
 import { moveAccountsToCentral, moveGrantsToCentral } from '../auth/move-accounts.ts';
 import { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
-import type { MigrationReport } from '../db/migrations.ts';
+import { applyMigrations, type MigrationReport } from '../db/migrations.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { AccountDeletions } from '../deletion/account-deletions.ts';
 import { FileService } from '../files/file-service.ts';
@@ -260,6 +260,24 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
         );
       }
     }
+    // Account deletions (spec 3.5). This app's part of a deletion that a stop interrupted is
+    // finished before sign-in makes the owner's account again and the app is served anew.
+    let forgetOwner = () => {};
+    const deletions = new AccountDeletions({
+      central: options.central ?? db,
+      db,
+      appId,
+      stateDir,
+      appIds: () => (options.auth?.peers?.() ?? []).map((peer) => peer.appId),
+      outbox,
+      clock: options.auth?.clock ?? systemClock,
+      onDeleted: () => forgetOwner(),
+      print: writer,
+    });
+    if (await deletions.finishOwnPart()) {
+      await applyMigrations(db, join(appDir, 'migrations'));
+      writer("The app was deleted with its owner's account; it begins anew from its folder.");
+    }
     // An organisation's central store holds the app's authority facts; the app registers itself.
     const authority = options.central === undefined ? undefined : centralAuthority(options.central);
     await authority?.register([appId]);
@@ -278,18 +296,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       options.central ?? db,
     );
     const authenticate = options.authenticate ?? auth.authenticate;
-    // Account deletions (spec 3.5): this app's part of every deletion, resumed after a stop.
-    const deletions = new AccountDeletions({
-      central: options.central ?? db,
-      db,
-      appId,
-      stateDir,
-      appIds: () => (options.auth?.peers?.() ?? []).map((peer) => peer.appId),
-      outbox,
-      clock: options.auth?.clock ?? systemClock,
-      onDeleted: () => auth.forgetOwner(),
-      print: writer,
-    });
+    forgetOwner = () => auth.forgetOwner();
     teardown.add(deletions.start());
     const tokens = new InvocationTokens();
     const searches = options.searches ?? [];

@@ -5,7 +5,7 @@ import type { Clock } from '../kernel/clock.ts';
 import { randomSecret } from '../kernel/crypto.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { type DeletedPerson, exists, removePersonFromApp, wipeApp } from './app-erasure.ts';
-import { eraseFromCentral } from './central-erasure.ts';
+import { eraseOrganisation, erasePerson } from './central-erasure.ts';
 
 /** How recent the sign-in of the browser asking for a deletion must be (minutes, spec 3.5). */
 export const RECENT_SIGN_IN_MINUTES = 10;
@@ -48,6 +48,7 @@ interface DeletionRow {
   notify_email: string | null;
   notify_app_id: string;
   whole_organisation: boolean;
+  requested_at: Date | string;
   central_done_at: Date | string | null;
   app_done: boolean;
   pending_apps: string;
@@ -150,6 +151,8 @@ export class AccountDeletions {
       if (await exists(tx, 'handoffs')) {
         await tx.query('DELETE FROM platform.handoffs WHERE account_id = $1', [account.id]);
       }
+      // The only member's organisation goes with them: its apps are offline from here on.
+      if (sole) await eraseOrganisation(tx);
       await tx.query(
         `INSERT INTO platform.account_deletions
            (id, account_id, notify_email, notify_app_id, whole_organisation, requested_at)
@@ -199,11 +202,34 @@ export class AccountDeletions {
     };
   }
 
+  /**
+   * At start, before the app is served: this app's part of every unfinished deletion, so that a
+   * broker stopped half-way finishes wiping before it begins the app anew. Resolves to `true`
+   * when the app was wiped (its migrations are then to be applied again).
+   */
+  async finishOwnPart(): Promise<boolean> {
+    let wiped = false;
+    for (const row of await this.#unfinished()) {
+      if (row.app_done) continue;
+      await this.#appPart(row, { accountId: row.account_id, email: row.notify_email ?? '' });
+      wiped ||= row.whole_organisation;
+    }
+    return wiped;
+  }
+
   async #resumeAll(): Promise<void> {
+    for (const row of await this.#unfinished()) {
+      if (this.#stopped) return;
+      await this.#resumeOne(row);
+    }
+  }
+
+  // The unfinished deletions this app has a part in, with whether its part is done.
+  async #unfinished(): Promise<DeletionRow[]> {
     const { central, appId } = this.#o;
     const { rows } = await central.query<DeletionRow>(
       `SELECT d.id, d.account_id, d.notify_email, d.notify_app_id, d.whole_organisation,
-              d.central_done_at,
+              d.requested_at, d.central_done_at,
               bool_or(a.app_id = $1 AND a.done_at IS NOT NULL) AS app_done,
               count(*) FILTER (WHERE a.done_at IS NULL)::text AS pending_apps
        FROM platform.account_deletions d
@@ -213,10 +239,7 @@ export class AccountDeletions {
        HAVING bool_or(a.app_id = $1)`,
       [appId],
     );
-    for (const row of rows) {
-      if (this.#stopped) return;
-      await this.#resumeOne(row);
-    }
+    return rows;
   }
 
   async #resumeOne(row: DeletionRow): Promise<void> {
@@ -226,13 +249,7 @@ export class AccountDeletions {
     const person: DeletedPerson = { accountId: row.account_id, email: row.notify_email ?? '' };
     let pending = Number(row.pending_apps);
     if (!row.app_done) {
-      if (row.whole_organisation) await wipeApp(this.#o.db, this.#o.stateDir);
-      else await removePersonFromApp(this.#o.db, person);
-      await central.query(
-        `UPDATE platform.account_deletion_apps SET done_at = $3
-         WHERE deletion_id = $1 AND app_id = $2 AND done_at IS NULL`,
-        [row.id, appId, clock.now()],
-      );
+      await this.#appPart(row, person);
       pending -= 1;
     }
     if (this.#stopped || pending > 0) return;
@@ -255,7 +272,19 @@ export class AccountDeletions {
     this.#o.print(`[auth] Account ${row.account_id} was deleted.`);
   }
 
-  // The accounts side, once every app is done, by whichever broker takes the lease first.
+  // This app's part: wipe it with its organisation, or remove the person from it; then record it.
+  async #appPart(row: DeletionRow, person: DeletedPerson): Promise<void> {
+    if (row.whole_organisation) await wipeApp(this.#o.db, this.#o.stateDir);
+    else await removePersonFromApp(this.#o.db, person);
+    await this.#o.central.query(
+      `UPDATE platform.account_deletion_apps SET done_at = $3
+       WHERE deletion_id = $1 AND app_id = $2 AND done_at IS NULL`,
+      [row.id, this.#o.appId, this.#o.clock.now()],
+    );
+  }
+
+  // The person's rows and account record, once every app is done, by whichever broker takes
+  // the lease first.
   async #centralPart(row: DeletionRow, person: DeletedPerson): Promise<boolean> {
     const { central, clock } = this.#o;
     const now = clock.now();
@@ -266,7 +295,7 @@ export class AccountDeletions {
     );
     if (rowCount === 0) return false;
     await central.transaction(async (tx) => {
-      await eraseFromCentral(tx, person, row.whole_organisation);
+      await erasePerson(tx, person, new Date(row.requested_at));
       await tx.query(
         'UPDATE platform.account_deletions SET central_done_at = $2, lease_until = NULL WHERE id = $1',
         [row.id, clock.now()],

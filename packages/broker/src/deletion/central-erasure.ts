@@ -20,45 +20,57 @@ const organisationTables = [
   'memberships',
 ];
 
-// A person's rows in the accounts side of the organisation, by account id or address.
-const personRows: ReadonlyArray<readonly [table: string, where: string, by: 'id' | 'email']> = [
-  ['email_links', 'lower(email) = $1', 'email'],
-  ['app_grants', 'lower(email) = $1', 'email'],
-  ['handoffs', 'account_id = $1', 'id'],
-  ['app_audience_accounts', 'account_id = $1', 'id'],
-  ['app_editors', 'account_id = $1', 'id'],
-  ['platform_admins', 'account_id = $1', 'id'],
-  ['bindings', 'person_account_id = $1', 'id'],
-  ['connect_links', 'account_id = $1', 'id'],
-  ['oauth_states', 'account_id = $1', 'id'],
+// A person's rows in the accounts side of the organisation, by account id.
+const personRows: ReadonlyArray<readonly [table: string, where: string]> = [
+  ['handoffs', 'account_id = $1'],
+  ['app_audience_accounts', 'account_id = $1'],
+  ['app_editors', 'account_id = $1'],
+  ['platform_admins', 'account_id = $1'],
+  ['bindings', 'person_account_id = $1'],
+  ['connect_links', 'account_id = $1'],
+  ['oauth_states', 'account_id = $1'],
   // A personal connection goes with its owner, and its bindings with it (ON DELETE CASCADE).
-  ['connections', 'owner_account_id = $1', 'id'],
-  ['memberships', 'account_id = $1', 'id'],
+  ['connections', 'owner_account_id = $1'],
+  ['memberships', 'account_id = $1'],
 ];
 
 /**
- * The accounts side of a deletion, in the transaction `tx` of the central store (or of a lone
- * broker's database): with `wholeOrganisation` the organisation's apps and integrations go
- * with the person (they were its only member); otherwise only the person's own rows, and the
- * membership (rejoining needs a new invitation). Last, the sign-in identity and account record.
- * Integration call audit rows name no person and stay.
+ * Empties the organisation's records in the accounts' database (transaction `tx`): its apps'
+ * registry, audiences, editors and grants, its integrations' connections, bindings and links,
+ * its platform administrators and its members. Run when its only member deletes their account,
+ * in the transaction that takes the apps offline. Accounts stay: the person's is deleted last,
+ * and other people keep theirs. Integration call audit rows name no person and stay.
  */
-export async function eraseFromCentral(
+export async function eraseOrganisation(tx: Queryable): Promise<void> {
+  for (const table of organisationTables) {
+    if (await exists(tx, table)) await tx.query(`DELETE FROM platform.${table}`);
+  }
+}
+
+/**
+ * The last part of a deletion (transaction `tx`): the person's own rows in the accounts'
+ * database (links and grants to their address made before `before`, the deletion's request,
+ * so a new account with that address keeps its own), their membership (rejoining needs a new
+ * invitation), and then the sign-in identity and account record.
+ */
+export async function erasePerson(
   tx: Queryable,
   person: DeletedPerson,
-  wholeOrganisation: boolean,
+  before: Date,
 ): Promise<void> {
-  if (wholeOrganisation) {
-    for (const table of organisationTables) {
-      if (await exists(tx, table)) await tx.query(`DELETE FROM platform.${table}`);
+  for (const [table, where] of personRows) {
+    if (await exists(tx, table)) {
+      await tx.query(`DELETE FROM platform.${table} WHERE ${where}`, [person.accountId]);
     }
-  } else {
-    for (const [table, where, by] of personRows) {
-      if (await exists(tx, table)) {
-        const value = by === 'id' ? person.accountId : person.email;
-        await tx.query(`DELETE FROM platform.${table} WHERE ${where}`, [value]);
-      }
-    }
+  }
+  for (const [table, stamp] of [
+    ['email_links', 'created_at'],
+    ['app_grants', 'granted_at'],
+  ] as const) {
+    await tx.query(`DELETE FROM platform.${table} WHERE lower(email) = $1 AND ${stamp} <= $2`, [
+      person.email,
+      before,
+    ]);
   }
   await tx.query('DELETE FROM platform.accounts WHERE id = $1', [person.accountId]);
 }

@@ -117,20 +117,33 @@ export const overHttp: Transport = (url, init) =>
  */
 export class FakeBrowser {
   readonly jar = new Map<string, StoredCookie>();
-  readonly #broker: Broker;
+  readonly #broker: Broker | undefined;
   readonly #transport: Transport;
   readonly origin: string;
 
-  constructor(broker: Broker, origin = 'http://localhost', transport?: Transport) {
+  constructor(broker: Broker | undefined, origin = 'http://localhost', transport?: Transport) {
     this.#broker = broker;
     this.origin = origin;
-    this.#transport = transport ?? ((url, init) => Promise.resolve(broker.app.request(url, init)));
+    this.#transport =
+      transport ??
+      ((url, init) => {
+        if (broker === undefined)
+          throw new Error('A FakeBrowser without a broker needs a transport');
+        return Promise.resolve(broker.app.request(url, init));
+      });
   }
 
   /** A browser that talks to the started broker through `fetch` over loopback (its own origin). */
   static overHttp(broker: Broker): FakeBrowser {
     return new FakeBrowser(broker, broker.server.url, (url, init) =>
       fetch(url, { ...init, redirect: 'manual' }),
+    );
+  }
+
+  /** A browser of a broker in another process, reached at `url` over loopback. */
+  static at(url: string): FakeBrowser {
+    return new FakeBrowser(undefined, url, (target, init) =>
+      fetch(target, { ...init, redirect: 'manual' }),
     );
   }
 
@@ -202,6 +215,7 @@ export class FakeBrowser {
       form: { email, returnTo, csrf },
     });
     if (response.status !== 200) throw new Error(`email-link answered ${response.status}`);
+    if (this.#broker === undefined) throw new Error('Read the link from the broker’s output');
     return latestLinkToken(this.#broker, email);
   }
 
