@@ -145,7 +145,9 @@ export class AccountDeletions {
         `UPDATE platform.accounts
          SET email = $2, password_verifier = NULL, sessions_valid_after = $3, kept_session = NULL
          WHERE id = $1`,
-        [account.id, `${id}@deleted.invalid`, now],
+        // The floor admits sessions created after it: one millisecond on, every session that
+        // exists now (created at `now` or before) has ended.
+        [account.id, `${id}@deleted.invalid`, new Date(now.getTime() + 1)],
       );
       await tx.query('DELETE FROM platform.email_links WHERE lower(email) = $1', [account.email]);
       if (await exists(tx, 'handoffs')) {

@@ -2,7 +2,10 @@
 // once, and what is left afterwards, for a member of an organisation and for its only member.
 import { errorFromResponse } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authBroker, FakeBrowser, field, MINUTE } from '../auth/helpers.ts';
+import { startBroker } from '../../src/app/start-broker.ts';
+import { authBroker, FakeBrowser, MINUTE, TestClock } from '../auth/helpers.ts';
+import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const account = '/_platform/auth/account';
 const OWNER = 'owner@localhost';
@@ -189,5 +192,66 @@ describe('deleting the only member of an organisation', () => {
     } finally {
       await other.cleanup();
     }
+  });
+});
+
+describe('deleting a member of an organisation of two apps', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it('ends the sessions of both apps at once, and each app removes the person', async () => {
+    const central = await openTestCentral();
+    cleanups.push(() => central.close());
+    const clock = new TestClock();
+    const peers: { appId: string; url: string }[] = [];
+    const start = async (appId: string) => {
+      const dir = await tempDir('deletion-org-');
+      cleanups.push(dir.remove);
+      const broker = await startBroker({
+        appDir: dir.path,
+        sdkVersion: '2.6.0',
+        databaseUrl: '',
+        snapshotPath: testSnapshotPath,
+        logWriter: () => {},
+        central,
+        auth: { appId, passwordCost: 10, clock, visibility: 'public', peers: () => peers },
+      });
+      cleanups.push(() => broker.close());
+      peers.push({ appId, url: broker.server.url });
+      return broker;
+    };
+    const [a, b] = [await start('a'), await start('b')];
+    const inA = new FakeBrowser(a);
+    const inB = new FakeBrowser(b);
+    await inA.signInByEmail(BOB);
+    await inB.signInByEmail(BOB);
+    const bobId = (await a.auth.account(BOB))?.id as string;
+    expect(await deleteAccount(inA, BOB)).toMatchObject({ status: 200 });
+    expect((await inB.session()).status).not.toBe(200);
+    await expect
+      .poll(async () => {
+        const { rows } = await central.query<{ finished: boolean }>(
+          'SELECT finished_at IS NOT NULL AS finished FROM platform.account_deletions WHERE account_id = $1',
+          [bobId],
+        );
+        return rows[0]?.finished;
+      })
+      .toBe(true);
+    for (const broker of [a, b]) {
+      const { rowCount } = await broker.db.query(
+        'SELECT 1 FROM platform.sessions WHERE account_id = $1',
+        [bobId],
+      );
+      expect(rowCount, broker.appId).toBe(0);
+    }
+    expect(
+      (await central.query('SELECT 1 FROM platform.accounts WHERE id = $1', [bobId])).rowCount,
+    ).toBe(0);
+    // The confirmation comes from the app where the deletion was asked; the other app is still up.
+    expect((await a.outbox.list()).map((m) => m.subject)).toContain('Your account was deleted');
+    expect((await b.outbox.list()).map((m) => m.subject)).not.toContain('Your account was deleted');
+    expect((await new FakeBrowser(b).navigate('/')).status).not.toBe(410);
   });
 });
