@@ -3,6 +3,7 @@
 // `platform mcp` over stdio. Each tool answers what its REST twin on the owner API answers:
 // the same JSON as structured content, or the same error code.
 
+import { spawn } from 'node:child_process';
 import { cp } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -287,5 +288,60 @@ describe('the agent tools', () => {
     expect(tool.structuredContent).toEqual((await rest('/v1/apps/sales/integration-events')).body);
     const other = await call(client, 'list_integration_event_deliveries', { appId: 'crm' });
     expect(codeOf(other)).toBe('APP_NOT_FOUND');
+  });
+});
+
+/** The MCP Inspector's CLI mode (`mcp-inspector --cli`), as a person debugging the tools runs it. */
+function inspector(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(root, 'node_modules/.bin/mcp-inspector'), '--cli', ...args],
+    { cwd: root, env: { ...process.env, HOME: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+const toolNames = (out: string) =>
+  ((JSON.parse(out) as { tools: { name: string }[] }).tools ?? []).map((t) => t.name).sort();
+
+describe('the MCP Inspector', { timeout: 120_000 }, () => {
+  it('lists the tools over streamable HTTP', async () => {
+    const listed = await inspector([
+      `${ws.url}/v1/mcp?surface=full`,
+      '--transport',
+      'http',
+      '--method',
+      'tools/list',
+      '--header',
+      `Authorization: Bearer ${ws.devToken}`,
+    ]);
+    expect(listed.code, listed.err).toBe(0);
+    expect(toolNames(listed.out)).toContain('list_background_jobs');
+    expect(toolNames(listed.out)).toHaveLength(9);
+  });
+
+  it('lists the tools of platform mcp over stdio', async () => {
+    const listed = await inspector([
+      process.execPath,
+      '--conditions=@platform/source',
+      '--import',
+      'tsx',
+      join(root, 'packages/broker/src/bin.ts'),
+      'mcp',
+      '--app',
+      join(dir.path, 'sales'),
+      '--method',
+      'tools/list',
+    ]);
+    expect(listed.code, listed.err).toBe(0);
+    expect(toolNames(listed.out)).toContain('invoke_dev_function');
   });
 });
