@@ -1,3 +1,4 @@
+import { agentCredentialsStep } from '../auth/auth-schema.ts';
 import {
   centralAuthStep,
   centralGrantsStep,
@@ -22,4 +23,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 6, ...integrationsLifecycleStep },
   { version: 7, ...centralGrantsStep },
   { version: 8, ...accountDeletionsStep },
+  { version: 9, ...agentCredentialsStep },
 ];

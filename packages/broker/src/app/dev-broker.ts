@@ -127,8 +127,8 @@ export async function launchDevBroker(
         members: new Memberships(context.central),
       });
       // The agent tools, for this app's own owner API (a workspace serves them on {base_url}).
-      const tools = agentHttp(
-        oneAppSender({ appId: context.appId, origin: context.appUrl, devToken }, (request) =>
+      const tools = agentHttp((credential) =>
+        oneAppSender({ appId: context.appId, origin: context.appUrl, credential }, (request) =>
           app.fetch(request),
         ),
       );

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { type Context, Hono } from 'hono';
+import { AGENT_CREDENTIAL_PREFIX, type AgentCredentials } from '../auth/agent-credentials.ts';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound } from '../http/error-handler.ts';
@@ -36,6 +37,8 @@ export interface OrgFrontOptions {
   readonly devToken: string;
   /** The organisation's members and roles. */
   readonly members: Memberships;
+  /** The agent credentials beside the organisation's accounts (the agent tools accept them). */
+  readonly agentCredentials: AgentCredentials;
   /** Port on 127.0.0.1; `0` picks a free one. */
   readonly port: number;
   readonly print: LogWriter;
@@ -121,12 +124,18 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     );
   };
   app.all(`${OWNER_API_PREFIX}/:appId/*`, (c) => forward(c, byId(c.req.param('appId'))));
-  const tools = agentHttp(async (twin) => {
+  const tools = agentHttp((credential) => async (twin) => {
     const target = byId(twin.appId);
-    return target.fetch(twinRequest(twin, target.url, options.devToken));
+    return target.fetch(twinRequest(twin, target.url, credential));
   });
-  app.all(MCP_PATH, (c) => {
-    requireDeveloper(c, 'The agent tools');
+  app.all(MCP_PATH, async (c) => {
+    // An agent credential acts on its own app only: each tool's twin is checked by that app.
+    const presented = readBearer(c.req.header('authorization'));
+    const agent =
+      typeof presented === 'string' && presented.startsWith(AGENT_CREDENTIAL_PREFIX)
+        ? await options.agentCredentials.verify(presented)
+        : undefined;
+    if (agent === undefined) requireDeveloper(c, 'The agent tools');
     return tools(c.req.raw);
   });
   // Every app serves the connect page and the webhooks from the organisation's central store

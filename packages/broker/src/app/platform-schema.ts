@@ -1,4 +1,9 @@
-import { appTokenRevealsStep, authTablesStep } from '../auth/auth-schema.ts';
+import {
+  agentCredentialsStep,
+  appTokenRevealsStep,
+  authTablesStep,
+  credentialRequestKindsStep,
+} from '../auth/auth-schema.ts';
 import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
@@ -39,4 +44,6 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 11, ...appTokenRevealsStep },
   // Deletions are recorded beside the accounts, so also here for a broker running alone.
   { version: 12, ...accountDeletionsStep },
+  { version: 13, ...agentCredentialsStep },
+  { version: 14, ...credentialRequestKindsStep },
 ];

@@ -1,8 +1,10 @@
 import { basename, dirname, resolve, sep } from 'node:path';
 import type { Manifest } from '@platform/schema/manifest';
+import { AgentCredentials } from '../auth/agent-credentials.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { RunningServer } from '../http/serve.ts';
 import { openOrgIntegrations } from '../integrations/org-integrations.ts';
+import { systemClock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { type CentralAuthority, centralAuthority } from '../org/authority.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
@@ -163,6 +165,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       apps: () => apps,
       devToken,
       members: new Memberships(central),
+      agentCredentials: new AgentCredentials(central, options.clock ?? systemClock),
       port: first === 0 ? 0 : first + appDirs.length,
       print,
     });

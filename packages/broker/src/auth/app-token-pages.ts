@@ -15,21 +15,29 @@ export function approveRequestPage(input: {
   const { request } = input;
   if (request.state !== 'pending') {
     const outcome = {
-      approved: 'approved; the terminal that asked has the token or is about to take it',
-      claimed: 'approved, and the terminal that asked has taken the token',
+      approved: 'approved; the terminal that asked has the credential or is about to take it',
+      claimed: 'approved, and the terminal that asked has taken the credential',
       denied: 'declined',
       expired: 'expired before anyone approved it',
     }[request.state];
     return {
-      title: 'Token request',
-      body: `<h1 id="decided" data-state="${request.state}">Token request ${e(request.name)}</h1><p>This request was ${outcome}.</p>`,
+      title: 'Request',
+      body: `<h1 id="decided" data-state="${request.state}">Request ${e(request.name)}</h1><p>This request was ${outcome}.</p>`,
     };
   }
-  return {
-    title: 'Approve an app access token',
-    body: `<h1>Approve an app access token for ${e(input.app)}?</h1>
+  const asked =
+    request.kind === 'agent'
+      ? `<h1>Let a coding agent act for you on ${e(input.app)}?</h1>
+<p>A terminal asks for an agent credential named <b>${e(request.name)}</b>. The agent will use the agent tools
+for you on this app (read its jobs and integration events, switch integrations to live, inject events, invoke
+Functions) and, if you own the app, bind existing connections. It never gets your browser session and never
+enters credential values. Approve only if the terminal shows this code:</p>`
+      : `<h1>Approve an app access token for ${e(input.app)}?</h1>
 <p>A terminal asks for an app access token named <b>${e(request.name)}</b>. It acts as you, the owner,
-on the app's data, files and Functions (never on its settings). Approve only if the terminal shows this code:</p>
+on the app's data, files and Functions (never on its settings). Approve only if the terminal shows this code:</p>`;
+  return {
+    title: request.kind === 'agent' ? 'Approve a coding agent' : 'Approve an app access token',
+    body: `${asked}
 <p><code id="code">${e(request.userCode)}</code></p>
 <form method="post">${hidden('csrf', input.csrf)}
 <button id="approve" name="decision" value="approve">Approve</button>

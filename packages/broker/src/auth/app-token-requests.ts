@@ -3,7 +3,17 @@ import { PlatformError } from '@platform/errors';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import type { AgentCredentialInfo } from './agent-credentials.ts';
 import type { AppTokenInfo, AppTokens } from './app-tokens.ts';
+
+/** What a request asks for: an app access token, or an agent credential. */
+export type CredentialKind = 'app_token' | 'agent';
+
+/** Mints an agent credential for the account that approved (beside the accounts). */
+export type IssueAgentCredential = (
+  accountId: string,
+  name: string,
+) => Promise<AgentCredentialInfo & { token: string }>;
 
 /** How long the owner has to approve a request, and the requester to claim it (minutes). */
 export const TOKEN_REQUEST_MINUTES = 10;
@@ -11,6 +21,7 @@ export const TOKEN_REQUEST_MINUTES = 10;
 /** A request as the owner's approval page shows it. */
 export interface AppTokenRequestView {
   readonly id: string;
+  readonly kind: CredentialKind;
   readonly name: string;
   /** The code the requesting terminal shows, for the owner to compare (`BCDF-GHJK`). */
   readonly userCode: string;
@@ -21,10 +32,16 @@ export interface AppTokenRequestView {
 /** What a requester learns by claiming: still waiting, or the token, once. */
 export type AppTokenClaim =
   | { readonly state: 'pending'; readonly expiresAt: string }
-  | { readonly state: 'approved'; readonly token: string; readonly info: AppTokenInfo };
+  | {
+      readonly state: 'approved';
+      readonly token: string;
+      readonly info: AppTokenInfo | AgentCredentialInfo;
+    };
 
 interface RequestRow {
   id: string;
+  kind: CredentialKind;
+  decided_by: string | null;
   name: string;
   user_code: string;
   claim_hash: string;
@@ -36,10 +53,11 @@ interface RequestRow {
 const CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
 
 /**
- * App access tokens asked for from a terminal and approved by the owner in the browser, in the
- * manner of the OAuth device grant (RFC 8628): the requester gets a claim secret and a short
- * code, the owner compares the code on the approval page and approves or declines, and the
- * requester's next claim mints the token, once. The value is made at the claim, so it is
+ * Credentials asked for from a terminal and approved in the browser, in the manner of the OAuth
+ * device grant (RFC 8628): app access tokens (the owner approves) and agent credentials (the
+ * person the agent will act for approves). The requester gets a claim secret and a short code,
+ * the approver compares the code on the approval page and approves or declines, and the
+ * requester's next claim mints the credential, once. The value is made at the claim, so it is
  * never stored.
  */
 export class AppTokenRequests {
@@ -47,31 +65,46 @@ export class AppTokenRequests {
   readonly #clock: Clock;
   readonly #appId: string;
   readonly #tokens: AppTokens;
+  readonly #issueAgent: IssueAgentCredential;
 
-  constructor(db: Database, clock: Clock, appId: string, tokens: AppTokens) {
+  constructor(
+    db: Database,
+    clock: Clock,
+    appId: string,
+    tokens: AppTokens,
+    issueAgent: IssueAgentCredential,
+  ) {
     this.#db = db;
     this.#clock = clock;
     this.#appId = appId;
     this.#tokens = tokens;
+    this.#issueAgent = issueAgent;
   }
 
-  /** Records a request for a token named `name`; the claim secret is known to the caller only. */
-  async create(name: string): Promise<AppTokenRequestView & { claimSecret: string }> {
+  /**
+   * Records a request for a credential named `name`; the claim secret is known to the caller
+   * only.
+   */
+  async create(
+    name: string,
+    kind: CredentialKind = 'app_token',
+  ): Promise<AppTokenRequestView & { claimSecret: string }> {
     const claimSecret = randomSecret();
     const now = this.#clock.now();
     const code = Array.from({ length: 8 }, () => CODE_LETTERS[randomInt(CODE_LETTERS.length)]);
     const { rows } = await this.#db.query<RequestRow>(
       `INSERT INTO platform.app_token_requests
-         (id, app_id, name, user_code, claim_hash, state, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7) RETURNING *`,
+         (id, app_id, name, user_code, claim_hash, state, created_at, expires_at, kind)
+       VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8) RETURNING *`,
       [
-        `tokreq_${randomSecret(12)}`,
+        `${kind === 'agent' ? 'agentreq' : 'tokreq'}_${randomSecret(12)}`,
         this.#appId,
         name,
         `${code.slice(0, 4).join('')}-${code.slice(4).join('')}`,
         sha256(claimSecret),
         now,
         new Date(now.getTime() + TOKEN_REQUEST_MINUTES * 60_000),
+        kind,
       ],
     );
     return { ...this.#view(rows[0] as RequestRow), claimSecret };
@@ -87,14 +120,14 @@ export class AppTokenRequests {
   }
 
   /**
-   * The owner's decision on a pending request; answers the request as it now stands (a
-   * decision on one no longer pending changes nothing).
+   * The decision of the account `by` on a pending request; answers the request as it now
+   * stands (a decision on one no longer pending changes nothing).
    */
-  async decide(id: string, approve: boolean): Promise<AppTokenRequestView | undefined> {
+  async decide(id: string, approve: boolean, by: string): Promise<AppTokenRequestView | undefined> {
     await this.#db.query(
-      `UPDATE platform.app_token_requests SET state = $3
+      `UPDATE platform.app_token_requests SET state = $3, decided_by = $5
        WHERE id = $1 AND app_id = $2 AND state = 'pending' AND expires_at > $4`,
-      [id, this.#appId, approve ? 'approved' : 'denied', this.#clock.now()],
+      [id, this.#appId, approve ? 'approved' : 'denied', this.#clock.now(), by],
     );
     return this.find(id);
   }
@@ -105,44 +138,62 @@ export class AppTokenRequests {
    * unknown id or a wrong secret, `TOKEN_REQUEST_DENIED`, `TOKEN_REQUEST_EXPIRED` past the
    * deadline or after the token was handed out.
    */
-  claim(id: string, secret: string): Promise<AppTokenClaim> {
-    return this.#db.transaction(async (tx) => {
-      const { rows } = await tx.query<RequestRow>(
-        `SELECT * FROM platform.app_token_requests
+  async claim(id: string, secret: string): Promise<AppTokenClaim> {
+    const claimed = await this.#db.transaction(
+      async (tx): Promise<AppTokenClaim | { agent: RequestRow }> => {
+        const { rows } = await tx.query<RequestRow>(
+          `SELECT * FROM platform.app_token_requests
          WHERE id = $1 AND app_id = $2 AND claim_hash = $3 FOR UPDATE`,
-        [id, this.#appId, sha256(secret)],
-      );
-      const row = rows[0];
-      if (row === undefined) {
-        throw new PlatformError({
-          code: 'TOKEN_REQUEST_NOT_FOUND',
-          message: 'No token request has this id and claim secret.',
-        });
-      }
-      const view = this.#view(row);
-      if (view.state === 'denied') {
-        throw new PlatformError({
-          code: 'TOKEN_REQUEST_DENIED',
-          message: `The owner declined the request for "${row.name}".`,
-        });
-      }
-      if (view.state === 'expired' || view.state === 'claimed') {
-        throw new PlatformError({
-          code: 'TOKEN_REQUEST_EXPIRED',
-          message:
-            view.state === 'claimed'
-              ? 'This request was already claimed; make a new one.'
-              : `The request was not approved within ${TOKEN_REQUEST_MINUTES} minutes; make a new one.`,
-        });
-      }
-      if (view.state === 'pending') return { state: 'pending', expiresAt: view.expiresAt };
-      const { token, ...info } = await this.#tokens.issue(row.name, tx);
-      await tx.query(
-        `UPDATE platform.app_token_requests SET state = 'claimed', token_id = $2 WHERE id = $1`,
-        [id, info.id],
-      );
-      return { state: 'approved', token, info };
-    });
+          [id, this.#appId, sha256(secret)],
+        );
+        const row = rows[0];
+        if (row === undefined) {
+          throw new PlatformError({
+            code: 'TOKEN_REQUEST_NOT_FOUND',
+            message: 'No token request has this id and claim secret.',
+          });
+        }
+        const view = this.#view(row);
+        if (view.state === 'denied') {
+          throw new PlatformError({
+            code: 'TOKEN_REQUEST_DENIED',
+            message: `The owner declined the request for "${row.name}".`,
+          });
+        }
+        if (view.state === 'expired' || view.state === 'claimed') {
+          throw new PlatformError({
+            code: 'TOKEN_REQUEST_EXPIRED',
+            message:
+              view.state === 'claimed'
+                ? 'This request was already claimed; make a new one.'
+                : `The request was not approved within ${TOKEN_REQUEST_MINUTES} minutes; make a new one.`,
+          });
+        }
+        if (view.state === 'pending') return { state: 'pending', expiresAt: view.expiresAt };
+        if (row.kind === 'app_token') {
+          const { token, ...info } = await this.#tokens.issue(row.name, tx);
+          await tx.query(
+            `UPDATE platform.app_token_requests SET state = 'claimed', token_id = $2 WHERE id = $1`,
+            [id, info.id],
+          );
+          return { state: 'approved', token, info };
+        }
+        // An agent credential lives beside the accounts, in another database: the request is
+        // spent first, so a failure afterwards wastes it rather than leaving a credential behind.
+        await tx.query(`UPDATE platform.app_token_requests SET state = 'claimed' WHERE id = $1`, [
+          id,
+        ]);
+        return { agent: row };
+      },
+    );
+    if (!('agent' in claimed)) return claimed;
+    const { decided_by: approver, name } = claimed.agent;
+    const { token, ...info } = await this.#issueAgent(approver ?? '', name);
+    await this.#db.query('UPDATE platform.app_token_requests SET token_id = $2 WHERE id = $1', [
+      id,
+      info.id,
+    ]);
+    return { state: 'approved', token, info };
   }
 
   #view(row: RequestRow): AppTokenRequestView {
@@ -151,6 +202,7 @@ export class AppTokenRequests {
       new Date(row.expires_at) <= this.#clock.now();
     return {
       id: row.id,
+      kind: row.kind,
       name: row.name,
       userCode: row.user_code,
       state: expired ? 'expired' : row.state,

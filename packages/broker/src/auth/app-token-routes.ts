@@ -10,6 +10,7 @@ import {
   revealProblems,
   revealReviewPage,
 } from './app-token-pages.ts';
+import type { AppTokenRequestView } from './app-token-requests.ts';
 import type { AuthService } from './auth-service.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
 import { readForm, signInPath } from './forms.ts';
@@ -25,10 +26,13 @@ const field = (body: unknown, name: string): unknown =>
  *
  * - `GET {tokens}` lists, `DELETE {tokens}/:id` revokes;
  * - `POST {tokens}` `{ name? }` makes a token and answers its one-time `revealUrl`, never a value;
- * - `POST {tokens}/requests` `{ name? }` asks the owner: `{ id, userCode, approveUrl,
+ * - `POST {tokens}/requests` `{ name?, kind? }` asks for an app access token (the owner
+ *   approves) or, with `kind: 'agent'`, an agent credential (the person it will act for
+ *   approves, one who may Edit the app): `{ id, userCode, approveUrl,
  *   claimSecret, expiresAt }`; `POST {tokens}/requests/:id/claim` `{ secret }` answers
  *   `{ state: 'pending', expiresAt }` (202) until the owner decides, then `{ state: 'approved',
  *   token, info }` once (200);
+ * - `GET {agents}` lists the app's agent credentials, `DELETE {agents}/:id` revokes one;
  * - the approval page and the reveal page need the owner signed in, confirmed; their GETs
  *   change nothing (link prefetchers approve and reveal nothing), their forms carry CSRF tokens.
  */
@@ -39,6 +43,19 @@ export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): vo
   app.delete(`${tokens}/:id`, (c) => revokeToken(auth, c));
   app.post(`${tokens}/requests`, (c) => requestToken(auth, c));
   app.post(`${tokens}/requests/:id/claim`, (c) => claimToken(auth, c));
+  app.get(brokerApiPaths.agents, async (c) =>
+    c.json({ agents: await auth.agentCredentials.list(auth.appId) }),
+  );
+  app.delete(`${brokerApiPaths.agents}/:id`, async (c) => {
+    const id = c.req.param('id') ?? '';
+    if (!(await auth.agentCredentials.revoke(auth.appId, id))) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `No live agent credential ${id}.`,
+      });
+    }
+    return c.json({ id, revoked: true });
+  });
   app.get(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => approvalPage(auth, c));
   app.post(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => decide(auth, c));
   app.get(`${ACCESS_TOKEN_PAGES}/reveal`, (c) => revealPage(auth, c));
@@ -46,7 +63,10 @@ export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): vo
 }
 
 async function tokenName(c: Context<BrokerEnv>): Promise<string> {
-  const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true });
+  return nameOf(await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true }));
+}
+
+function nameOf(body: unknown): string {
   const name = field(body, 'name') ?? 'token';
   if (typeof name !== 'string' || name.length === 0 || name.length > 100) {
     throw new PlatformError({
@@ -72,7 +92,16 @@ async function revokeToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Re
 }
 
 async function requestToken(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
-  const request = await auth.tokenRequests.create(await tokenName(c));
+  const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true });
+  const kind = field(body, 'kind') ?? 'app_token';
+  if (kind !== 'app_token' && kind !== 'agent') {
+    throw new PlatformError({
+      code: 'INVALID_INPUT',
+      message: 'kind is "app_token" (an app access token) or "agent" (an agent credential).',
+      details: { field: 'kind' },
+    });
+  }
+  const request = await auth.tokenRequests.create(nameOf(body), kind);
   const approveUrl = `${auth.publicOrigin(c.req.raw)}${ACCESS_TOKEN_PAGES}/requests/${request.id}`;
   return c.json({ ...request, approveUrl }, 201, { 'cache-control': 'no-store' });
 }
@@ -110,18 +139,43 @@ async function ownerOnly(
   return pageResponse(messagePage('Only the owner can do this', why), { status: 403 });
 }
 
+// The approver of a request: the owner for an app access token; for an agent credential, the
+// signed-in, confirmed person the agent will act for, who must be able to Edit the app.
+async function approverOnly(
+  auth: AuthService,
+  c: Context<BrokerEnv>,
+  page: (request: AppTokenRequestView, approver: string) => Promise<Response>,
+): Promise<Response> {
+  const request = await auth.tokenRequests.find(c.req.param('id') ?? '');
+  if (request === undefined) return notFound();
+  if (request.kind === 'app_token') {
+    return ownerOnly(auth, c, async () => page(request, (await auth.owner()).id));
+  }
+  const identity = await auth.cookie(c.req.raw);
+  if (identity === undefined && c.req.method === 'GET') {
+    return c.redirect(signInPath(c.req.url), 302);
+  }
+  const account = identity?.account;
+  if (account?.state === 'confirmed' && (await auth.mayApproveAgent(account.id))) {
+    return page(request, account.id);
+  }
+  const why =
+    account === undefined
+      ? 'Sign in as the person the agent will act for.'
+      : account.state !== 'confirmed'
+        ? 'Confirm your email address before approving an agent.'
+        : `${account.email} may not change ${auth.appId}, so no agent can act for them on it.`;
+  return pageResponse(messagePage('You cannot approve this agent', why), { status: 403 });
+}
+
 function approvalPage(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
-  return ownerOnly(auth, c, async () => {
-    const request = await auth.tokenRequests.find(c.req.param('id') ?? '');
-    if (request === undefined) return notFound();
-    return formPage(auth, c.req.raw, (csrf) =>
-      approveRequestPage({ app: auth.appId, request, csrf }),
-    );
-  });
+  return approverOnly(auth, c, async (request) =>
+    formPage(auth, c.req.raw, (csrf) => approveRequestPage({ app: auth.appId, request, csrf })),
+  );
 }
 
 function decide(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
-  return ownerOnly(auth, c, async () => {
+  return approverOnly(auth, c, async (asked, approver) => {
     const form = await readForm(c);
     if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
     if (form.decision !== 'approve' && form.decision !== 'decline') {
@@ -132,8 +186,9 @@ function decide(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
       });
     }
     const request = await auth.tokenRequests.decide(
-      c.req.param('id') ?? '',
+      asked.id,
       form.decision === 'approve',
+      approver,
     );
     if (request === undefined) return notFound();
     return formPage(auth, c.req.raw, (csrf) =>

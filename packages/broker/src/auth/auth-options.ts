@@ -71,6 +71,18 @@ export interface AuthOptions {
    * plane still admits only the developer and the owner. @default nobody
    */
   readonly isReviewer?: (accountId: string) => Promise<boolean>;
+  /**
+   * The app's authority facts for agents (docs/agents.md): whether an account may Edit the app
+   * (an agent acting for it may use the agent tools) and whether it owns the app (its agent may
+   * bind connections). @default the app's owner only, for both
+   */
+  readonly agentAuthority?: AgentAuthority;
+}
+
+/** What an agent's account may do on the app. */
+export interface AgentAuthority {
+  mayEdit(accountId: string): Promise<boolean>;
+  owns(accountId: string): Promise<boolean>;
 }
 
 /** {@link AuthOptions} with every default applied. */
@@ -91,6 +103,7 @@ export interface ResolvedAuthOptions {
   readonly appUrl: string | undefined;
   readonly peers: () => readonly OrgPeer[];
   readonly isReviewer: (accountId: string) => Promise<boolean>;
+  readonly agentAuthority: AgentAuthority | undefined;
 }
 
 /** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
@@ -113,6 +126,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     print: options.print ?? ((line) => console.log(line)),
     devToken: options.devToken,
     appUrl: options.appUrl,
+    agentAuthority: options.agentAuthority,
     peers: options.peers ?? (() => []),
     isReviewer: options.isReviewer ?? (async () => false),
   };

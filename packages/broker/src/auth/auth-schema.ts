@@ -107,3 +107,35 @@ CREATE TABLE platform.app_token_requests (
 );
 `,
 };
+
+/**
+ * Agent credentials (docs/agents.md), beside the accounts: each acts for one account on one
+ * app, never as a browser session; only the SHA-256 of the value is kept.
+ */
+export const agentCredentialsStep: SchemaChange = {
+  name: 'agent-credentials',
+  sql: `
+CREATE TABLE platform.agent_credentials (
+  id text PRIMARY KEY,
+  account_id uuid NOT NULL,
+  app_id text NOT NULL,
+  name text NOT NULL,
+  token_hash text NOT NULL UNIQUE,
+  hint text NOT NULL,
+  created_at timestamptz NOT NULL,
+  last_used_at timestamptz,
+  revoked_at timestamptz
+);
+CREATE INDEX agent_credentials_account ON platform.agent_credentials (account_id);
+`,
+};
+
+/** Requests from a terminal for an agent credential too, and who decided each. */
+export const credentialRequestKindsStep: SchemaChange = {
+  name: 'credential-request-kinds',
+  sql: `
+ALTER TABLE platform.app_token_requests
+  ADD COLUMN kind text NOT NULL DEFAULT 'app_token' CHECK (kind IN ('app_token', 'agent')),
+  ADD COLUMN decided_by uuid;
+`,
+};

@@ -1,13 +1,20 @@
 import type { Database } from '../db/database.ts';
+import type { AgentActor } from '../http/broker-env.ts';
 import type { Caller } from '../kernel/caller.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { AccessJwt } from './access-jwt.ts';
 import { type Account, Accounts } from './accounts.ts';
+import { AGENT_CREDENTIAL_PREFIX, AgentCredentials } from './agent-credentials.ts';
 import { AppGrants } from './app-grants.ts';
 import { AppTokenRequests } from './app-token-requests.ts';
 import { AppTokens } from './app-tokens.ts';
 import { type AuthKeys, loadAuthKeys } from './auth-keys.ts';
-import type { AppVisibility, OrgPeer, ResolvedAuthOptions } from './auth-options.ts';
+import type {
+  AgentAuthority,
+  AppVisibility,
+  OrgPeer,
+  ResolvedAuthOptions,
+} from './auth-options.ts';
 import { BrowserSessions, type SessionRefresh } from './browser-sessions.ts';
 import { ConfirmationCookies } from './confirmation-cookie.ts';
 import { isSecure } from './cookies.ts';
@@ -53,6 +60,8 @@ export class AuthService {
   readonly appTokens: AppTokens;
   /** Tokens asked for from a terminal, for the owner to approve in the browser. */
   readonly tokenRequests: AppTokenRequests;
+  /** Agent credentials (beside the accounts): each acts for one account on one app. */
+  readonly agentCredentials: AgentCredentials;
 
   readonly #options: ResolvedAuthOptions;
   readonly #accounts: Accounts;
@@ -83,7 +92,10 @@ export class AuthService {
     // Grants are the organisation's, beside its accounts (docs/organisations.md).
     this.#grants = new AppGrants(central, clock, appId);
     this.appTokens = new AppTokens(db, clock, appId);
-    this.tokenRequests = new AppTokenRequests(db, clock, appId, this.appTokens);
+    this.agentCredentials = new AgentCredentials(central, clock);
+    this.tokenRequests = new AppTokenRequests(db, clock, appId, this.appTokens, (account, name) =>
+      this.agentCredentials.issue(account, appId, name),
+    );
     this.#csrf = new CsrfTokens(keys.csrf);
     this.#identities = new Identities(
       { accounts, sessions, jwt, grants: this.#grants, tokens: this.appTokens },
@@ -279,6 +291,37 @@ export class AuthService {
   /** Revokes an address's access from its next request on; `false` when it had none. */
   revokeAccess(email: string): Promise<boolean> {
     return this.#grants.revoke(email);
+  }
+
+  /**
+   * The agent behind an agent credential presented to this app: `undefined` unless the
+   * credential is live, was made for this app, and its account may still Edit the app
+   * (revalidated on every request). `owns` says whether the account owns the app (its agent may
+   * bind connections).
+   */
+  async agentFor(value: string): Promise<AgentActor | undefined> {
+    if (!value.startsWith(AGENT_CREDENTIAL_PREFIX)) return undefined;
+    const credential = await this.agentCredentials.verify(value);
+    if (credential === undefined || credential.appId !== this.appId) return undefined;
+    const authority = await this.#agentAuthority();
+    if (!(await authority.mayEdit(credential.accountId))) return undefined;
+    return {
+      accountId: credential.accountId,
+      credentialId: credential.id,
+      owns: await authority.owns(credential.accountId),
+    };
+  }
+
+  /** Whether the account may approve an agent credential for this app (Edit access). */
+  async mayApproveAgent(accountId: string): Promise<boolean> {
+    return (await this.#agentAuthority()).mayEdit(accountId);
+  }
+
+  async #agentAuthority(): Promise<AgentAuthority> {
+    if (this.#options.agentAuthority) return this.#options.agentAuthority;
+    const isOwner = async (accountId: string) =>
+      (await this.#identities.appState()) !== 'deleted' && (await this.owner()).id === accountId;
+    return { mayEdit: isOwner, owns: isOwner };
   }
 
   /**

@@ -2,8 +2,9 @@ import { PlatformError } from '@platform/errors';
 import type { Context, Next } from 'hono';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { dashboardPaths } from '../http/paths.ts';
+import { dashboardPaths, MCP_PATH } from '../http/paths.ts';
 import { safeEqual } from '../kernel/crypto.ts';
+import { AGENT_CREDENTIAL_PREFIX } from './agent-credentials.ts';
 import { APP_TOKEN_PREFIX } from './app-tokens.ts';
 import type { AuthService } from './auth-service.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
@@ -19,6 +20,8 @@ const NEEDS_DEV_TOKEN = 'The control plane needs the dev token of .platform/dev.
  *
  * - `Authorization: Bearer <dev token>` (`.platform/dev.json`, what the CLI sends) or the
  *   broker key, any method;
+ * - `Authorization: Bearer <agent credential>` on the agent tools and the routes they send only,
+ *   acting for the credential's account (set as `agent` on the context);
  * - for `GET`/`HEAD` without an `Authorization` header: the owner's session cookie, or the
  *   developer cookie that the dashboard's dev-token link (`/_platform/dashboard?key=<dev
  *   token>`, printed by `platform dev`) sets. A cookie never authorises a state change, so a
@@ -34,7 +37,12 @@ export async function admitControlPlane(
 ): Promise<Response | undefined> {
   const header = c.req.header('authorization');
   if (header !== undefined) {
-    await checkBearer(auth, header);
+    const presented = readBearer(header) ?? '';
+    if (presented.startsWith(AGENT_CREDENTIAL_PREFIX)) {
+      c.set('agent', await admitAgent(auth, c, presented));
+      return void (await next());
+    }
+    await checkBearer(auth, presented);
     return void (await next());
   }
   const { method } = c.req;
@@ -61,14 +69,53 @@ export async function admitControlPlane(
 }
 
 // With an `Authorization` header, only the dev token or the broker key passes.
-async function checkBearer(auth: AuthService, header: string): Promise<void> {
-  const presented = readBearer(header) ?? '';
+async function checkBearer(auth: AuthService, presented: string): Promise<void> {
   if (presented.startsWith(APP_TOKEN_PREFIX)) {
     throw denied(
       'App access tokens reach the app runtime only, not the broker API (control plane).',
     );
   }
   if (!(await auth.isDeveloperKey(presented))) throw denied(NEEDS_DEV_TOKEN);
+}
+
+/**
+ * What an agent credential reaches (docs/agents.md): the agent tools and the owner API routes
+ * they send, plus the app's connections and bindings (an exact-app owner agent binds). Never
+ * grants, tokens, secrets, members or connect links: entering credential values is a person's
+ * action.
+ */
+const agentRoutes: ReadonlyArray<readonly [method: string, path: RegExp]> = [
+  ['*', new RegExp(`^${MCP_PATH}$`)],
+  ['GET', /^\/v1\/apps\/([^/]+)\/jobs(\/[^/]+)?$/],
+  ['GET', /^\/v1\/apps\/([^/]+)\/(integration-events|custom-integrations|connections|bindings)$/],
+  ['GET', /^\/v1\/apps\/([^/]+)\/dev\/integrations$/],
+  ['PUT', /^\/v1\/apps\/([^/]+)\/dev\/integrations$/],
+  ['POST', /^\/v1\/apps\/([^/]+)\/dev\/integration-events$/],
+  ['PUT', /^\/v1\/apps\/([^/]+)\/bindings\/[^/]+$/],
+  ['POST', /^\/_platform\/broker\/invoke\/[^/]+$/],
+];
+
+// An agent credential: live, made for this app, its account still able to Edit it, and only
+// on the agent's routes of this app.
+async function admitAgent(auth: AuthService, c: Context<BrokerEnv>, presented: string) {
+  const agent = await auth.agentFor(presented);
+  if (agent === undefined) {
+    throw new PlatformError({
+      code: 'AUTH_REQUIRED',
+      message: `The agent credential is revoked, not valid for ${auth.appId}, or its account may no longer change the app.`,
+    });
+  }
+  const { method, path } = c.req;
+  const route = agentRoutes.find(([m, p]) => (m === '*' || m === method) && p.test(path));
+  const appId = route?.[1].exec(path)?.[1];
+  if (route === undefined || (appId !== undefined && appId !== auth.appId)) {
+    throw denied(
+      path.includes('/connections/links')
+        ? 'Entering credential values is a person’s action: an agent cannot make connect links.'
+        : `An agent credential reaches the agent tools of ${auth.appId} and the routes they use, not ${method} ${path}.`,
+    );
+  }
+  return agent;
 }
 
 // The dev-token link: trade the token for the developer cookie, then drop it from the URL.

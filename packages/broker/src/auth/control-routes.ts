@@ -22,7 +22,7 @@ const noEmail = () =>
  */
 export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
   const keyed = guard(auth);
-  for (const path of [brokerApiPaths.access, brokerApiPaths.tokens]) {
+  for (const path of [brokerApiPaths.access, brokerApiPaths.tokens, brokerApiPaths.agents]) {
     app.use(path, keyed);
     app.use(`${path}/*`, keyed);
   }

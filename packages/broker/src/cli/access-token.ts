@@ -1,12 +1,7 @@
-import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { PlatformError } from '@platform/errors';
-import type { AppTokenClaim, AppTokenRequestView } from '../auth/app-token-requests.ts';
 import type { AppTokenInfo } from '../auth/app-tokens.ts';
 import { brokerApiPaths } from '../http/paths.ts';
-import { brokerFetch, callBroker } from './broker-call.ts';
-import { type CredentialStore, openCredentialStore } from './credential-store.ts';
-import { findDev } from './dev-client.ts';
+import { callBroker } from './broker-call.ts';
+import { requestCredential } from './credential-request.ts';
 import { type CliIO, exitCodes } from './io.ts';
 
 /** The usage lines of `platform app access-token`. */
@@ -25,8 +20,6 @@ Authorization: Bearer plat_app_...; never on the broker API. No command prints o
 
 /** Where `request` keeps the app's token in the credential store. */
 export const storedTokenAccount = (appId: string): string => `app-access-token/${appId}`;
-
-const POLL_MS = 1000;
 
 /** Options of `platform app access-token`. */
 export interface AccessTokenArgs {
@@ -47,7 +40,16 @@ export async function runAccessToken(
 ): Promise<number | string> {
   const label = 'app access-token';
   const { tokens } = brokerApiPaths;
-  if (action === 'request' && id === undefined) return request(io, args);
+  if (action === 'request' && id === undefined) {
+    return requestCredential(io, {
+      app: args.app,
+      name: args.name ?? 'token',
+      kind: 'app_token',
+      label: 'app access-token request',
+      account: storedTokenAccount,
+      approver: 'the app’s owner',
+    });
+  }
   if (action === 'revoke' && id !== undefined) {
     const answer = await callBroker(io, args.app, `${tokens}/${encodeURIComponent(id)}`, {
       method: 'DELETE',
@@ -89,62 +91,4 @@ export async function runAccessToken(
     return exitCodes.ok;
   }
   return 'expected request, list, create or revoke <id>';
-}
-
-// Ask, wait for the owner, claim once, keep it in the store; the value is never printed.
-async function request(io: CliIO, args: AccessTokenArgs): Promise<number> {
-  const label = 'app access-token request';
-  const fail = (line: string) => {
-    io.stderr(`platform ${label}: ${line}`);
-    return exitCodes.failed;
-  };
-  const dev = await findDev(resolve(io.cwd, args.app));
-  if (typeof dev === 'string') return fail(dev);
-  let store: CredentialStore;
-  try {
-    store = await openCredentialStore();
-  } catch (error) {
-    return fail(`${(error as PlatformError).message} (CREDENTIAL_STORE_UNAVAILABLE)`);
-  }
-  const { tokens } = brokerApiPaths;
-  const asked = await callBroker<AppTokenRequestView & { approveUrl: string; claimSecret: string }>(
-    io,
-    args.app,
-    `${tokens}/requests`,
-    { json: { name: args.name ?? 'token' }, label },
-  );
-  if (typeof asked === 'number') return asked;
-  io.stdout('Ask the app’s owner to open, signed in:');
-  io.stdout(`  ${asked.approveUrl}`);
-  io.stdout(
-    `and approve if it shows the code ${asked.userCode}. Waiting until ${asked.expiresAt}…`,
-  );
-  const claimPath = `${tokens}/requests/${encodeURIComponent(asked.id)}/claim`;
-  for (;;) {
-    const response = await brokerFetch(io, args.app, claimPath, {
-      json: { secret: asked.claimSecret },
-      label,
-    });
-    if (typeof response === 'number') return response;
-    const claim = (await response.json()) as AppTokenClaim;
-    if (claim.state === 'pending') {
-      await sleep(POLL_MS);
-      continue;
-    }
-    const account = storedTokenAccount(dev.appId);
-    try {
-      await store.put(account, claim.token);
-    } catch (error) {
-      // A token nobody holds is revoked rather than left live.
-      await brokerFetch(io, args.app, `${tokens}/${encodeURIComponent(claim.info.id)}`, {
-        method: 'DELETE',
-        label,
-      });
-      return fail(`${(error as PlatformError).message} The token was revoked.`);
-    }
-    io.stdout(
-      `Approved. Kept ${claim.info.id} (${claim.info.name}, ${claim.info.hint}) in ${store.name} as "${account}" (service "platform"); it is not printed.`,
-    );
-    return exitCodes.ok;
-  }
 }

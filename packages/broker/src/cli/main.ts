@@ -1,6 +1,7 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { accessCommand } from './access.ts';
 import { adminsCommand } from './admins.ts';
+import { agentCommand } from './agent.ts';
 import { appCommand } from './app.ts';
 import { cronCommand } from './cron.ts';
 import { devCommand } from './dev.ts';
@@ -22,6 +23,7 @@ import { validateCommand } from './validate.ts';
 export const commands: Readonly<Record<string, Command>> = {
   access: accessCommand,
   admins: adminsCommand,
+  agent: agentCommand,
   app: appCommand,
   cron: cronCommand,
   dev: devCommand,

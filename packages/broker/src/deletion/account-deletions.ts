@@ -153,6 +153,11 @@ export class AccountDeletions {
       if (await exists(tx, 'handoffs')) {
         await tx.query('DELETE FROM platform.handoffs WHERE account_id = $1', [account.id]);
       }
+      // Its agents stop at once: their credentials are refused from the next request.
+      await tx.query(
+        'UPDATE platform.agent_credentials SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL',
+        [account.id, now],
+      );
       // The only member's organisation goes with them: its apps are offline from here on.
       if (sole) await eraseOrganisation(tx);
       await tx.query(

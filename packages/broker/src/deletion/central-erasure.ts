@@ -17,6 +17,7 @@ const organisationTables = [
   'oauth_states',
   'integration_event_deliveries',
   'connections',
+  'agent_credentials',
   'memberships',
 ];
 
@@ -31,6 +32,7 @@ const personRows: ReadonlyArray<readonly [table: string, where: string]> = [
   ['oauth_states', 'account_id = $1'],
   // A personal connection goes with its owner, and its bindings with it (ON DELETE CASCADE).
   ['connections', 'owner_account_id = $1'],
+  ['agent_credentials', 'account_id = $1'],
   ['memberships', 'account_id = $1'],
 ];
 

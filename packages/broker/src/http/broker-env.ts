@@ -1,7 +1,17 @@
+/** An agent acting with its own credential (never a browser session), for one account. */
+export interface AgentActor {
+  readonly accountId: string;
+  readonly credentialId: string;
+  /** Whether the account owns the app: an exact-app owner agent (spec 5.4). */
+  readonly owns: boolean;
+}
+
 /** The hono environment of the broker's HTTP app: what middleware puts on the context. */
 export interface BrokerEnv {
   Variables: {
     /** Set by the `requestId` middleware for every request. */
     requestId: string;
+    /** Set by control-plane admission for a request made with an agent credential. */
+    agent?: AgentActor;
   };
 }

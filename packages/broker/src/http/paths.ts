@@ -26,6 +26,8 @@ export const brokerApiPaths = {
   access: `${BROKER_API_PREFIX}/access`,
   /** App access tokens: `GET|POST`, `DELETE …/:id`. */
   tokens: `${BROKER_API_PREFIX}/tokens`,
+  /** The app's agent credentials: `GET`, `DELETE …/:id`. */
+  agents: `${BROKER_API_PREFIX}/agents`,
   /** Captured development email, sent and received. */
   outbox: `${BROKER_API_PREFIX}/outbox`,
   /** The recent AI calls (no prompts, outputs or keys). */

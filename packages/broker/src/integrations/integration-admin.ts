@@ -274,8 +274,15 @@ export class IntegrationAdmin {
   }
 
   /** Binds `slot` of `appId` to an existing connection, on `actorId`'s authority. */
-  async bind(actorId: string, appId: string, slot: string, connectionId: string): Promise<Binding> {
+  async bind(
+    actorId: string,
+    appId: string,
+    slot: string,
+    connectionId: string,
+    agent?: { readonly owns: boolean },
+  ): Promise<Binding> {
     const declared = this.slotOf(appId, slot);
+    if (agent !== undefined) checkAgentBind(declared.account, slot, appId, agent.owns);
     const connection = await this.#o.connections.get(connectionId);
     const { contract } = this.published(connection.integration);
     const capabilities = await this.#o.rules.checkBind(
@@ -390,4 +397,32 @@ function provisional(link: Omit<ConnectLink, 'expiresAt'>): Connection {
     createdAt: now,
     updatedAt: now,
   };
+}
+
+/**
+ * Spec 5.4 for agents: an agent binds only as an exact-app owner agent (its credential made for
+ * this app, its account the app's owner) and only into an `account: app` slot; a
+ * `calling_user` slot is always bound by the person. The connection must already exist:
+ * entering credential values is a person's action.
+ */
+function checkAgentBind(
+  account: 'app' | 'calling_user',
+  slot: string,
+  appId: string,
+  owns: boolean,
+): void {
+  const denied = (message: string, rule: string) =>
+    new PlatformError({ code: 'PERMISSION_DENIED', message, details: { rule } });
+  if (account === 'calling_user') {
+    throw denied(
+      `The slot ${slot} acts for the signed-in person: agents cannot bind it; the person binds their own connection.`,
+      'agent-calling-user',
+    );
+  }
+  if (!owns) {
+    throw denied(
+      `Only an agent of ${appId}'s owner binds its connections (an exact-app owner agent).`,
+      'agent-exact-app-owner',
+    );
+  }
 }

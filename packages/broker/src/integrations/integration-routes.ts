@@ -58,7 +58,8 @@ const invalid = (message: string, field: string) =>
  *   for someone who manages the connection;
  * - `DELETE /v1/apps/:appId/connections/:connectionId?actingAs=`: removes it and its bindings;
  * - `GET /v1/apps/:appId/bindings`, `PUT /v1/apps/:appId/bindings/:slot`
- *   `{ connectionId, actingAs }`, `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
+ *   `{ connectionId, actingAs }` (with an agent credential, the agent's account acts, under the
+ *   agents' rule of spec 5.4), `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
  * - `GET|PUT /v1/apps/:appId/dev/integrations`: the session's live slot (`{ slot, mode }`) and
  *   test connection (`{ testConnection }`), answered as `{ sessionId, liveSlot, testConnection }`;
  * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served;
@@ -156,11 +157,14 @@ export function mountIntegrationRoutes(
     if (typeof body.connectionId !== 'string') {
       throw invalid('connectionId must be a connection id.', 'connectionId');
     }
+    // An agent binds for its own account, under the agents' rule; a person names themselves.
+    const agent = c.get('agent');
     const binding = await admin.bind(
-      await actor(body.actingAs),
+      agent?.accountId ?? (await actor(body.actingAs)),
       appId,
       c.req.param('slot') ?? '',
       body.connectionId,
+      agent,
     );
     return c.json({ binding });
   });

@@ -7,16 +7,17 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import { PlatformError } from '@platform/errors';
+import { readBearer } from '../http/bearer.ts';
 import { agentServer, type SendTwin } from './agent-server.ts';
 import type { ToolSurface, TwinRequest } from './agent-tools.ts';
 
 /**
  * Sends the tools' REST twins to the one app served at `origin` (a single `platform dev`, or
- * `platform mcp` in an app folder) with `fetcher`; a tool naming another app is
- * `APP_NOT_FOUND`.
+ * `platform mcp` in an app folder) with `fetcher` and `credential` (the dev token, or an agent
+ * credential); a tool naming another app is `APP_NOT_FOUND`.
  */
 export function oneAppSender(
-  app: { readonly appId: string; readonly origin: string; readonly devToken: string },
+  app: { readonly appId: string; readonly origin: string; readonly credential: string },
   fetcher: (request: Request) => Response | Promise<Response>,
 ): SendTwin {
   return async (twin) => {
@@ -27,16 +28,19 @@ export function oneAppSender(
         details: { appId: twin.appId },
       });
     }
-    return fetcher(twinRequest(twin, app.origin, app.devToken));
+    return fetcher(twinRequest(twin, app.origin, app.credential));
   };
 }
 
-/** The HTTP request of a tool's REST twin, to the app served at `origin`, with the dev token. */
-export function twinRequest(twin: TwinRequest, origin: string, devToken: string): Request {
+/**
+ * The HTTP request of a tool's REST twin, to the app served at `origin`, with the credential the
+ * tool was called with: the owner API checks it as it would the same request sent directly.
+ */
+export function twinRequest(twin: TwinRequest, origin: string, credential: string): Request {
   return new Request(new URL(twin.path, origin), {
     method: twin.method,
     headers: {
-      authorization: `Bearer ${devToken}`,
+      authorization: `Bearer ${credential}`,
       ...(twin.json === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(twin.json === undefined ? {} : { body: JSON.stringify(twin.json) }),
@@ -46,21 +50,17 @@ export function twinRequest(twin: TwinRequest, origin: string, devToken: string)
 /**
  * The agent tools over streamable HTTP (docs/agents.md), stateless: each request gets a fresh
  * server of its surface (`?surface=full` for the full one, the focused builder surface
- * otherwise). A request whose `Host` is not this machine's loopback (`localhost`, `*.localhost`,
- * `127.0.0.1`, `[::1]`) or whose `Origin` is another site's is refused before any tool runs,
- * so a web page cannot reach the tools through DNS rebinding. Whoever mounts it checks the dev
- * token first.
+ * otherwise) whose tools send their twins with the request's own bearer credential
+ * (`sendAs(credential)`). A request whose `Host` is not this machine's loopback (`localhost`,
+ * `*.localhost`, `127.0.0.1`, `[::1]`) or whose `Origin` is another site's is refused before any
+ * tool runs, so a web page cannot reach the tools through DNS rebinding. Whoever mounts it
+ * checks the credential first (the dev token, or an agent credential).
  */
-export function agentHttp(send: SendTwin): (request: Request) => Promise<Response> {
-  const handlers = new Map<ToolSurface, McpHttpHandler>();
-  const handlerOf = (surface: ToolSurface) => {
-    let handler = handlers.get(surface);
-    if (!handler) {
-      handler = createMcpHandler(() => agentServer(surface, send), { responseMode: 'json' });
-      handlers.set(surface, handler);
-    }
-    return handler;
-  };
+export function agentHttp(
+  sendAs: (credential: string) => SendTwin,
+): (request: Request) => Promise<Response> {
+  const handlerOf = (surface: ToolSurface, credential: string): McpHttpHandler =>
+    createMcpHandler(() => agentServer(surface, sendAs(credential)), { responseMode: 'json' });
   return async (request) => {
     const rejected =
       hostHeaderValidationResponse(request, [
@@ -70,7 +70,8 @@ export function agentHttp(send: SendTwin): (request: Request) => Promise<Respons
     if (rejected) return rejected;
     const surface =
       new URL(request.url).searchParams.get('surface') === 'full' ? 'full' : 'focused';
-    return handlerOf(surface).fetch(request);
+    const credential = readBearer(request.headers.get('authorization')) ?? '';
+    return handlerOf(surface, credential).fetch(request);
   };
 }
 

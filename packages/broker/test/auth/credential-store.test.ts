@@ -90,6 +90,28 @@ describe('platform app access-token request', { timeout: 60_000 }, () => {
     expect(rest.status).not.toBe(401);
   });
 
+  it('platform agent login keeps an agent credential there the same way', async () => {
+    const ran = await cli(['agent', 'login', '--app', env.appDir], secrets.env, (line) => {
+      const url = /(http:\S+\/access-tokens\/requests\/\S+)/.exec(line)?.[1];
+      if (url) void approveAs('owner@localhost', url);
+    });
+    expect(ran.code, ran.err).toBe(0);
+    expect(`${ran.out}${ran.err}`).not.toMatch(/plat_agent_[\w-]{10}/);
+    const kept = await secrets.lookup(`agent/${env.broker.appId}`);
+    expect(kept).toMatch(/^plat_agent_[\w-]{43}$/);
+    const jobs = await fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/jobs`, {
+      headers: { authorization: `Bearer ${kept}` },
+    });
+    expect(jobs.status).toBe(200);
+    const out = await cli(['agent', 'logout', '--app', env.appDir], secrets.env);
+    expect(out.code, out.err).toBe(0);
+    expect(await secrets.lookup(`agent/${env.broker.appId}`)).toBeUndefined();
+    const after = await fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/jobs`, {
+      headers: { authorization: `Bearer ${kept}` },
+    });
+    expect(after.status).toBe(401);
+  });
+
   it('says clearly when no credential store answers, and asks nothing', async () => {
     const { rows: before } = await env.broker.db.query(
       'select id from platform.app_token_requests',

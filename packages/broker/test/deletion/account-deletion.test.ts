@@ -151,6 +151,7 @@ describe('deleting the only member of an organisation', () => {
     const owner = new FakeBrowser(env.broker);
     await owner.signInByEmail(OWNER);
     const ownerId = (await env.broker.auth.owner()).id;
+    const agent = await env.broker.auth.agentCredentials.issue(ownerId, 'notes', 'claude');
     const done = await deleteAccount(owner, OWNER);
     expect(done.status).toBe(200);
     // Offline at once: pages, APIs and the app access token.
@@ -162,6 +163,8 @@ describe('deleting the only member of an organisation', () => {
     expect(api.status).toBe(410);
     expect((await errorFromResponse(api)).code).toBe('APP_DELETED');
     expect(await env.broker.auth.appPaused()).toBe(true);
+    // Its agents stop at once too.
+    expect(await env.broker.auth.agentCredentials.verify(agent.token)).toBeUndefined();
     await finished(env, ownerId);
     const { rows } = await env.broker.db.query<{ found: string | null }>(
       "SELECT to_regclass('public.notes')::text AS found",

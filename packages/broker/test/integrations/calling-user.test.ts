@@ -105,4 +105,13 @@ describe('a calling_user slot', () => {
     expect(refused.code).toBe('PERMISSION_DENIED');
     expect(refused.details).toMatchObject({ rule: 'calling-user-own-connection' });
   });
+
+  it('is never bound by an agent, not even the person’s own (spec 5.4)', async () => {
+    const [patConnection] = await org.connections.list('crm');
+    const refused = await failure(
+      org.admin.bind(id.pat!, 'shop', 'mine', patConnection!.id, { owns: true }),
+    );
+    expect(refused.code).toBe('PERMISSION_DENIED');
+    expect(refused.details).toMatchObject({ rule: 'agent-calling-user' });
+  });
 });

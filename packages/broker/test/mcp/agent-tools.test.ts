@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
+import { FakeBrowser, field } from '../auth/helpers.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -343,5 +344,112 @@ describe('the MCP Inspector', { timeout: 120_000 }, () => {
     ]);
     expect(listed.code, listed.err).toBe(0);
     expect(toolNames(listed.out)).toContain('invoke_dev_function');
+  });
+});
+
+describe('with an agent credential', { timeout: 120_000 }, () => {
+  const app = (id: string) =>
+    ws.apps.find((a) => a.broker.appId === id) as (typeof ws.apps)[number];
+  const asDeveloper = (url: string, body: unknown) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  /** An agent credential for `appId`, approved in the browser by `email`. */
+  async function agentOf(appId: string, email: string): Promise<string> {
+    const { broker } = app(appId);
+    const asked = (await (
+      await asDeveloper(`${broker.server.url}/_platform/broker/tokens/requests`, { kind: 'agent' })
+    ).json()) as { id: string; approveUrl: string; claimSecret: string };
+    const browser = new FakeBrowser(broker);
+    await browser.signInByEmail(email);
+    const path = new URL(asked.approveUrl).pathname;
+    const page = await (await browser.navigate(path)).text();
+    await browser.request(path, { form: { csrf: field(page, 'csrf'), decision: 'approve' } });
+    const claimed = await asDeveloper(
+      `${broker.server.url}/_platform/broker/tokens/requests/${asked.id}/claim`,
+      { secret: asked.claimSecret },
+    );
+    return ((await claimed.json()) as { token: string }).token;
+  }
+
+  const codeOfResponse = async (response: Response) =>
+    ((await response.json()) as { error?: { code?: string } }).error?.code;
+  const bind = (credential: string, slot: string, connectionId: string) =>
+    fetch(`${ws.url}/v1/apps/sales/bindings/${slot}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${credential}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ connectionId }),
+    });
+
+  it('act for their person on their app through the tools, never on another app', async () => {
+    const credential = await agentOf('sales', 'owner@localhost');
+    const client = new Client({ name: 'agent-with-credential', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${ws.url}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${credential}` } },
+      }),
+    );
+    clients.push(client);
+    const tool = await call(client, 'list_custom_integrations', { appId: 'sales' });
+    expect(tool.structuredContent).toEqual((await rest('/v1/apps/sales/custom-integrations')).body);
+    expect(codeOf(await call(client, 'list_custom_integrations', { appId: 'crm' }))).toBe(
+      'AUTH_REQUIRED',
+    );
+    const forged = await fetch(`${ws.url}/v1/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer plat_agent_${'x'.repeat(43)}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(forged.status).toBe(403);
+  });
+
+  it('bind an existing connection only as the app owner’s agent, and only app slots', async () => {
+    // A person makes the connection: entering credential values is a human action.
+    const link = await asDeveloper(`${ws.url}/v1/apps/crm/connections/links`, {
+      kind: 'organisation',
+      actingAs: 'owner@localhost',
+    });
+    const { url } = (await link.json()) as { url: string };
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ CRM_API_KEY: 'k-123', CRM_REGION: 'eu' }).toString(),
+    });
+    const { connections } = (await rest('/v1/apps/crm/connections')).body as {
+      connections: { id: string }[];
+    };
+    const connectionId = connections[0]?.id as string;
+
+    // An editor's agent may use the tools but not bind.
+    const { broker } = app('sales');
+    const ada = new FakeBrowser(broker);
+    await ada.signInByEmail('ada@example.com');
+    const adaId = (await broker.auth.account('ada@example.com'))?.id as string;
+    await ws.authority.setEditors('sales', [adaId]);
+    const editorAgent = await agentOf('sales', 'ada@example.com');
+    const refused = await bind(editorAgent, 'crm', connectionId);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'PERMISSION_DENIED', details: { rule: 'agent-exact-app-owner' } },
+    });
+    const ownerAgent = await agentOf('sales', 'owner@localhost');
+    const bound = await bind(ownerAgent, 'crm', connectionId);
+    expect(bound.status).toBe(200);
+    expect(await bound.json()).toMatchObject({ binding: { slot: 'crm', connectionId } });
+    // No agent makes a connect link, where a person would enter credential values.
+    const linkByAgent = await fetch(`${ws.url}/v1/apps/sales/connections/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ownerAgent}`, 'content-type': 'application/json' },
+      body: '{"kind":"organisation"}',
+    });
+    expect(linkByAgent.status).toBe(403);
+    expect(await codeOfResponse(linkByAgent)).toBe('PERMISSION_DENIED');
   });
 });
