@@ -38,7 +38,7 @@ async function agentFor(email: string, decision = 'approve') {
   return {
     status: claimed.status,
     page: html,
-    claim: (await claimed.json()) as Record<string, any>,
+    claim: (await claimed.json()) as { token?: string; state?: string },
   };
 }
 
@@ -60,7 +60,7 @@ describe('agent credentials', () => {
       state: 'approved',
       info: { name: 'claude', appId: 'notes' },
     });
-    credential = got.claim?.token as string;
+    credential = got.claim?.token ?? '';
     expect(credential).toMatch(/^plat_agent_[\w-]{43}$/);
     const { rows } = await env.broker.db.query('SELECT * FROM platform.agent_credentials');
     expect(JSON.stringify(rows)).not.toContain(credential.slice(11));
