@@ -96,6 +96,9 @@ export const errorStatus = {
   ACCOUNT_DELETION_IN_PROGRESS: 409,
   ACCOUNT_OWNS_APPS: 409,
   APP_DELETED: 410,
+  // Agent-created accounts (spec 5.2)
+  ONBOARDING_REQUEST_NOT_FOUND: 404,
+  ONBOARDING_REQUEST_EXPIRED: 410,
   // Credentials asked for from the CLI and approved in the owner's browser
   TOKEN_REQUEST_NOT_FOUND: 404,
   TOKEN_REQUEST_DENIED: 403,

@@ -110,6 +110,9 @@ export const errorMeanings = {
   ACCOUNT_OWNS_APPS:
     'The account owns apps that other members of the organisation use; hand them over first.',
   APP_DELETED: "The app was deleted with its owner's account.",
+  ONBOARDING_REQUEST_NOT_FOUND: 'No onboarding request has this id, or its claim secret is wrong.',
+  ONBOARDING_REQUEST_EXPIRED:
+    'The onboarding request was finished already, or not confirmed within 24 hours.',
   TOKEN_REQUEST_NOT_FOUND: 'No credential request has this id, or its claim secret is wrong.',
   TOKEN_REQUEST_DENIED: 'The owner declined the credential request.',
   TOKEN_REQUEST_EXPIRED:

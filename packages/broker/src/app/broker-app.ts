@@ -29,6 +29,8 @@ import type { JobService } from '../jobs/job-service.ts';
 import { mountJobsRoutes } from '../jobs/jobs-routes.ts';
 import { anonymousCaller } from '../kernel/caller.ts';
 import type { LogSink } from '../logs/log-sink.ts';
+import type { Onboarding } from '../onboarding/onboarding.ts';
+import { mountOnboardingRoutes } from '../onboarding/onboarding-routes.ts';
 import { type AuthorityRouteServices, mountAuthorityRoutes } from '../org/authority-routes.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { mountOutboxRoutes } from '../outbox/outbox-routes.ts';
@@ -77,6 +79,8 @@ export interface BrokerServices {
   readonly authority?: AuthorityRouteServices;
   /** Account deletion from the account page (with `auth`). */
   readonly deletions?: AccountDeletions;
+  /** Agent-created accounts for this app as the project (with `auth`). */
+  readonly onboarding?: Onboarding;
 }
 
 /**
@@ -104,6 +108,9 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   if (services.auth) mountAuth(app, services.auth.service, { admission: services.auth.admission });
   if (services.auth && services.deletions) {
     mountAccountRoutes(app, services.auth.service, services.deletions);
+  }
+  if (services.auth && services.onboarding) {
+    mountOnboardingRoutes(app, services.auth.service, services.onboarding);
   }
   mountRuntimeRoutes(app, services);
   mountFunctionRoutes(app, { invoker: services.invoker, authenticate });

@@ -7,6 +7,7 @@ import {
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { integrationsLifecycleStep, integrationsStep } from '../integrations/integration-schema.ts';
+import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { authorityStep, membershipsStep } from '../org/org-schema.ts';
 
 /**
@@ -24,4 +25,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 7, ...centralGrantsStep },
   { version: 8, ...accountDeletionsStep },
   { version: 9, ...agentCredentialsStep },
+  { version: 10, ...onboardingStep },
 ];

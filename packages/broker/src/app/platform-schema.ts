@@ -12,6 +12,7 @@ import { fileTablesStep } from '../files/file-schema.ts';
 import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobTablesStep } from '../jobs/job-schema.ts';
+import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
 import { pushTablesStep } from '../push/push-schema.ts';
@@ -46,4 +47,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 12, ...accountDeletionsStep },
   { version: 13, ...agentCredentialsStep },
   { version: 14, ...credentialRequestKindsStep },
+  { version: 15, ...onboardingStep },
 ];

@@ -33,6 +33,7 @@ import { systemClock } from '../kernel/clock.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { printableError } from '../logs/printable.ts';
 import { Redactor } from '../logs/redactor.ts';
+import { Onboarding } from '../onboarding/onboarding.ts';
 import { centralAuthority } from '../org/authority.ts';
 import { Memberships } from '../org/memberships.ts';
 import { Outbox } from '../outbox/outbox.ts';
@@ -309,6 +310,18 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     );
     const authenticate = options.authenticate ?? auth.authenticate;
     forgetOwner = () => auth.forgetOwner();
+    // Agent-created accounts with this app as the project (spec 5.2).
+    const onboarding = new Onboarding({
+      auth,
+      accounts: options.central ?? db,
+      outbox,
+      clock: options.auth?.clock ?? systemClock,
+      print: writer,
+      handOver: async (request) => {
+        await authority?.setOwner(appId, request.accountId);
+        await auth.grantAccess(request.email);
+      },
+    });
     teardown.add(deletions.start());
     const tokens = new InvocationTokens();
     const searches = options.searches ?? [];
@@ -380,6 +393,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       authenticate,
       auth: { service: auth, admission: options.authenticate === undefined },
       deletions,
+      onboarding,
       ...(authority === undefined
         ? {}
         : {

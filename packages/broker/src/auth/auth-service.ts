@@ -17,8 +17,8 @@ import type {
 } from './auth-options.ts';
 import { BrowserSessions, type SessionRefresh } from './browser-sessions.ts';
 import { ConfirmationCookies } from './confirmation-cookie.ts';
-import { isSecure } from './cookies.ts';
-import { CsrfTokens } from './csrf.ts';
+import { authCookies, clearCookie, isSecure, readCookie } from './cookies.ts';
+import { CsrfTokens, isSameOrigin } from './csrf.ts';
 import { DeveloperKeys } from './developer-keys.ts';
 import {
   EmailLinkSignIn,
@@ -71,6 +71,7 @@ export class AuthService {
   readonly #developer: DeveloperKeys;
   readonly #sessions: BrowserSessions;
   readonly #links: EmailLinkSignIn;
+  readonly #confirmations: ConfirmationCookies;
   readonly #passwords: PasswordSignIn;
   readonly #handoffs: Handoffs;
 
@@ -105,6 +106,7 @@ export class AuthService {
     this.#sessions = new BrowserSessions({ sessions, accounts, jwt }, options);
     const links = new EmailLinks(central, clock, appId);
     const confirmations = new ConfirmationCookies(keys.csrf, clock);
+    this.#confirmations = confirmations;
     this.#links = new EmailLinkSignIn(
       { links, accounts, confirmations },
       this.#sessions,
@@ -353,6 +355,45 @@ export class AuthService {
     const account = accountId === undefined ? undefined : await this.#accounts.byId(accountId);
     if (account === undefined || account.state === 'paused') return undefined;
     return this.#sessions.start(account, request);
+  }
+
+  /**
+   * Creates the provisional identity an agent starts onboarding with (spec 5.2): unconfirmed,
+   * paused at its 24-hour confirmation deadline unless confirmed before.
+   */
+  provisionalAccount(email: string): Promise<Account> {
+    return this.#accounts.create(email, 'unconfirmed');
+  }
+
+  /**
+   * The review page's side of an explicit confirmation outside the email-link sign-in (an
+   * onboarding or approval link): the preview-bound cookie for `token`, and the page's nonce.
+   */
+  previewConfirmation(token: string, request: Request): { preview: string; setCookie: string } {
+    return this.#confirmations.issue(token, this.secure(request));
+  }
+
+  /**
+   * The explicit confirmation itself: same origin, carrying the cookie the review page of
+   * `token` set and that page's `preview` nonce (a prefetcher has neither).
+   */
+  checkConfirmation(request: Request, token: string, preview: string): boolean {
+    const cookie = readCookie(request, authCookies.confirm);
+    return isSameOrigin(request) && this.#confirmations.verify(cookie, token, preview);
+  }
+
+  /**
+   * After an explicit confirmation of the address in this browser: the account is confirmed
+   * (sessions made before end, spec 3.3) and this browser gets a normal session. Resolves to the
+   * `Set-Cookie` lines: the session, and the deletion of the confirmation cookie.
+   */
+  async confirmInThisBrowser(accountId: string, request: Request): Promise<string[]> {
+    const found = await this.#accounts.byId(accountId);
+    if (found === undefined) throw new Error('The account to confirm is gone');
+    if (found.state !== 'confirmed') await this.#accounts.confirm(accountId);
+    const account = (await this.#accounts.byId(accountId)) ?? found;
+    const session = await this.#sessions.start(account, request);
+    return [session, clearCookie(authCookies.confirm, this.secure(request))];
   }
 
   /** The account with this address (its confirmation deadline applied), if any. */

@@ -50,12 +50,13 @@ const signedInPages = [
   `${AUTH_BASE}/preferences`,
   `${AUTH_BASE}/account`,
   `${AUTH_BASE}/access-tokens/`,
+  `${AUTH_BASE}/onboarding/`,
 ];
 
 /**
  * Where to go after sign-in: a path on this origin, never another site (no open redirect) and
  * never back into the sign-in pages (but to the pages for the signed-in: preferences, the
- * account page, the owner's access-token pages). Anything else becomes `/`. The path never starts with `//`
+ * account page, the owner's access-token pages, the onboarding launch page). Anything else becomes `/`. The path never starts with `//`
  * or `/\` (a browser reads those as another host): a run of leading slashes and backslashes is
  * reduced to one `/`, so `/.//evil.example` becomes `/evil.example`.
  */

@@ -17,6 +17,12 @@ export const OWNER_API_PREFIX = '/v1/apps';
 /** `GET`: the integration contracts the organisation's apps publish (spec 4.1). */
 export const customIntegrationsPath = `${OWNER_API_PREFIX}/:appId/custom-integrations`;
 
+/**
+ * Onboarding an app's person (spec 5.2): `POST` `{ email }` starts, `POST …/:requestId`
+ * `{ claimSecret }` is the agent's return.
+ */
+export const onboardingApiPath = `${OWNER_API_PREFIX}/:appId/onboarding`;
+
 /** The organisation's owner API: its members and their roles. */
 export const ORGANISATION_API_PREFIX = '/v1/organisation';
 

@@ -5,6 +5,7 @@ import {
   customIntegrationsPath,
   integrationApiPaths,
   jobsApiPaths,
+  onboardingApiPath as onboardingPath,
 } from '../http/paths.ts';
 import { DEV_SESSION_ID } from '../integrations/dev-integration-modes.ts';
 
@@ -56,11 +57,25 @@ export const agentTools: readonly AgentTool[] = [
     name: 'start_onboarding',
     title: 'Start onboarding',
     description:
-      'Creates a provisional identity and a retained project request for a new email address (spec 5.2).',
+      'Starts onboarding the person a project is for (spec 5.2): a new address gets a provisional identity and a confirmation email, an existing account an approval email; nothing else until they confirm. Call it again with requestId and claimSecret to see the state and, once ready, finish: the answer then carries this agent’s credential, once.',
     surfaces: both,
-    input: z.object({ email: z.string().min(3).describe('The owner’s email address.') }),
-    output: record,
+    input: z.object({
+      appId: appId.describe('The project: the app id the agent builds.'),
+      email: z.string().min(3).describe('The address of the person the project is for.'),
+      requestId: z.string().optional().describe('To return to a started request.'),
+      claimSecret: z.string().optional().describe('The secret the first call answered.'),
+    }),
+    output: z.looseObject({ requestId: z.string(), state: z.string() }),
     annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
+    twin: ({ appId, email, requestId, claimSecret }) =>
+      requestId === undefined
+        ? { appId, method: 'POST', path: fillPath(onboardingPath, { appId }), json: { email } }
+        : {
+            appId,
+            method: 'POST',
+            path: `${fillPath(onboardingPath, { appId })}/${encodeURIComponent(requestId)}`,
+            json: { claimSecret },
+          },
   }),
   tool({
     name: 'list_background_jobs',

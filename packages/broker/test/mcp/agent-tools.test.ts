@@ -184,8 +184,17 @@ describe('the agent tools', () => {
       'INTEGRATION_TEST_CONNECTION_REQUIRED',
     );
     await both('list_integration_event_deliveries', { appId: 'nowhere' }, 'APP_NOT_FOUND');
-    // Not built yet: a clear error, never a pretend success.
-    await both('start_onboarding', { email: 'new@example.com' }, 'FEATURE_NOT_AVAILABLE');
+    await both('start_onboarding', { appId: 'sales', email: 'not-an-address' }, 'INVALID_INPUT');
+    const onboarding = await rest('/v1/apps/sales/onboarding', {
+      method: 'POST',
+      body: '{"email":"not-an-address"}',
+    });
+    expect(onboarding.body).toMatchObject({ error: { code: 'INVALID_INPUT' } });
+    await both(
+      'start_onboarding',
+      { appId: 'sales', email: 'a@example.com', requestId: 'onb_x', claimSecret: 'x' },
+      'ONBOARDING_REQUEST_NOT_FOUND',
+    );
   });
 
   it('invoke a Function as its REST twin does', async () => {

@@ -1,0 +1,166 @@
+import { PlatformError } from '@platform/errors';
+import type { AgentCredentialInfo } from '../auth/agent-credentials.ts';
+import { parseEmail } from '../auth/auth-options.ts';
+import type { AuthService } from '../auth/auth-service.ts';
+import type { Database } from '../db/database.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { printable } from '../logs/printable.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import { ONBOARDING_CONFIRM } from './onboarding-pages.ts';
+import {
+  ONBOARDING_HOURS,
+  type OnboardingLinkProblem,
+  type OnboardingRequest,
+  OnboardingRequests,
+} from './onboarding-requests.ts';
+
+/** What onboarding needs from the broker of the project app. */
+export interface OnboardingOptions {
+  /** The project app's sign-in. */
+  readonly auth: AuthService;
+  /** The database that holds the accounts (the central store, or the app's own when alone). */
+  readonly accounts: Database;
+  readonly outbox: Outbox;
+  readonly clock: Clock;
+  readonly print: (line: string) => void;
+  /**
+   * When the agent finishes: the person becomes the project's owner and may open it (a grant
+   * on a private app).
+   */
+  readonly handOver: (request: OnboardingRequest) => Promise<void>;
+}
+
+/** What the agent learns from `start_onboarding`. */
+export interface OnboardingAnswer {
+  readonly requestId: string;
+  readonly state: OnboardingRequest['state'];
+  readonly expiresAt: string;
+  /** Only when the request is made: what the agent finishes it with. */
+  readonly claimSecret?: string;
+  /** Only when the agent finishes: its credential, once (docs/agents.md). */
+  readonly agentCredential?: AgentCredentialInfo & { readonly token: string };
+}
+
+/**
+ * Agent-created accounts (spec 5.2) for one project app: the agent starts onboarding for an
+ * address; a new address gets a provisional identity and a project-aware confirmation email, an
+ * existing account an approval email; the person confirms on the app's own pages, sets up a
+ * company, and the agent finishes to receive its credential. The pages are in
+ * `onboarding-routes.ts`.
+ */
+export class Onboarding {
+  readonly requests: OnboardingRequests;
+  readonly #o: OnboardingOptions;
+
+  constructor(options: OnboardingOptions) {
+    this.#o = options;
+    this.requests = new OnboardingRequests(options.accounts, options.clock);
+  }
+
+  /**
+   * Starts onboarding `email` for this app: `INVALID_INPUT` for an address that is not one.
+   * The email link goes to the outbox and the terminal; the agent gets the request's id and
+   * claim secret, never a link or a session.
+   */
+  async start(email: unknown, request: Request): Promise<OnboardingAnswer> {
+    const address = parseEmail(email);
+    if (address === undefined) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: 'email must be the address of the person the project is for.',
+        details: { field: 'email' },
+      });
+    }
+    const { auth } = this.#o;
+    const existing = await auth.account(address);
+    const account = existing ?? (await auth.provisionalAccount(address));
+    const made = await this.requests.create({
+      appId: auth.appId,
+      email: address,
+      accountId: account.id,
+      kind: existing === undefined ? 'new' : 'existing',
+    });
+    const url = `${auth.publicOrigin(request)}${ONBOARDING_CONFIRM}?token=${made.linkToken}`;
+    const subject =
+      existing === undefined
+        ? `Confirm your email to start ${auth.appId}`
+        : `Approve a coding agent for ${auth.appId}`;
+    const why =
+      existing === undefined
+        ? `A coding agent started the project ${auth.appId} for this address.`
+        : `A coding agent asks to work on the project ${auth.appId} for your account.`;
+    await this.#o.outbox.capture(
+      {
+        from: 'auth',
+        to: address,
+        subject,
+        text: `${why} Open ${url} and confirm within ${ONBOARDING_HOURS} hours; the link works once.\nIf you did not ask for this, ignore this email: nothing happens.`,
+      },
+      ['auth'],
+    );
+    this.#o.print(printable(`[auth] ${subject} (${address}): ${url}`));
+    const { id, state, expiresAt } = made.request;
+    return { requestId: id, state, expiresAt, claimSecret: made.claimSecret };
+  }
+
+  /**
+   * The agent's return: the request as it stands, and once it is `ready`, the hand-over and
+   * the agent's credential, exactly once.
+   */
+  async finish(requestId: string, claimSecret: unknown): Promise<OnboardingAnswer> {
+    if (typeof claimSecret !== 'string') {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: 'claimSecret is the secret start_onboarding answered.',
+        details: { field: 'claimSecret' },
+      });
+    }
+    const { auth } = this.#o;
+    const { request, handed } = await this.requests.finish(requestId, claimSecret, (ready, tx) =>
+      auth.agentCredentials.issue(ready.accountId, ready.appId, 'onboarding', tx),
+    );
+    if (handed !== undefined) await this.#o.handOver(request);
+    return {
+      requestId: request.id,
+      state: request.state,
+      expiresAt: request.expiresAt,
+      ...(handed === undefined ? {} : { agentCredential: handed }),
+    };
+  }
+
+  /** The explicit confirmation of the email link: the request as it now stands, or why not. */
+  useLink(token: string): Promise<OnboardingRequest | OnboardingLinkProblem> {
+    return this.requests.useLink(token);
+  }
+
+  /** The organisation's company name, once someone set it up. */
+  async company(): Promise<string | undefined> {
+    const { rows } = await this.#o.accounts.query<{ name: string }>(
+      'SELECT name FROM platform.organisation_profile',
+    );
+    return rows[0]?.name;
+  }
+
+  /**
+   * Company setup (spec 5.2.2): names the company when nobody has yet (1 to 100 characters,
+   * `INVALID_INPUT` otherwise), or accepts the invitation into the one set up.
+   */
+  async setUpCompany(request: OnboardingRequest, name: string | undefined): Promise<void> {
+    if ((await this.company()) === undefined) {
+      const trimmed = name?.trim() ?? '';
+      if (trimmed.length === 0 || trimmed.length > 100) {
+        throw new PlatformError({
+          code: 'INVALID_INPUT',
+          message: 'A company name has 1 to 100 characters.',
+          details: { field: 'name' },
+        });
+      }
+      await this.#o.accounts.query(
+        `INSERT INTO platform.organisation_profile (name, set_up_by, set_up_at)
+         VALUES ($1, $2, $3) ON CONFLICT (only_row) DO NOTHING`,
+        [trimmed, request.accountId, this.#o.clock.now()],
+      );
+    }
+    await this.requests.companySetUp(request.id);
+  }
+}
