@@ -1,8 +1,6 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { authBroker, FakeBrowser, field, MINUTE } from './helpers.ts';
+import { authBroker, FakeBrowser, field, MINUTE, writeDevStateFor } from './helpers.ts';
 
 const files = {
   'migrations/001_notes.sql': `
@@ -36,17 +34,7 @@ beforeAll(async () => {
   env = await authBroker({ files });
   other = await authBroker({ files, auth: { appId: 'other' } });
   await env.broker.addFunction({ name: 'who', entrypoint: 'functions/who/who.ts', access: 'user' });
-  // What platform dev writes for the CLI (this test process stands in for it).
-  await writeFile(
-    join(env.appDir, '.platform', 'dev.json'),
-    JSON.stringify({
-      url: env.broker.server.url,
-      appId: env.broker.appId,
-      pid: process.pid,
-      token: env.broker.auth.brokerKey,
-    }),
-    { mode: 0o600 },
-  );
+  await writeDevStateFor(env);
   const owner = await env.broker.auth.owner();
   await env.broker.db.query('insert into notes (owner_id, body) values ($1, $2)', [
     owner.id,

@@ -1,12 +1,12 @@
 // `platform app access-token request` as a user runs it: the CLI in its own process, a real
 // Secret Service (GNOME Keyring on a private D-Bus) or none, the owner approving in a browser.
 import { spawn } from 'node:child_process';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
-import { authBroker, FakeBrowser, field } from './helpers.ts';
+import { authBroker, FakeBrowser, field, writeDevStateFor } from './helpers.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
 let env: Awaited<ReturnType<typeof authBroker>>;
@@ -51,16 +51,7 @@ const approveAs = async (email: string, url: string) => {
 
 beforeAll(async () => {
   [env, secrets] = await Promise.all([authBroker(), startSecretService()]);
-  await writeFile(
-    join(env.appDir, '.platform', 'dev.json'),
-    JSON.stringify({
-      url: env.broker.server.url,
-      appId: env.broker.appId,
-      pid: process.pid,
-      token: env.broker.auth.brokerKey,
-    }),
-    { mode: 0o600 },
-  );
+  await writeDevStateFor(env);
 }, 120_000);
 afterAll(async () => {
   await env?.cleanup();

@@ -1,4 +1,6 @@
+import { writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
@@ -68,6 +70,23 @@ export async function authBroker(
       await dir.remove();
     },
   };
+}
+
+/**
+ * Writes what `platform dev` writes for the CLI (`.platform/dev.json`), so that `platform`
+ * commands reach this test's broker: the test process stands in for `platform dev`.
+ */
+export async function writeDevStateFor(env: { broker: Broker; appDir: string }): Promise<void> {
+  await writeFile(
+    join(env.appDir, '.platform', 'dev.json'),
+    JSON.stringify({
+      url: env.broker.server.url,
+      appId: env.broker.appId,
+      pid: process.pid,
+      token: env.broker.auth.brokerKey,
+    }),
+    { mode: 0o600 },
+  );
 }
 
 interface StoredCookie {
