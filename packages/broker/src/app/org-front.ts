@@ -19,6 +19,7 @@ import type { LogWriter } from '../logs/log-sink.ts';
 import { agentHttp, twinRequest } from '../mcp/agent-http.ts';
 import type { Memberships } from '../org/memberships.ts';
 import { orgPageHtml } from '../org/org-page.ts';
+import { dashboardLinkKey } from '../project/dev-state.ts';
 
 /** One app of the organisation, as the organisation's front reaches it. */
 export interface OrgApp {
@@ -69,8 +70,13 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     return found;
   };
   const isDeveloper = (c: Context<BrokerEnv>) => {
-    const token = readBearer(c.req.header('authorization')) ?? c.req.query('key');
+    const token = readBearer(c.req.header('authorization'));
     return typeof token === 'string' && safeEqual(token, options.devToken);
+  };
+  // The organisation page's link from platform dev: its key shows the members, nothing more.
+  const hasLinkKey = (c: Context<BrokerEnv>) => {
+    const key = c.req.query('key');
+    return typeof key === 'string' && safeEqual(key, dashboardLinkKey(options.devToken));
   };
   const requireDeveloper = (c: Context<BrokerEnv>, what: string) => {
     if (!isDeveloper(c)) {
@@ -87,8 +93,8 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
       url: one.url,
       dashboard: `${one.url}${dashboardPaths.page}`,
     }));
-    // The dev-token link (`/?key=<dev token>`, printed by platform dev) also shows the members.
-    const members = isDeveloper(c) ? await options.members.list() : undefined;
+    // The link platform dev prints (`/?key=<link key>`) also shows the members.
+    const members = isDeveloper(c) || hasLinkKey(c) ? await options.members.list() : undefined;
     const page = orgPageHtml({
       organisation: options.organisation,
       apps,

@@ -19,7 +19,12 @@ import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
 import { loadAppId } from '../project/app-id.ts';
-import { clearDevState, newDevToken, writeDevState } from '../project/dev-state.ts';
+import {
+  clearDevState,
+  dashboardLinkKey,
+  newDevToken,
+  writeDevState,
+} from '../project/dev-state.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
@@ -126,7 +131,10 @@ export interface DevServer {
   readonly broker: Broker;
   /** Milliseconds from the call to ready. */
   readonly readyMs: number;
-  /** The dashboard's dev-token link (`/_platform/dashboard?key=<dev token>`): opens it without signing in. */
+  /**
+   * The dashboard link (`/_platform/dashboard?key=<link key>`): opens it without signing in. The
+   * key is derived from the dev token and is no bearer credential.
+   */
   readonly dashboardUrl: string;
   /** Settles once every change seen so far has been applied (tests). */
   settled(): Promise<void>;
@@ -272,7 +280,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       },
       provider: self,
       readyMs: Math.round(performance.now() - started),
-      dashboardUrl: `${appUrl}${dashboardPaths.page}?key=${devToken}`,
+      dashboardUrl: `${appUrl}${dashboardPaths.page}?key=${dashboardLinkKey(devToken)}`,
       settled: async () => {
         // Let the watcher's debounce deliver pending events before waiting on the reloads.
         await new Promise((r) => setTimeout(r, 250));

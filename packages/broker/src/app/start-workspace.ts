@@ -10,7 +10,7 @@ import { type CentralAuthority, centralAuthority } from '../org/authority.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
 import { Memberships } from '../org/memberships.ts';
 import { loadAppId } from '../project/app-id.ts';
-import { newDevToken } from '../project/dev-state.ts';
+import { dashboardLinkKey, newDevToken } from '../project/dev-state.ts';
 import { loadManifest } from '../project/manifest.ts';
 import { openCentralStore } from './open-central.ts';
 import { startOrgFront } from './org-front.ts';
@@ -181,7 +181,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       authority,
       app: (appId) => apps.find((one) => one.appId === appId),
       devToken,
-      dashboardUrl: `${front.url}/?key=${devToken}`,
+      dashboardUrl: `${front.url}/?key=${dashboardLinkKey(devToken)}`,
       settled: async () => {
         await Promise.all(apps.map((one) => one.settled()));
       },

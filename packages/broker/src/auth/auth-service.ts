@@ -196,7 +196,12 @@ export class AuthService {
     return this.#developer.isDeveloperKey(presented);
   }
 
-  /** The developer cookie's value that the dashboard's dev-token link sets (HMAC of the token). */
+  /** Whether `presented` is the key of the dashboard link (never a bearer credential). */
+  isDashboardLinkKey(presented: string): Promise<boolean> {
+    return this.#developer.isDashboardLinkKey(presented);
+  }
+
+  /** The developer cookie's value that the dashboard link sets (HMAC of the dev token). */
   developerCookieValue(): Promise<string | undefined> {
     return this.#developer.cookieValue();
   }

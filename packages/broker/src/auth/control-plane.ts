@@ -23,8 +23,8 @@ const NEEDS_DEV_TOKEN = 'The control plane needs the dev token of .platform/dev.
  * - `Authorization: Bearer <agent credential>` on the agent tools and the routes they send only,
  *   acting for the credential's account (set as `agent` on the context);
  * - for `GET`/`HEAD` without an `Authorization` header: the owner's session cookie, or the
- *   developer cookie that the dashboard's dev-token link (`/_platform/dashboard?key=<dev
- *   token>`, printed by `platform dev`) sets. A cookie never authorises a state change, so a
+ *   developer cookie that the dashboard link (`/_platform/dashboard?key=<link key>`, printed by
+ *   `platform dev`; the key is derived from the dev token and opens nothing else) sets. A cookie never authorises a state change, so a
  *   cross-site form cannot act for the developer.
  *
  * App access tokens, access JWTs (any script of the app can hold one) and every other account
@@ -118,14 +118,14 @@ async function admitAgent(auth: AuthService, c: Context<BrokerEnv>, presented: s
   return agent;
 }
 
-// The dev-token link: trade the token for the developer cookie, then drop it from the URL.
+// The dashboard link: trade its key for the developer cookie, then drop it from the URL.
 async function tradeDevTokenLink(
   auth: AuthService,
   request: Request,
   key: string,
   cookieValue: string | undefined,
 ): Promise<Response> {
-  if (cookieValue === undefined || !(await auth.isDeveloperKey(key))) {
+  if (cookieValue === undefined || !(await auth.isDashboardLinkKey(key))) {
     throw denied('This dashboard link is not valid (platform dev prints a new one each start).');
   }
   const cookie = setCookie(authCookies.developer, cookieValue, { secure: auth.secure(request) });

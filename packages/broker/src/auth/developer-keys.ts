@@ -1,11 +1,11 @@
 import { hmac, randomSecret, safeEqual } from '../kernel/crypto.ts';
-import { readDevState } from '../project/dev-state.ts';
+import { dashboardLinkKey, readDevState } from '../project/dev-state.ts';
 import type { ResolvedAuthOptions } from './auth-options.ts';
 
 /**
  * The developer's keys to the control plane and the owner API: the dev token of the running
  * `platform dev` (the option, else `.platform/dev.json`'s) and {@link brokerKey}, plus the
- * developer cookie the dashboard's dev-token link trades the token for.
+ * developer cookie the dashboard link trades its key for.
  */
 export class DeveloperKeys {
   /** A key of the owner API (grants, tokens), new at every start, besides the dev token. */
@@ -26,6 +26,12 @@ export class DeveloperKeys {
       safeEqual(presented, this.brokerKey) ||
       (devToken !== undefined && safeEqual(presented, devToken))
     );
+  }
+
+  /** Whether `presented` is the key of the dashboard link `platform dev` printed. */
+  async isDashboardLinkKey(presented: string): Promise<boolean> {
+    const devToken = await this.#devToken();
+    return devToken !== undefined && safeEqual(presented, dashboardLinkKey(devToken));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -19,6 +19,14 @@ export const devStatePath = (appDir: string): string => join(appDir, '.platform'
 
 /** A fresh random dev token. */
 export const newDevToken = (): string => randomBytes(24).toString('base64url');
+
+/**
+ * The key of the dashboard link `platform dev` prints (`?key=`), derived from the dev token: it
+ * opens the dashboard and the organisation page in a browser (a read-only developer cookie) and
+ * nothing else; unlike the dev token it is never a bearer credential, so no command prints one.
+ */
+export const dashboardLinkKey = (devToken: string): string =>
+  createHmac('sha256', devToken).update('platform dashboard link').digest('base64url');
 
 /** Writes the state file, readable by its owner only (it holds the dev token). */
 export async function writeDevState(appDir: string, state: DevState): Promise<void> {

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardLinkKey } from '../../src/project/dev-state.ts';
 import { eventually } from './fixture-app.ts';
 import { ada, alive, copyExample, exitOf, platform, spawnPlatform, waitForUrl } from './helpers.ts';
 
@@ -48,11 +49,15 @@ describe('platform dev as a subprocess', () => {
   it('prints the URL on a line of its own and serves the page', async () => {
     expect(url).toMatch(/^http:\/\/localhost:\d+$/);
     expect(lines.some((line) => /ready in \d+ ms \(14 Functions\)/.test(line))).toBe(true);
-    // Then the dashboard's dev-token link (its key is the token of .platform/dev.json).
+    // Then the dashboard link: its key is derived from the dev token of .platform/dev.json,
+    // which is never printed.
     const token = JSON.parse(await readFile(join(app.path, '.platform/dev.json'), 'utf8')).token;
     await eventually(async () =>
-      expect(lines).toContain(`Dashboard: ${url}/_platform/dashboard?key=${token}`),
+      expect(lines).toContain(
+        `Dashboard: ${url}/_platform/dashboard?key=${dashboardLinkKey(token)}`,
+      ),
     );
+    expect(lines.join('\n')).not.toContain(token);
     // Then where the app receives mail: the SMTP listener and the app's addresses.
     await eventually(async () =>
       expect(lines).toContainEqual(

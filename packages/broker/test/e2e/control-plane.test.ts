@@ -238,14 +238,21 @@ describe('the dashboard', { timeout: 60_000 }, () => {
     expect(post.status).toBe(403);
   });
 
-  it('opens through the dev-token link that platform dev prints', async () => {
-    expect(dev.dashboardUrl).toBe(`${dev.url}/_platform/dashboard?key=${devToken}`);
+  it('opens through the dashboard link that platform dev prints, which holds no token', async () => {
+    const key = new URL(dev.dashboardUrl).searchParams.get('key') ?? '';
+    expect(key).not.toContain(devToken);
     const wrong = new FakeBrowser(dev.broker);
     expect((await wrong.navigate('/_platform/dashboard?key=nope')).status).toBe(403);
+    // The dev token itself is no dashboard key, and the key is no bearer credential.
+    expect((await wrong.navigate(`/_platform/dashboard?key=${devToken}`)).status).toBe(403);
     expect(wrong.cookie('platform_dev')).toBeUndefined();
+    const asBearer = await get(`/v1/apps/${dev.broker.appId}/jobs`, {
+      authorization: `Bearer ${key}`,
+    });
+    expect(asBearer.status).toBe(403);
 
     const browser = new FakeBrowser(dev.broker);
-    const link = await browser.navigate(`/_platform/dashboard?key=${devToken}`);
+    const link = await browser.navigate(`/_platform/dashboard?key=${key}`);
     expect(link.status).toBe(303);
     expect(link.headers.get('location')).toBe('/_platform/dashboard');
     const [cookie] = link.headers.getSetCookie();
