@@ -204,6 +204,12 @@ describe('a data directory made before the platform schema had versions', () => 
         kept_session: null,
         sessions_valid_after: null,
       })),
+      // App access tokens made before reveal links were revealed at creation.
+      app_tokens: before.rows.app_tokens?.map((row) => ({
+        ...(row as object),
+        reveal_hash: null,
+        reveal_expires_at: null,
+      })),
       jobs: before.rows.jobs?.map(moved),
       cron_state: before.rows.cron_state?.map(moved),
     });
