@@ -2,8 +2,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { PlatformError } from '@platform/errors';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import type { Hono } from 'hono';
+import { buildThenIdle } from '../functions/esbuild-service.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { isReserved } from '../http/paths.ts';
 
@@ -157,7 +158,7 @@ export class Frontend {
     const base = jsPath.slice(0, -3);
     const entry = (await stat(`${base}.ts`).catch(() => undefined)) ? `${base}.ts` : `${base}.tsx`;
     try {
-      const result = await build({
+      const result = await buildThenIdle({
         entryPoints: [entry],
         absWorkingDir: this.#appDir,
         bundle: true,

@@ -1,7 +1,8 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { PlatformError } from '@platform/errors';
-import { build, type Message } from 'esbuild';
+import type { BuildResult, Message } from 'esbuild';
+import { buildThenIdle } from './esbuild-service.ts';
 import { importRules } from './import-rules.ts';
 import type { SdkSource } from './sdk.ts';
 
@@ -108,9 +109,9 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
     `serveFunction(fn, { sourceRoot: new URL(${JSON.stringify(appFromBundle)}, import.meta.url).href });`,
     PARENT_WATCHDOG,
   ].join('\n');
-  let result: Awaited<ReturnType<typeof build>>;
+  let result: BuildResult;
   try {
-    result = await build({
+    result = await buildThenIdle({
       absWorkingDir: appDir,
       ...(wrap
         ? {

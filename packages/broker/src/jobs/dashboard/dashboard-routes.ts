@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { Hono } from 'hono';
+import { buildThenIdle } from '../../functions/esbuild-service.ts';
 import type { BrokerEnv } from '../../http/broker-env.ts';
 import {
   brokerApiPaths,
@@ -27,7 +27,7 @@ let bundled: Promise<string> | undefined;
 
 /** The browser script, bundled once per process (about 20 ms with esbuild). */
 function clientScript(): Promise<string> {
-  bundled ??= build({
+  bundled ??= buildThenIdle({
     entryPoints: [clientFile],
     bundle: true,
     write: false,
