@@ -59,8 +59,20 @@ export function twinRequest(twin: TwinRequest, origin: string, credential: strin
 export function agentHttp(
   sendAs: (credential: string) => SendTwin,
 ): (request: Request) => Promise<Response> {
-  const handlerOf = (surface: ToolSurface, credential: string): McpHttpHandler =>
-    createMcpHandler(() => agentServer(surface, sendAs(credential)), { responseMode: 'json' });
+  const handlers = new Map<ToolSurface, McpHttpHandler>();
+  const handlerOf = (surface: ToolSurface) => {
+    let handler = handlers.get(surface);
+    if (!handler) {
+      // One server per request, whose tools send with that request's own credential.
+      handler = createMcpHandler(
+        ({ requestInfo }) =>
+          agentServer(surface, sendAs(readBearer(requestInfo?.headers.get('authorization')) ?? '')),
+        { responseMode: 'json' },
+      );
+      handlers.set(surface, handler);
+    }
+    return handler;
+  };
   return async (request) => {
     const rejected =
       hostHeaderValidationResponse(request, [
@@ -70,8 +82,7 @@ export function agentHttp(
     if (rejected) return rejected;
     const surface =
       new URL(request.url).searchParams.get('surface') === 'full' ? 'full' : 'focused';
-    const credential = readBearer(request.headers.get('authorization')) ?? '';
-    return handlerOf(surface, credential).fetch(request);
+    return handlerOf(surface).fetch(request);
   };
 }
 
