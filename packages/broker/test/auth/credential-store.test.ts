@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { authBroker, FakeBrowser, field, writeDevStateFor } from './helpers.ts';
@@ -13,22 +15,23 @@ let env: Awaited<ReturnType<typeof authBroker>>;
 let secrets: SecretService;
 
 /** The CLI in a process of its own, with only `extraEnv` (no D-Bus of this machine's). */
+const cliArgs = [
+  '--conditions=@platform/source',
+  '--import',
+  'tsx',
+  join(root, 'packages/broker/src/bin.ts'),
+];
+
 function cli(
   args: string[],
   extraEnv: NodeJS.ProcessEnv,
   onLine: (line: string) => void = () => {},
 ) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=@platform/source',
-      '--import',
-      'tsx',
-      join(root, 'packages/broker/src/bin.ts'),
-      ...args,
-    ],
-    { cwd: root, env: { PATH: process.env.PATH, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...cliArgs, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out: string[] = [];
   const err: string[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -94,13 +97,37 @@ describe('platform app access-token request', { timeout: 60_000 }, () => {
       headers: { authorization: `Bearer ${kept}` },
     });
     expect(jobs.status).toBe(200);
-    const out = await cli(['agent', 'logout', '--app', env.appDir], secrets.env);
-    expect(out.code, out.err).toBe(0);
-    expect(await secrets.lookup(`agent/${env.broker.appId}`)).toBeUndefined();
-    const after = await fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/jobs`, {
-      headers: { authorization: `Bearer ${kept}` },
-    });
-    expect(after.status).toBe(401);
+    // platform mcp --agent acts with it: the tools' twins carry the agent credential.
+    const agent = new Client({ name: 'agent', version: '1.0.0' });
+    await agent.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [...cliArgs, 'mcp', '--full', '--agent', '--app', env.appDir],
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', ...(secrets.env as Record<string, string>) },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const listed = await agent.callTool({
+        name: 'list_background_jobs',
+        arguments: { appId: env.broker.appId },
+      });
+      expect(listed.isError).toBeFalsy();
+      // Logging out revokes and forgets it: the running server's next call is refused, so it
+      // was the agent's credential that the tools sent.
+      const out = await cli(['agent', 'logout', '--app', env.appDir], secrets.env);
+      expect(out.code, out.err).toBe(0);
+      expect(await secrets.lookup(`agent/${env.broker.appId}`)).toBeUndefined();
+      const refused = (await agent.callTool({
+        name: 'list_background_jobs',
+        arguments: { appId: env.broker.appId },
+      })) as { isError?: boolean; content: { text?: string }[] };
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(/^AUTH_REQUIRED/);
+    } finally {
+      await agent.close();
+    }
   });
 
   it('says clearly when no credential store answers, and asks nothing', async () => {
