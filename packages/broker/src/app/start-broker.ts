@@ -282,8 +282,6 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     // An organisation's central store holds the app's authority facts; the app registers itself.
     const authority = options.central === undefined ? undefined : centralAuthority(options.central);
     await authority?.register([appId]);
-    const isSignInOwner = async (accountId: string) =>
-      (await auth.appState()) !== 'deleted' && (await auth.owner()).id === accountId;
     const auth = await AuthService.create(
       db,
       outbox,
@@ -297,9 +295,9 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
               // The app's sign-in owner (the developer's account) and the organisation's facts.
               agentAuthority: {
                 mayEdit: async (accountId: string) =>
-                  (await isSignInOwner(accountId)) || authority.mayEdit(appId, accountId),
+                  (await auth.isOwner(accountId)) || authority.mayEdit(appId, accountId),
                 owns: async (accountId: string) =>
-                  (await isSignInOwner(accountId)) ||
+                  (await auth.isOwner(accountId)) ||
                   (await authority.facts(appId)).ownerAccountId === accountId,
               },
             }),

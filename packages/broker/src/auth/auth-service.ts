@@ -324,10 +324,14 @@ export class AuthService {
     return (await this.#agentAuthority()).mayEdit(accountId);
   }
 
+  /** Whether `accountId` is this app's configured owner (never, once the app was deleted). */
+  async isOwner(accountId: string): Promise<boolean> {
+    return (await this.appState()) !== 'deleted' && (await this.owner()).id === accountId;
+  }
+
   async #agentAuthority(): Promise<AgentAuthority> {
     if (this.#options.agentAuthority) return this.#options.agentAuthority;
-    const isOwner = async (accountId: string) =>
-      (await this.#identities.appState()) !== 'deleted' && (await this.owner()).id === accountId;
+    const isOwner = (accountId: string) => this.isOwner(accountId);
     return { mayEdit: isOwner, owns: isOwner };
   }
 

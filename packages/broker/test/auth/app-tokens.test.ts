@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { authBroker, FakeBrowser, field, MINUTE, writeDevStateFor } from './helpers.ts';
+import {
+  authBroker,
+  decideRequest,
+  FakeBrowser,
+  field,
+  MINUTE,
+  writeDevStateFor,
+} from './helpers.ts';
 
 const files = {
   'migrations/001_notes.sql': `
@@ -226,11 +233,6 @@ describe('app access tokens requested from a terminal', () => {
     const body = await response.json();
     return { status: response.status, body, code: body.error?.code as string | undefined };
   };
-  const decide = async (browser: FakeBrowser, approveUrl: string, decision: string) => {
-    const path = new URL(approveUrl).pathname;
-    const page = await (await browser.navigate(path)).text();
-    return browser.request(path, { form: { csrf: field(page, 'csrf'), decision } });
-  };
 
   it('the owner compares the code and approves; the token is handed out once', async () => {
     const asked = await ask('agent');
@@ -245,7 +247,7 @@ describe('app access tokens requested from a terminal', () => {
     const page = await (await owner.navigate(path)).text();
     expect(page).toContain(asked.userCode);
     expect((await claim(asked.id, asked.claimSecret)).status).toBe(202);
-    const approved = await decide(owner, asked.approveUrl, 'approve');
+    const approved = await decideRequest(owner, asked.approveUrl, 'approve');
     expect(await approved.text()).toContain('data-state="approved"');
     const taken = await claim(asked.id, asked.claimSecret);
     expect(taken.status).toBe(200);
@@ -268,7 +270,7 @@ describe('app access tokens requested from a terminal', () => {
   it('a declined, expired or unknown request gives no token', async () => {
     const owner = await ownerBrowser();
     const declined = await ask('declined');
-    await decide(owner, declined.approveUrl, 'decline');
+    await decideRequest(owner, declined.approveUrl, 'decline');
     expect(await claim(declined.id, declined.claimSecret)).toMatchObject({
       status: 403,
       code: 'TOKEN_REQUEST_DENIED',

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
-import { authBroker, FakeBrowser, field, writeDevStateFor } from './helpers.ts';
+import { authBroker, decideRequest, FakeBrowser, writeDevStateFor } from './helpers.ts';
 
 const root = resolve(import.meta.dirname, '../../../..');
 let env: Awaited<ReturnType<typeof authBroker>>;
@@ -47,9 +47,7 @@ function cli(
 const approveAs = async (email: string, url: string) => {
   const browser = new FakeBrowser(env.broker);
   await browser.signInByEmail(email);
-  const path = new URL(url).pathname;
-  const page = await (await browser.navigate(path)).text();
-  await browser.request(path, { form: { csrf: field(page, 'csrf'), decision: 'approve' } });
+  await decideRequest(browser, url);
 };
 
 beforeAll(async () => {

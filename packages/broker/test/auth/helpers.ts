@@ -267,6 +267,20 @@ export class FakeBrowser {
   }
 }
 
+/**
+ * Opens a credential request's approval page (`approveUrl`) in `browser` and posts `decision`
+ * (`approve` or `decline`) with the page's form token.
+ */
+export async function decideRequest(
+  browser: FakeBrowser,
+  approveUrl: string,
+  decision = 'approve',
+): Promise<Response> {
+  const path = new URL(approveUrl).pathname;
+  const page = await (await browser.navigate(path)).text();
+  return browser.request(path, { form: { csrf: field(page, 'csrf'), decision } });
+}
+
 /** The value of the hidden field `name` in a page. */
 export function field(html: string, name: string): string {
   const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);

@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
-import { FakeBrowser, field } from '../auth/helpers.ts';
+import { decideRequest, FakeBrowser } from '../auth/helpers.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -374,9 +374,7 @@ describe('with an agent credential', { timeout: 120_000 }, () => {
     ).json()) as { id: string; approveUrl: string; claimSecret: string };
     const browser = new FakeBrowser(broker);
     await browser.signInByEmail(email);
-    const path = new URL(asked.approveUrl).pathname;
-    const page = await (await browser.navigate(path)).text();
-    await browser.request(path, { form: { csrf: field(page, 'csrf'), decision: 'approve' } });
+    await decideRequest(browser, asked.approveUrl);
     const claimed = await asDeveloper(
       `${broker.server.url}/_platform/broker/tokens/requests/${asked.id}/claim`,
       { secret: asked.claimSecret },
