@@ -84,6 +84,11 @@ export interface BrokerOptions {
    * API an integration calls. @default none
    */
   readonly allowNet?: readonly string[] | undefined;
+  /**
+   * How long a Function's process runs without a call before it stops (the next call starts it
+   * again). @default 120000 (two minutes)
+   */
+  readonly functionIdleMs?: number | undefined;
   /** What `ctx.environment` tells the Functions. @default 'development' */
   readonly environment?: 'development' | 'production';
   /** Where log lines and Function output are printed. @default console.log */
@@ -340,6 +345,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       sdk,
       brokerPort: listener.port,
       allowNet: options.allowNet,
+      idleStopMs: options.functionIdleMs,
       invoker,
       print: writer,
       redactor,

@@ -12,6 +12,9 @@ import type { FunctionInvoker } from './invoker.ts';
 import { memoryLimitMb } from './memory-limit.ts';
 import type { SdkSource } from './sdk.ts';
 
+/** How long a Function's process waits for a call before it stops, unless told otherwise. */
+const DEFAULT_IDLE_STOP_MS = 120_000;
+
 /** One Function to serve (from platform.yaml `functions[]`). */
 export interface FunctionDeclaration {
   readonly name: string;
@@ -44,6 +47,11 @@ export interface FunctionDeploymentsOptions {
   readonly invoker: FunctionInvoker;
   /** Receives the processes' output and crash notices. */
   readonly print: LogWriter;
+  /**
+   * How long a Function's process may sit without a call before it stops; the next call starts
+   * it again. @default 120000 (two minutes)
+   */
+  readonly idleStopMs?: number | undefined;
   /** Redacts known secret values from the processes' output before it is printed. @default none */
   readonly redactor?: Redactor | undefined;
 }
@@ -57,10 +65,11 @@ interface Deployment {
 }
 
 /**
- * The Functions one broker runs: each is bundled (reusing an unchanged earlier bundle), started
- * in its own Deno process and registered with the invoker; a new version replaces the running
- * one only once it is ready. Owns every process it starts: {@link FunctionDeployments.close}
- * stops them all, those still starting included.
+ * The Functions one broker runs: each is bundled (reusing an unchanged earlier bundle) and
+ * registered with the invoker; its own Deno process starts on its first call and stops after
+ * `idleStopMs` without one. A new version of a Function already deployed is started at once and
+ * replaces the running one only once it is ready. Owns every process it starts:
+ * {@link FunctionDeployments.close} stops them all, those still starting included.
  *
  * @example
  * ```ts
@@ -83,9 +92,10 @@ export class FunctionDeployments {
   }
 
   /**
-   * Bundles `fn`, starts its process and registers it; a version already running keeps serving
-   * until the new one is ready, then stops. A bundling or start failure throws (bundling errors
-   * name file and line) and leaves the running version in place. Resolves to the bundle.
+   * Bundles `fn` and registers it; its process starts on the first call. When a version is
+   * deployed already, the new one's process starts now and the old version keeps serving until
+   * it is ready, then stops. A bundling failure (naming file and line) or the new version's start
+   * failure throws and leaves the deployed version in place. Resolves to the bundle.
    */
   add(fn: FunctionDeclaration): Promise<BundleResult> {
     const deploying = this.#deploy(fn);
@@ -150,18 +160,22 @@ export class FunctionDeployments {
     const bundle = await this.#bundle(fn);
     this.#refuseWhenClosed(fn.name);
     const process = this.#process(fn.name, bundle.outFile, fn.memoryMb);
-    this.#starting.add(process);
-    try {
-      await process.ready();
-      this.#refuseWhenClosed(fn.name);
-    } catch (error) {
-      // A failed start may leave its process exiting: wait until it is gone.
-      await process.stop();
-      throw error;
-    } finally {
-      this.#starting.delete(process);
-    }
     const previous = this.#deployed.get(fn.name);
+    // A first version waits for its first call; a new one is checked by starting it before it
+    // takes over, so a version that cannot start never replaces one that works.
+    if (previous) {
+      this.#starting.add(process);
+      try {
+        await process.ready();
+        this.#refuseWhenClosed(fn.name);
+      } catch (error) {
+        // A failed start may leave its process exiting: wait until it is gone.
+        await process.stop();
+        throw error;
+      } finally {
+        this.#starting.delete(process);
+      }
+    }
     this.#options.invoker.register({
       name: fn.name,
       access: fn.access,
@@ -190,13 +204,14 @@ export class FunctionDeployments {
   }
 
   #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {
-    const { print, brokerPort, stateDir, redactor, appDir, allowNet } = this.#options;
+    const { print, brokerPort, stateDir, redactor, appDir, allowNet, idleStopMs } = this.#options;
     const limitMb = memoryLimitMb(memoryMb);
     return new FunctionProcess({
       name,
       bundlePath,
       brokerPort,
       allowNet,
+      idleStopMs: idleStopMs ?? DEFAULT_IDLE_STOP_MS,
       denoDir: join(stateDir, 'deno'),
       memoryMb: limitMb,
       appUrl: `${pathToFileURL(resolve(appDir)).href}/`,

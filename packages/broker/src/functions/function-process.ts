@@ -42,6 +42,11 @@ export interface FunctionProcessOptions {
    * thrown while the module loads, name files as `functions/foo.ts:3:9`. @default none
    */
   readonly appUrl?: string | undefined;
+  /**
+   * Stops the process once no call has been in flight for this many milliseconds; the next call
+   * starts it again, so an app's idle Functions hold no memory. @default never
+   */
+  readonly idleStopMs?: number | undefined;
   /** Receives every line the process prints (besides the readiness line). */
   readonly onOutput?: (line: string, stream: 'stdout' | 'stderr') => void;
   /** Called when the process exits without being asked to. */
@@ -81,9 +86,10 @@ const STDERR_TAIL_LINE = 1000;
 
 /**
  * One Function running in its own Deno subprocess with least privilege (see `denoRunArgs`).
- * It starts on first use, is restarted with a growing delay after a crash, and is killed and
- * restarted when a call exceeds its time limit (a hung handler may block the whole process).
- * A crash of one Function's process never touches another's.
+ * It starts on first use, is restarted with a growing delay after a crash, is killed and
+ * restarted when a call exceeds its time limit (a hung handler may block the whole process), and
+ * with `idleStopMs` stops when idle until the next call. A crash of one Function's process never
+ * touches another's.
  *
  * @example
  * ```ts
@@ -94,11 +100,19 @@ const STDERR_TAIL_LINE = 1000;
  */
 export class FunctionProcess {
   readonly name: string;
-  /** How many times a process was started after the first one. */
+  /** How many times a process was started again after a crash or a time limit (not after idling). */
   get restarts(): number {
-    return Math.max(0, this.#starts - 1);
+    return Math.max(0, this.#starts - 1 - this.#resumes);
   }
   #starts = 0;
+  /** Starts that followed a stop for idleness. */
+  #resumes = 0;
+  #idle = false;
+  /** Calls whose exchange is not over yet. */
+  #inFlight = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
+  /** The exit of a process stopped for idleness, awaited by `stop()`. */
+  #idleExit: Promise<unknown> | undefined;
   /** Milliseconds from spawn to the readiness line, of the latest start. */
   lastStartMs = 0;
   readonly #options: FunctionProcessOptions;
@@ -147,9 +161,13 @@ export class FunctionProcess {
     // the whole answer is read; a streamed answer stays under the limit until it ends.
     let timedOut = false;
     const caller = request.signal;
+    this.#inFlight += 1;
+    clearTimeout(this.#idleTimer);
     const answer = new HostAnswer(() => {
       clearTimeout(timer);
       caller?.removeEventListener('abort', onCallerAbort);
+      this.#inFlight -= 1;
+      this.#idleLater();
       request.onEnd?.();
     });
     const onCallerAbort = () => answer.abort(caller?.reason);
@@ -222,17 +240,33 @@ export class FunctionProcess {
   async stop(graceMs = 2000): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#restartTimer);
+    clearTimeout(this.#idleTimer);
     await this.#starting?.catch(() => undefined);
+    await this.#idleExit;
     const child = this.#child;
-    if (!child) return;
-    await new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
+    if (child) await terminate(child, graceMs);
+  }
+
+  /** (Re)arms the idle stop once no call is in flight. */
+  #idleLater(): void {
+    const idleMs = this.#options.idleStopMs;
+    if (idleMs === undefined || this.#inFlight > 0 || this.#stopped) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => this.#stopIdle(), idleMs);
+    this.#idleTimer.unref();
+  }
+
+  #stopIdle(): void {
+    const child = this.#child;
+    if (!child || this.#inFlight > 0 || this.#starting || this.#stopped) return;
+    // Forgotten at once, so a call arriving while it exits starts a new process instead of
+    // reaching this one.
+    this.#child = undefined;
+    void this.#pool?.destroy().catch(() => undefined);
+    this.#pool = undefined;
+    this.#idle = true;
+    this.#idleExit = terminate(child, 2000).finally(() => {
+      this.#idleExit = undefined;
     });
   }
 
@@ -240,6 +274,8 @@ export class FunctionProcess {
 
   async #start(): Promise<void> {
     this.#starts += 1;
+    if (this.#idle) this.#resumes += 1;
+    this.#idle = false;
     // The network permission names the host's exact port, so it is chosen before the spawn, and
     // anything on the machine may bind it in between: then the host starts again on another.
     for (let attempt = 1; ; attempt++) {
@@ -335,6 +371,8 @@ export class FunctionProcess {
     }
     this.lastStartMs = Math.round(performance.now() - started);
     this.#pool = new Pool(`http://${HOST_ADDRESS}:${port}`, { connections: 32, pipelining: 1 });
+    // A process started again after a crash with no call waiting stops when idle too.
+    this.#idleLater();
   }
 
   #shorten(line: string): string {
@@ -392,6 +430,19 @@ export class FunctionProcess {
     }, delay);
     this.#restartTimer.unref();
   }
+}
+
+/** Asks `child` to exit (SIGTERM), then SIGKILL after `graceMs`; resolves once it has exited. */
+function terminate(child: ChildProcess, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
 
 /** Resolves `true` once `child` has exited, or `false` after `ms`. */

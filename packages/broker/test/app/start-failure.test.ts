@@ -233,7 +233,7 @@ export default defineFunction({ input: s.object({}), handler: () => ({ ok: true 
     logWriter: () => undefined,
   });
 
-  it('stops a Function still starting when another fails to bundle', async () => {
+  it('leaves no Function process when one fails to bundle', async () => {
     const appDir = await appWith({
       'platform.yaml': manifest(`  - name: good
     entrypoint: functions/good.ts
@@ -247,22 +247,6 @@ export default defineFunction({ input: s.object({}), handler: () => ({ ok: true 
     });
     const port = await freePort();
     await expectCleanFailure(() => startDev(options(appDir, port)), /broken/, port, 3000);
-  });
-
-  it('stops every Function when one exits while starting', async () => {
-    const appDir = await appWith({
-      'platform.yaml': manifest(`  - name: good
-    entrypoint: functions/good.ts
-    access: public
-  - name: dies
-    entrypoint: functions/dies.ts
-    access: public
-`),
-      'functions/good.ts': good,
-      'functions/dies.ts': `throw new Error('no configuration');\n`,
-    });
-    const port = await freePort();
-    await expectCleanFailure(() => startDev(options(appDir, port)), /dies/, port, 3000);
   });
 
   it('stops the broker and its Functions when the dev state cannot be written', async () => {

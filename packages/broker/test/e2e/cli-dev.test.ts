@@ -6,9 +6,29 @@ import { execFileSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { dashboardLinkKey } from '../../src/project/dev-state.ts';
 import { eventually } from './fixture-app.ts';
 import { ada, alive, copyExample, exitOf, platform, spawnPlatform, waitForUrl } from './helpers.ts';
+
+/**
+ * Calls every Function of the app once through the dev token's direct invocation, so each has
+ * its process (they start on their first call). The answers do not matter, only that each came.
+ */
+async function callEveryFunction(appDir: string, base: string): Promise<void> {
+  const { token } = JSON.parse(await readFile(join(appDir, '.platform/dev.json'), 'utf8'));
+  const manifest = parse(await readFile(join(appDir, 'platform.yaml'), 'utf8')) as {
+    functions: { name: string }[];
+  };
+  for (const { name } of manifest.functions) {
+    const response = await fetch(`${base}/_platform/broker/invoke/${name}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: {}, user: ada }),
+    });
+    await response.arrayBuffer();
+  }
+}
 
 /** Process ids of the Deno children of `pid`. */
 function childrenOf(pid: number): number[] {
@@ -110,6 +130,7 @@ describe('platform dev as a subprocess', () => {
   });
 
   it('stops on SIGTERM with its Deno processes', async () => {
+    await callEveryFunction(app.path, url);
     const deno = childrenOf(child!.pid!);
     expect(deno.length).toBe(14);
     child!.kill('SIGTERM');
@@ -121,7 +142,7 @@ describe('platform dev as a subprocess', () => {
   it('leaves no Deno process behind when it is SIGKILLed', async () => {
     const again = spawnPlatform(['dev', app.path, '--port', '0']);
     const more: string[] = [];
-    await waitForUrl(again, more);
+    await callEveryFunction(app.path, await waitForUrl(again, more));
     const deno = childrenOf(again.pid!);
     expect(deno.length).toBe(14);
     again.kill('SIGKILL');

@@ -19,12 +19,13 @@ afterEach(async () => {
   await Promise.all(processes.splice(0).map((p) => p.stop()));
 });
 
-function start(name: string, allowNet?: string[]): FunctionProcess {
+function start(name: string, allowNet?: string[], idleStopMs?: number): FunctionProcess {
   const fn = new FunctionProcess({
     name,
     bundlePath: probe,
     brokerPort,
     allowNet,
+    idleStopMs,
     onOutput: () => undefined,
   });
   processes.push(fn);
@@ -50,6 +51,16 @@ function call(
 async function invoke(fn: FunctionProcess, input: unknown, timeoutMs = 10_000): Promise<unknown> {
   const response = await call(fn, input, undefined, timeoutMs);
   return ((await response.json()) as { result: unknown }).result;
+}
+
+/** True while process `pid` exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('FunctionProcess', () => {
@@ -162,6 +173,27 @@ describe('FunctionProcess', () => {
       code: 'ABORTED',
     });
     expect(await invoke(fn, { action: 'pid' })).toBe(pid);
+  });
+
+  it('stops when idle and starts again on the next call, which is answered', async () => {
+    const fn = start('idle', undefined, 300);
+    const first = await invoke(fn, { action: 'pid' });
+    expect(fn.pid).toBe(first);
+    await expect.poll(() => alive(first as number), { timeout: 5000 }).toBe(false);
+    expect(fn.pid).toBeUndefined();
+    const second = await invoke(fn, { action: 'pid' });
+    expect(second).not.toBe(first);
+    expect(await invoke(fn, { action: 'echo-back' })).toEqual({ action: 'echo-back' });
+    // Stopping for idleness is neither a crash nor a restart.
+    expect(fn.restarts).toBe(0);
+  });
+
+  it('does not stop for idleness while a call is in flight', async () => {
+    const fn = start('busy', undefined, 100);
+    const pid = await invoke(fn, { action: 'pid' });
+    // The call outlives the idle time several times over, and the process with it.
+    expect(await invoke(fn, { action: 'sleep', ms: 800 })).toBe('slept');
+    expect(fn.pid).toBe(pid);
   });
 
   it('fails to start with FUNCTION_UNAVAILABLE and the error output', async () => {

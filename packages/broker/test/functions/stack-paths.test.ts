@@ -55,16 +55,21 @@ describe('stack traces name the app files', () => {
   });
 
   it('prints an error thrown while the module loads with the app-relative path', async () => {
-    const started = env.broker.addFunction({
+    await env.broker.addFunction({
       name: 'broken',
       entrypoint: 'functions/broken.ts',
       access: 'public',
     });
-    const error = await started.then(
-      () => undefined,
-      (reason: unknown) => reason as Error,
-    );
-    expect(error?.message).toContain('at functions/broken.ts:3:19');
+    // Its process starts on the first call, which reports why it could not.
+    const response = await env.broker.app.request('/_platform/api/functions/broken', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(503);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('FUNCTION_UNAVAILABLE');
+    expect(error.message).toContain('at functions/broken.ts:3:19');
     expect(env.lines).toContain('ERR   [broken]     at functions/broken.ts:3:19');
   });
 });
