@@ -1,13 +1,16 @@
 // `platform dev` of the todo example (12 Functions) as a user runs it: the time from spawning it
 // to its URL line in a new app folder and again in the same (warm) folder, and the memory of the
 // running broker with all its children (the sum of their resident sets, read from /proc) once
-// ready, five seconds later, and (warm) after 1,000 calls of the example's public Function. The same run's floor: a bare node:http server, its
-// start to the same kind of line, and its own resident set.
+// ready, five seconds later, and (warm) after 1,000 calls of the example's public Function. The
+// same run's floor: a bare node:http server, its start to the same kind of line, and its own
+// resident set. Then the scale: generated apps of 1, 10 and 50 one-line Functions, each started
+// in a new folder, measured settled and again once every Function has been called (so each has
+// its process), against the 1-Function app; and what each further Function adds.
 //
 // As a suite of bench/run.ts: `dev: () => import('./dev/dev.ts')`.
 // Alone: `npx tsx --conditions=@platform/source bench/dev/dev.ts`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +22,11 @@ const example = join(root, 'examples', 'todo');
 const tsx = ['--conditions=@platform/source', '--import', 'tsx'];
 const CALLS = Number(process.env.DEV_BENCH_CALLS ?? 1000);
 const SETTLE_MS = 5000;
+/** App sizes of the scale figures (`DEV_BENCH_SCALE=1,10,50`; empty skips them). */
+const SCALE = (process.env.DEV_BENCH_SCALE ?? '1,10,50')
+  .split(',')
+  .filter((one) => one !== '')
+  .map(Number);
 
 /** A process in its own group, known by the URL it printed. */
 interface Started {
@@ -93,17 +101,126 @@ const floorServer = () =>
     /^(http:\/\/127\.0\.0\.1:\d+)$/,
   );
 
+/** An app folder with `count` public Functions, each a few lines of its own. */
+async function appWith(count: number): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `dev-bench-${count}-`));
+  await mkdir(join(dir, 'functions'));
+  const names = Array.from({ length: count }, (_, i) => `fn${i + 1}`);
+  await writeFile(
+    join(dir, 'platform.yaml'),
+    `schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\nvisibility: public\nfunctions:\n${names
+      .map(
+        (name) => `  - name: ${name}\n    entrypoint: functions/${name}.ts\n    access: public\n`,
+      )
+      .join('')}`,
+  );
+  for (const name of names) {
+    await writeFile(
+      join(dir, 'functions', `${name}.ts`),
+      `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: () => ({ name: '${name}', at: Date.now() }),
+});
+`,
+    );
+  }
+  return dir;
+}
+
+/** One app size's figures: ready in a new folder, settled memory, memory with every Function called. */
+interface Scale {
+  readonly count: number;
+  readonly readyMs: number;
+  readonly settledRss: number;
+  readonly runningRss: number;
+}
+
+async function scale(count: number): Promise<Scale> {
+  const dir = await appWith(count);
+  try {
+    const dev = await platformDev(dir);
+    await new Promise((done) => setTimeout(done, SETTLE_MS));
+    const settledRss = await treeRss(dev.child.pid as number);
+    // Every Function once, ten at a time: each then has its process.
+    for (let first = 1; first <= count; first += 10) {
+      await Promise.all(
+        Array.from({ length: Math.min(10, count - first + 1) }, (_, i) =>
+          call(dev.url, `fn${first + i}`),
+        ),
+      );
+    }
+    const runningRss = await treeRss(dev.child.pid as number);
+    await stop(dev);
+    return { count, readyMs: dev.readyMs, settledRss, runningRss };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function call(url: string, name: string): Promise<void> {
+  const response = await fetch(`${url}/_platform/api/functions/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  if (!response.ok) throw new Error(`${name} answered ${response.status}`);
+  await response.arrayBuffer();
+}
+
+/**
+ * The scale figures: ready time and memory with 1, 10 and 50 Functions, each against the
+ * 1-Function app of the same run, and what each further Function costs when idle and when its
+ * process runs (goal: < 10 MB).
+ */
+async function scaleRows(): Promise<Row[]> {
+  const sizes: Scale[] = [];
+  for (const count of SCALE) sizes.push(await scale(count));
+  const [one] = sizes as [Scale];
+  const last = sizes[sizes.length - 1] as Scale;
+  const perFunction = (bytes: number) => bytes / (last.count - one.count);
+  const further = (name: string, bytes: number, of: number) =>
+    row(name, mb(bytes), mb(of), bytes / of, {
+      text: '< 10 MB',
+      met: bytes < 10 * 1024 * 1024,
+    });
+  return [
+    ...sizes.flatMap((size) => [
+      row(
+        `dev scale: ready, ${size.count} Functions, new app folder`,
+        ms(size.readyMs),
+        ms(one.readyMs),
+        size.readyMs / one.readyMs,
+      ),
+      row(
+        `dev scale: memory ${SETTLE_MS / 1000} s after ready, ${size.count} Functions`,
+        mb(size.settledRss),
+        mb(one.settledRss),
+        size.settledRss / one.settledRss,
+      ),
+      row(
+        `dev scale: memory with all ${size.count} Functions called`,
+        mb(size.runningRss),
+        mb(one.runningRss),
+        size.runningRss / one.runningRss,
+      ),
+    ]),
+    further(
+      `dev scale: each further Function, idle (${one.count} to ${last.count})`,
+      perFunction(last.settledRss - one.settledRss),
+      one.settledRss,
+    ),
+    further(
+      `dev scale: each further Function, called (${one.count} to ${last.count})`,
+      perFunction(last.runningRss - one.runningRss),
+      one.runningRss,
+    ),
+  ];
+}
+
 // The example's public Function (its stats), called in turn: a caller needs no sign-in.
 async function calls(url: string, count: number): Promise<void> {
-  for (let i = 0; i < count; i += 1) {
-    const response = await fetch(`${url}/_platform/api/functions/publicStats`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{}',
-    });
-    if (!response.ok) throw new Error(`publicStats answered ${response.status}`);
-    await response.arrayBuffer();
-  }
+  for (let i = 0; i < count; i += 1) await call(url, 'publicStats');
 }
 
 export async function run(): Promise<Row[]> {
@@ -139,6 +256,7 @@ export async function run(): Promise<Row[]> {
       memory('dev: memory, broker and children, at ready (new folder)', readyRss),
       memory(`dev: memory ${SETTLE_MS / 1000} s after ready (new folder)`, settledRss),
       memory(`dev: memory after ${CALLS} calls (warm start)`, calledRss),
+      ...(SCALE.length > 1 ? await scaleRows() : []),
     ];
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -15,7 +15,9 @@
 // pg-boss's handler called).
 //
 // As a suite of bench/run.ts: `jobs: () => import('./jobs/jobs.ts')`.
-// Alone: `npx tsx --conditions=@platform/source bench/jobs/jobs.ts`. JOBS_BENCH_COUNT=500.
+// Then the scale: the Deno consumer at concurrency 1, 8 and 64 on PGlite against PostgreSQL.
+// Alone: `npx tsx --conditions=@platform/source bench/jobs/jobs.ts`. JOBS_BENCH_COUNT=500,
+// JOBS_BENCH_SCALE=1,8,64.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,15 +47,21 @@ interface Result {
   readonly p99: number;
 }
 
-const queueDeclaration = {
+/** Consumer concurrencies of the scale figures (`JOBS_BENCH_SCALE=1,8,64`; empty skips them). */
+const SCALE = (process.env.JOBS_BENCH_SCALE ?? '1,8,64')
+  .split(',')
+  .filter((one) => one !== '')
+  .map(Number);
+
+const queueDeclaration = (concurrency = CONCURRENCY) => ({
   name: QUEUE,
   function: 'noop',
-  concurrency: CONCURRENCY,
+  concurrency,
   maxAttempts: 3,
   retryDelaySeconds: 1,
   retryBackoff: false,
   timeoutSeconds: 60,
-};
+});
 
 function percentile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
@@ -122,7 +130,7 @@ async function oursInProcess(databaseUrl: string): Promise<Result> {
   try {
     // No job here grants files: the file service is never asked.
     const jobs = new JobService(db, new FileService(db, join(appDir, 'files')));
-    await jobs.configure({ queues: [queueDeclaration], cron: [] });
+    await jobs.configure({ queues: [queueDeclaration()], cron: [] });
     const startedAt = new Map<string, number>();
     const worker = new JobWorker({
       jobs,
@@ -150,7 +158,7 @@ async function oursInProcess(databaseUrl: string): Promise<Result> {
 }
 
 /** A real broker whose consumer is a real Deno Function that returns at once. */
-async function oursDeno(databaseUrl: string): Promise<Result> {
+async function oursDeno(databaseUrl: string, concurrency = CONCURRENCY): Promise<Result> {
   const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
   await writeFile(
     join(appDir, 'noop.ts'),
@@ -166,7 +174,7 @@ export default defineFunction({ input: s.object({ i: s.number() }), handler: asy
     logWriter: () => undefined,
     authenticate: async () => anonymousCaller,
     jobs: {
-      queues: [queueDeclaration],
+      queues: [queueDeclaration(concurrency)],
       onAttempt: (report) => startedAt.set(report.id, report.startedAt),
     },
   });
@@ -279,6 +287,27 @@ export async function run(): Promise<Row[]> {
     const postgres = await oursInProcess(cluster.url);
     const postgresDeno = await oursDeno(cluster.url);
     const boss = await pgBoss(cluster.url);
+    // How throughput grows with the consumer's concurrency: PGlite against PostgreSQL, both with
+    // the Deno consumer, same run.
+    const scale: Row[] = [];
+    for (const concurrency of SCALE) {
+      const embedded = await oursDeno('', concurrency);
+      const server = await oursDeno(cluster.url, concurrency);
+      scale.push(
+        row(
+          `jobs scale: concurrency ${concurrency}, Deno consumer, PGlite vs PostgreSQL: end to end`,
+          perSecond(embedded),
+          perSecond(server),
+          embedded.jobsPerSecond / server.jobsPerSecond,
+        ),
+        row(
+          `jobs scale: concurrency ${concurrency}, Deno consumer, PGlite vs PostgreSQL: enqueue-to-start p50`,
+          ms(embedded.p50),
+          ms(server.p50),
+          embedded.p50 / server.p50,
+        ),
+      );
+    }
     return [
       ...rows('PostgreSQL, in-process consumer, vs pg-boss', postgres, boss),
       ...rows('PGlite, in-process consumer, vs pg-boss on PostgreSQL', pglite, boss),
@@ -299,6 +328,7 @@ export async function run(): Promise<Row[]> {
         pgliteDeno.jobsPerSecond / postgresDeno.jobsPerSecond,
         { text: 'ratio >= 0.8', met: pgliteDeno.jobsPerSecond >= 0.8 * postgresDeno.jobsPerSecond },
       ),
+      ...scale,
     ];
   } finally {
     await cluster.stop();

@@ -50,6 +50,13 @@ describe('PgliteDatabase', () => {
     expect(ticks).toBeGreaterThan(2);
   });
 
+  it('keeps a small buffer cache, so an idle embedded database holds little memory', async () => {
+    const app = await appWithDatabase();
+    cleanups.push(app.cleanup);
+    const { rows } = await app.db.query<{ shared_buffers: string }>('show shared_buffers');
+    expect(rows).toEqual([{ shared_buffers: '32MB' }]);
+  });
+
   it('serialises transactions and rolls back on failure', async () => {
     const app = await appWithDatabase({
       '001_t.sql': 'create table t (id int primary key, v text);',
