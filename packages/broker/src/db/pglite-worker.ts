@@ -49,10 +49,9 @@ const parseInt8 = (value: string): number | string => {
 
 /**
  * PostgreSQL's buffer cache inside PGlite's memory. PostgreSQL's default, 128MB, is allocated and
- * touched at start, so each embedded database held about 150 MB resident before its first query
- * (an app has two: its own and the central store);
- * an app's database on one machine fits in far less, and the operating system's page cache still
- * holds the files.
+ * touched at start, so each embedded database (an app has two: its own and the central store)
+ * held about 150 MB resident before its first query. An app's database on one machine needs far
+ * less, and the operating system's page cache still holds the files.
  */
 const SHARED_BUFFERS = '32MB';
 
