@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type { Database } from '../db/database.ts';
 import { ensureDatabase } from '../db/database-per-app.ts';
 import { defaultSnapshotPath } from '../db/open-database.ts';
-import { PgliteDatabase } from '../db/pglite-database.ts';
-import { applyPlatformSchema } from '../db/platform-schema.ts';
+import { withPlatformSchema } from '../db/platform-schema.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
+import { openPgliteWithSchema } from '../db/schema-snapshot.ts';
 import { centralSchema } from './central-schema.ts';
 
 /** The central store's database on a shared PostgreSQL server. */
@@ -36,29 +36,21 @@ export interface CentralStoreOptions {
  */
 export async function openCentralStore(options: CentralStoreOptions): Promise<Database> {
   const url = options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
-  let db: Database;
   if (url) {
-    db = await PostgresDatabase.connect(await ensureDatabase(url, CENTRAL_DATABASE));
-  } else {
-    let dataDir: string | undefined;
-    if (!options.inMemory) {
-      const stateDir = join(options.dir, '.platform');
-      await mkdir(stateDir, { recursive: true, mode: 0o700 });
-      await chmod(stateDir, 0o700);
-      await writeFile(join(stateDir, '.gitignore'), '*\n');
-      dataDir = join(stateDir, 'central');
-    }
-    db = await PgliteDatabase.open({
-      dataDir,
-      snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
-      vector: false,
-    });
+    const db = await PostgresDatabase.connect(await ensureDatabase(url, CENTRAL_DATABASE));
+    return (await withPlatformSchema(db, centralSchema)).db;
   }
-  try {
-    await applyPlatformSchema(db, centralSchema);
-    return db;
-  } catch (error) {
-    await db.close();
-    throw error;
+  let dataDir: string | undefined;
+  if (!options.inMemory) {
+    const stateDir = join(options.dir, '.platform');
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    await chmod(stateDir, 0o700);
+    await writeFile(join(stateDir, '.gitignore'), '*\n');
+    dataDir = join(stateDir, 'central');
   }
+  const { db } = await openPgliteWithSchema(
+    { dataDir, snapshotPath: options.snapshotPath ?? defaultSnapshotPath(), vector: false },
+    centralSchema,
+  );
+  return db;
 }

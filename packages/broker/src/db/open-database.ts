@@ -5,11 +5,12 @@ import type { Database } from './database.ts';
 import { applyMigrations, type MigrationReport } from './migrations.ts';
 import { PgliteDatabase } from './pglite-database.ts';
 import {
-  applyPlatformSchema,
   type PlatformSchemaReport,
   type SchemaStep,
+  withPlatformSchema,
 } from './platform-schema.ts';
 import { PostgresDatabase } from './postgres-database.ts';
+import { openPgliteWithSchema } from './schema-snapshot.ts';
 
 /** How to reach an app's database. */
 export interface OpenDatabaseOptions {
@@ -73,14 +74,16 @@ export function defaultSnapshotPath(env: NodeJS.ProcessEnv = process.env): strin
 export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenedDatabase> {
   const started = performance.now();
   const url = options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
-  const db: Database = url
-    ? await PostgresDatabase.connect(url)
-    : await PgliteDatabase.open({
-        dataDir: options.inMemory ? undefined : join(options.appDir, '.platform', 'db'),
-        snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
-      });
+  const { db, platformSchema } = url
+    ? await withPlatformSchema(await PostgresDatabase.connect(url), options.platformSchema)
+    : await openPgliteWithSchema(
+        {
+          dataDir: options.inMemory ? undefined : join(options.appDir, '.platform', 'db'),
+          snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
+        },
+        options.platformSchema,
+      );
   try {
-    const platformSchema = await applyPlatformSchema(db, options.platformSchema);
     const migrations = await applyMigrations(
       db,
       options.migrationsDir ?? join(options.appDir, 'migrations'),

@@ -170,6 +170,16 @@ export class PgliteDatabase implements Database {
     );
   }
 
+  /**
+   * Writes a snapshot of the database as it is now to `path` (atomically, so a broker reading it
+   * meanwhile sees the old file or the new one), for {@link PgliteDatabaseOptions.snapshotPath}.
+   */
+  writeSnapshot(path: string): Promise<void> {
+    return this.#queue.run(async () => {
+      await this.#send({ id: 0, op: 'snapshot', path });
+    });
+  }
+
   async close(): Promise<void> {
     // A worker that died on its own still leaves the lock to release.
     if (this.#closed) return this.lock?.release();

@@ -28,6 +28,8 @@ export type PgliteRequest =
       readonly params: readonly unknown[];
     }
   | { readonly id: number; readonly op: 'exec'; readonly sql: string }
+  /** Writes a `dumpDataDir` tarball of the database as it is now to `path` (atomically). */
+  | { readonly id: number; readonly op: 'snapshot'; readonly path: string }
   | { readonly id: number; readonly op: 'close' };
 
 /** A PostgreSQL or worker error, flattened for the trip back. */

@@ -124,6 +124,9 @@ async function main(): Promise<void> {
       } else if (request.op === 'exec') {
         await db.exec(request.sql);
         send({ type: 'result', id: request.id, rows: [], rowCount: 0 });
+      } else if (request.op === 'snapshot') {
+        await writeSnapshot(db, request.path);
+        send({ type: 'result', id: request.id, rows: [], rowCount: 0 });
       } else {
         await db.close();
         send({ type: 'result', id: request.id, rows: [], rowCount: 0 });

@@ -165,3 +165,16 @@ async function upgrade(
   }
   return { from, to: latest, applied };
 }
+
+/** `db` with its platform schema brought up to `steps`; closed again when that fails. */
+export async function withPlatformSchema(
+  db: Database,
+  steps: readonly SchemaStep[],
+): Promise<{ db: Database; platformSchema: PlatformSchemaReport }> {
+  try {
+    return { db, platformSchema: await applyPlatformSchema(db, steps) };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

@@ -9,7 +9,7 @@ import {
   PlatformSchemaError,
   type SchemaStep,
 } from '../../src/db/platform-schema.ts';
-import { appWithDatabase, reopen, testSnapshotPath } from '../helpers/db.ts';
+import { appWithDatabase, privateSnapshot, reopen, testSnapshotPath } from '../helpers/db.ts';
 
 const latest = platformSchema.at(-1)?.version ?? 0;
 const cleanups: (() => Promise<void>)[] = [];
@@ -30,7 +30,11 @@ const exists = async (db: Database, name: string) =>
 
 describe('the platform schema', () => {
   it('gives a new database every step once, and a second start applies nothing', async () => {
-    const app = await appWithDatabase();
+    // A fresh-cluster snapshot of its own: with the shared one, a new database would start from
+    // the prepared snapshot another test wrote, with every step already taken.
+    const snapshot = await privateSnapshot();
+    cleanups.push(snapshot.remove);
+    const app = await appWithDatabase({}, { snapshotPath: snapshot.path });
     cleanups.push(app.cleanup);
     expect(app.platformSchema).toEqual({ from: 0, to: latest, applied: platformSchema });
     expect(await versions(app.db)).toEqual(

@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openCentralStore } from '../../src/app/open-central.ts';
@@ -21,7 +22,7 @@ export const testSnapshotPath = fileURLToPath(
  */
 export async function appWithDatabase(
   migrations: Record<string, string> = {},
-  options: { inMemory?: boolean } = {},
+  options: { inMemory?: boolean; snapshotPath?: string } = {},
 ): Promise<OpenedDatabase & { appDir: string; cleanup: () => Promise<void> }> {
   const dir = await tempDir('broker-app-');
   await mkdir(join(dir.path, 'migrations'), { recursive: true });
@@ -31,7 +32,7 @@ export async function appWithDatabase(
   const opened = await openDatabase({
     appDir: dir.path,
     databaseUrl: '',
-    snapshotPath: testSnapshotPath,
+    snapshotPath: options.snapshotPath ?? testSnapshotPath,
     inMemory: options.inMemory ?? false,
     platformSchema,
   });
@@ -68,4 +69,20 @@ export function openTestCentral(): Promise<Database> {
     databaseUrl: '',
     snapshotPath: testSnapshotPath,
   });
+}
+
+/**
+ * A copy of the fresh-cluster test snapshot in a folder of its own, for tests that must start
+ * without the prepared (schema-applied) snapshots other tests write beside the shared one.
+ */
+export async function privateSnapshot(): Promise<{ path: string; remove: () => Promise<void> }> {
+  if (!existsSync(testSnapshotPath)) {
+    // The first database opened on a machine writes the shared snapshot.
+    const first = await appWithDatabase({}, { inMemory: true });
+    await first.cleanup();
+  }
+  const dir = await tempDir('snapshot-');
+  const path = join(dir.path, 'cluster.tar');
+  await copyFile(testSnapshotPath, path);
+  return { path, remove: dir.remove };
 }
