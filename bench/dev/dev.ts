@@ -177,6 +177,7 @@ async function scaleRows(): Promise<Row[]> {
   const sizes: Scale[] = [];
   for (const count of SCALE) sizes.push(await scale(count));
   const [one] = sizes as [Scale];
+  const functions = (count: number) => (count === 1 ? '1 Function' : `${count} Functions`);
   const last = sizes[sizes.length - 1] as Scale;
   const perFunction = (bytes: number) => bytes / (last.count - one.count);
   const further = (name: string, bytes: number, of: number) =>
@@ -187,19 +188,19 @@ async function scaleRows(): Promise<Row[]> {
   return [
     ...sizes.flatMap((size) => [
       row(
-        `dev scale: ready, ${size.count} Functions, new app folder`,
+        `dev scale: ready, ${functions(size.count)}, new app folder`,
         ms(size.readyMs),
         ms(one.readyMs),
         size.readyMs / one.readyMs,
       ),
       row(
-        `dev scale: memory ${SETTLE_MS / 1000} s after ready, ${size.count} Functions`,
+        `dev scale: memory ${SETTLE_MS / 1000} s after ready, ${functions(size.count)}`,
         mb(size.settledRss),
         mb(one.settledRss),
         size.settledRss / one.settledRss,
       ),
       row(
-        `dev scale: memory with all ${size.count} Functions called`,
+        `dev scale: memory with every Function called, ${functions(size.count)}`,
         mb(size.runningRss),
         mb(one.runningRss),
         size.runningRss / one.runningRss,
