@@ -9,6 +9,17 @@ export interface Row {
   readonly goal?: { readonly text: string; readonly met: boolean };
 }
 
+/**
+ * The comma-separated numbers of environment variable `name` (`1,10,50`), else of `fallback`;
+ * an empty value gives none.
+ */
+export function numbersFromEnv(name: string, fallback: string): number[] {
+  return (process.env[name] ?? fallback)
+    .split(',')
+    .filter((one) => one !== '')
+    .map(Number);
+}
+
 const ops = (value: number) => `${Math.round(value).toLocaleString('en-US')} ops/s`;
 
 /** A row comparing two throughputs; `atLeast` is the ratio we aim for, if any. */

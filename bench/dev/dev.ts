@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { type Row, row } from '../report.ts';
+import { numbersFromEnv, type Row, row } from '../report.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const example = join(root, 'examples', 'todo');
@@ -23,10 +23,7 @@ const tsx = ['--conditions=@platform/source', '--import', 'tsx'];
 const CALLS = Number(process.env.DEV_BENCH_CALLS ?? 1000);
 const SETTLE_MS = 5000;
 /** App sizes of the scale figures (`DEV_BENCH_SCALE=1,10,50`; empty skips them). */
-const SCALE = (process.env.DEV_BENCH_SCALE ?? '1,10,50')
-  .split(',')
-  .filter((one) => one !== '')
-  .map(Number);
+const SCALE = numbersFromEnv('DEV_BENCH_SCALE', '1,10,50');
 
 /** A process in its own group, known by the URL it printed. */
 interface Started {

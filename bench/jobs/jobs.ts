@@ -32,7 +32,7 @@ import { JobService } from '../../packages/broker/src/jobs/job-service.ts';
 import { JobWorker } from '../../packages/broker/src/jobs/job-worker.ts';
 import { anonymousCaller } from '../../packages/broker/src/kernel/caller.ts';
 import { startPostgres } from '../../packages/broker/test/helpers/postgres-server.ts';
-import { type Row, row } from '../report.ts';
+import { numbersFromEnv, type Row, row } from '../report.ts';
 
 const COUNT = Number(process.env.JOBS_BENCH_COUNT ?? 500);
 const CONCURRENCY = 8;
@@ -48,10 +48,7 @@ interface Result {
 }
 
 /** Consumer concurrencies of the scale figures (`JOBS_BENCH_SCALE=1,8,64`; empty skips them). */
-const SCALE = (process.env.JOBS_BENCH_SCALE ?? '1,8,64')
-  .split(',')
-  .filter((one) => one !== '')
-  .map(Number);
+const SCALE = numbersFromEnv('JOBS_BENCH_SCALE', '1,8,64');
 
 const queueDeclaration = (concurrency = CONCURRENCY) => ({
   name: QUEUE,
