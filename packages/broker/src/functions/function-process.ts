@@ -261,9 +261,7 @@ export class FunctionProcess {
     if (!child || this.#inFlight > 0 || this.#starting || this.#stopped) return;
     // Forgotten at once, so a call arriving while it exits starts a new process instead of
     // reaching this one.
-    this.#child = undefined;
-    void this.#pool?.destroy().catch(() => undefined);
-    this.#pool = undefined;
+    this.#forget();
     this.#idle = true;
     this.#idleExit = terminate(child, 2000).finally(() => {
       this.#idleExit = undefined;
@@ -405,12 +403,17 @@ export class FunctionProcess {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 
-  #onExit(child: ChildProcess, code: number | null, signal: string | null): void {
-    if (this.#child !== child) return;
-    const wasReady = this.#pool !== undefined;
+  /** Drops the current process and its connection pool; calls after this start a new one. */
+  #forget(): void {
     this.#child = undefined;
     void this.#pool?.destroy().catch(() => undefined);
     this.#pool = undefined;
+  }
+
+  #onExit(child: ChildProcess, code: number | null, signal: string | null): void {
+    if (this.#child !== child) return;
+    const wasReady = this.#pool !== undefined;
+    this.#forget();
     if (this.#stopped || !wasReady) return;
     this.#options.onCrash?.({ code, signal, outOfMemory: this.#outOfMemory.has(child) });
     // Restart eagerly so the next call does not pay the start, backing off when it keeps dying.
