@@ -6,6 +6,7 @@ import {
 } from '../auth/auth-schema.ts';
 import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
+import { claimSettingsStep } from '../db/claim-settings.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
@@ -48,4 +49,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 13, ...agentCredentialsStep },
   { version: 14, ...credentialRequestKindsStep },
   { version: 15, ...onboardingStep },
+  { version: 16, ...claimSettingsStep },
 ];

@@ -1,5 +1,6 @@
 import type { Caller } from '../kernel/caller.ts';
 import { dbRoles } from './bootstrap.ts';
+import { claimSettings } from './claim-settings.ts';
 import type { Database, Transaction } from './database.ts';
 
 /** The claims `auth.*()` read for `caller` (the `request.jwt.claims` setting). */
@@ -22,10 +23,11 @@ export function roleFor(caller: Caller): string {
 }
 
 /**
- * Runs `fn` in a transaction as `caller`: `SET LOCAL ROLE` to the caller's role and
- * `request.jwt.claims` set for the transaction only, so row-level security policies and
- * `auth.uid()`, `auth.is_system()`, `auth.connection_id()` see the caller. Both settings end
- * with the transaction, so nothing leaks into the next call on the same session.
+ * Runs `fn` in a transaction as `caller`: `SET LOCAL ROLE` to the caller's role, and
+ * `request.jwt.claims` with each claim's own setting (`claimSettings`) set for the transaction
+ * only, so row-level security policies and `auth.uid()`, `auth.is_system()`,
+ * `auth.connection_id()` see the caller. Every setting ends with the transaction, so nothing
+ * leaks into the next call on the same session.
  *
  * @example
  * ```ts
@@ -39,9 +41,18 @@ export function runAs<T>(
 ): Promise<T> {
   return db.transaction(async (tx) => {
     // One round trip; set_config('role', ..., true) is SET LOCAL ROLE (as PostgREST does it).
+    const claims = claimsFor(caller);
     await tx.query(
-      "SELECT set_config('request.jwt.claims', $1, true), set_config('role', $2, true)",
-      [JSON.stringify(claimsFor(caller)), roleFor(caller)],
+      `SELECT set_config('request.jwt.claims', $1, true), set_config('${claimSettings.sub}', $2, true),
+              set_config('${claimSettings.role}', $3, true),
+              set_config('${claimSettings.connectionId}', $4, true), set_config('role', $5, true)`,
+      [
+        JSON.stringify(claims),
+        claims.sub ?? '',
+        claims.role ?? '',
+        claims.connection_id ?? '',
+        roleFor(caller),
+      ],
     );
     return fn(tx);
   });

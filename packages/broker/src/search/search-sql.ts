@@ -34,8 +34,8 @@ export function vectorLiteral(vector: readonly number[]): string {
  *
  * - `ft`: rows whose document (the declared tsvector expression, kept indexed beside the table:
  *   see `ensureDocuments`) matches `websearch_to_tsquery(language, query)`, scored by
- *   `ts_rank_cd`, joined back to the table as the caller, best 100 by score then `id`. An empty
- *   parsed query matches nothing.
+ *   `ts_rank_cd`, joined back to the table as the caller in score order, best 100 by score then
+ *   `id`. An empty parsed query matches nothing.
  * - `vd`/`vr`: the exact cosine distance `<=>` of every visible row with an embedding, computed
  *   in a `MATERIALIZED` CTE so the planner can never answer the ordering from an approximate
  *   (HNSW, IVFFlat) index; rows whose distance is undefined (zero vectors) are left out; best
@@ -63,12 +63,15 @@ export function buildSearchStatement(search: PreparedSearch, request: SearchRequ
   if (request.query !== undefined) {
     const fullText = declaration.fullText!;
     const query = `websearch_to_tsquery('${fullText.language}'::regconfig, ${params.add(request.query)})`;
+    // The matches come sorted, so the join can stop at the 100th visible row: the caller's
+    // table is read (and its policy checked) row by row from the best match, not whole.
     ctes.push(`ft AS (
   SELECT t."id" AS id, m.score AS score
-    FROM ${matchFunction(declaration)}(${query}) AS m
+    FROM (SELECT id, score FROM ${matchFunction(declaration)}(${query})
+           ORDER BY score DESC, id ASC) AS m
     JOIN ${table} AS t ON t."id" = m.id
    ${filters.length > 0 ? `WHERE ${and(filters)}` : ''}
-   ORDER BY score DESC, t."id" ASC
+   ORDER BY m.score DESC, m.id ASC
    LIMIT ${cap}
 )`);
     ctes.push(`ftr AS (

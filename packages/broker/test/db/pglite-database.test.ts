@@ -97,20 +97,38 @@ describe('PgliteDatabase', () => {
       tx.query("insert into notes (body) values ('theirs')"),
     );
     const mine = await runAs(db, userCaller(USER), (tx) =>
-      tx.query('select body, auth.uid() as uid from notes'),
-    );
-    expect(mine.rows).toEqual([{ body: 'mine', uid: USER }]);
-    const anon = await runAs(db, anonymousCaller, (tx) => tx.query('select body from notes'));
-    expect(anon.rows).toEqual([]);
-    const system = await runAs(db, systemCaller('conn_1'), (tx) =>
-      tx.query<{ n: number; uid: null; sys: boolean; conn: string }>(
-        'select count(*) as n, auth.uid() as uid, auth.is_system() as sys, auth.connection_id() as conn from notes',
+      tx.query(
+        'select body, auth.uid() as uid, auth.role() as role, auth.is_system() as sys, auth.connection_id() as conn, auth.jwt() as jwt from notes',
       ),
     );
-    expect(system.rows).toEqual([{ n: 2, uid: null, sys: true, conn: 'conn_1' }]);
+    expect(mine.rows).toEqual([
+      {
+        body: 'mine',
+        uid: USER,
+        role: 'authenticated',
+        sys: false,
+        conn: null,
+        jwt: { sub: USER, role: 'authenticated' },
+      },
+    ]);
+    const anon = await runAs(db, anonymousCaller, async (tx) => ({
+      rows: (await tx.query('select body from notes')).rows,
+      auth: (await tx.query('select auth.uid() as uid, auth.role() as role')).rows,
+    }));
+    expect(anon).toEqual({ rows: [], auth: [{ uid: null, role: 'anon' }] });
+    const system = await runAs(db, systemCaller('conn_1'), (tx) =>
+      tx.query<{ n: number; uid: null; role: string; sys: boolean; conn: string }>(
+        'select count(*) as n, auth.uid() as uid, auth.role() as role, auth.is_system() as sys, auth.connection_id() as conn from notes',
+      ),
+    );
+    expect(system.rows).toEqual([{ n: 2, uid: null, role: 'system', sys: true, conn: 'conn_1' }]);
     // Settings end with the transaction.
-    const after = await db.query('select current_user as u, auth.uid() as uid');
-    expect(after.rows).toEqual([{ u: 'postgres', uid: null }]);
+    const after = await db.query(
+      'select current_user as u, auth.uid() as uid, auth.role() as role, auth.is_system() as sys, auth.connection_id() as conn',
+    );
+    expect(after.rows).toEqual([
+      { u: 'postgres', uid: null, role: 'anon', sys: false, conn: null },
+    ]);
   });
 
   it('persists across restarts and applies each migration once', async () => {
