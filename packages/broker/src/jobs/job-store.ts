@@ -78,48 +78,33 @@ export async function insertJobIn(
   await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
     `platform.jobs enqueue ${scope.appId} ${scope.environment} ${scope.namespace}`,
   ]);
-  const existing = await tx.query<JobRow>(
-    `SELECT ${jobColumns} FROM platform.jobs WHERE ${scopeSql} AND kind = $4 AND queue = $5 AND idempotency_key = $6`,
-    [...scopeParams(scope), job.kind, job.queue, job.idempotencyKey],
-  );
-  const found = existing.rows[0];
-  if (found) {
-    if (found.payload_hash === hash) return { row: found, created: false };
-    throw new PlatformError({
-      code: 'IDEMPOTENCY_KEY_REUSED',
-      message: `The idempotency key was already used in queue "${job.queue}" with a different payload; the original job is ${found.id}.`,
-      details: { queue: job.queue, jobId: found.id },
-    });
-  }
-  if (job.kind === 'job') {
-    const active = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM platform.jobs WHERE ${scopeSql} AND kind = 'job' AND state IN ('queued', 'running', 'retry_wait')`,
-      scopeParams(scope),
-    );
-    const max = limits.jobs.activeMaxPerNamespace;
-    if ((active.rows[0]?.n ?? 0) >= max) {
-      throw new PlatformError({
-        code: 'ACTIVE_JOBS_LIMIT',
-        message: `This app already holds ${max} active jobs in this namespace; wait for some to finish.`,
-        details: { limit: max },
-      });
-    }
-  }
   const p = job.policy;
   const grantExpires = job.files
     ? addSeconds(now, limits.fileGrant.expiresSeconds).toISOString()
     : null;
+  const max = limits.jobs.activeMaxPerNamespace;
+  // The usual enqueue is this one statement: it inserts nothing when the key is taken or the
+  // scope is at its limit, and only then do we look at why. On PGlite, where every statement
+  // waits for the one session, each statement saved is about a millisecond.
+  const underLimit =
+    job.kind === 'job'
+      ? `WHERE (SELECT count(*) FROM platform.jobs WHERE ${scopeSql} AND kind = 'job'
+                 AND state IN ('queued', 'running', 'retry_wait')) < ${max}`
+      : '';
   const inserted = await tx.query<JobRow>(
     `INSERT INTO platform.jobs (id, kind, app_id, environment, namespace, queue, state, payload, payload_hash,
        idempotency_key, max_attempts, concurrency, retry_delay_seconds, retry_backoff, timeout_seconds,
        file_grants, grant_expires_at, run_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15::jsonb,
-       $16::timestamptz, $17::timestamptz, $18::timestamptz, $18::timestamptz)
+     SELECT $4::text, $5::text, $1::text, $2::text, $3::text, $6::text, 'queued', $7::jsonb, $8::text,
+       $9::text, $10::int, $11::int, $12::int, $13::boolean, $14::int, $15::jsonb,
+       $16::timestamptz, $17::timestamptz, $18::timestamptz, $18::timestamptz
+     ${underLimit}
+     ON CONFLICT (app_id, environment, namespace, kind, queue, idempotency_key) DO NOTHING
      RETURNING ${jobColumns}`,
     [
+      ...scopeParams(scope),
       newJobId(),
       job.kind,
-      ...scopeParams(scope),
       job.queue,
       JSON.stringify(job.payload),
       hash,
@@ -135,7 +120,26 @@ export async function insertJobIn(
       now.toISOString(),
     ],
   );
-  return { row: inserted.rows[0] as JobRow, created: true };
+  const row = inserted.rows[0];
+  if (row) return { row, created: true };
+  const existing = await tx.query<JobRow>(
+    `SELECT ${jobColumns} FROM platform.jobs WHERE ${scopeSql} AND kind = $4 AND queue = $5 AND idempotency_key = $6`,
+    [...scopeParams(scope), job.kind, job.queue, job.idempotencyKey],
+  );
+  const found = existing.rows[0];
+  if (found) {
+    if (found.payload_hash === hash) return { row: found, created: false };
+    throw new PlatformError({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      message: `The idempotency key was already used in queue "${job.queue}" with a different payload; the original job is ${found.id}.`,
+      details: { queue: job.queue, jobId: found.id },
+    });
+  }
+  throw new PlatformError({
+    code: 'ACTIVE_JOBS_LIMIT',
+    message: `This app already holds ${max} active jobs in this namespace; wait for some to finish.`,
+    details: { limit: max },
+  });
 }
 
 /** One row of the scope by id and kind, or `undefined`. */
