@@ -16,7 +16,7 @@ import type {
   PgliteResponse,
   PgliteWorkerOptions,
 } from './pglite-protocol.ts';
-import { SerialQueue } from './serial-queue.ts';
+import { type Lane, SerialQueue } from './serial-queue.ts';
 
 /** Where to keep the embedded database. */
 export interface PgliteDatabaseOptions {
@@ -52,6 +52,9 @@ function toError(data: PgliteErrorData): Error {
   return new Error(data.message);
 }
 
+/** What runs in one lane of the queue: everything of a {@link Database} but its identity. */
+type LaneStatements = Omit<Database, 'kind' | 'close'>;
+
 /**
  * The embedded PostgreSQL, owned by a worker thread and reached by message passing. Every
  * statement and transaction is serialised through one queue, because PGlite is a single session.
@@ -74,11 +77,15 @@ export class PgliteDatabase implements Database {
   readonly #queue = new SerialQueue();
   #nextId = 1;
   #closed: Error | undefined;
+  readonly #normal: LaneStatements;
+  readonly #ahead: Database;
 
   private constructor(worker: Worker, info: PgliteOpenInfo, lock: DataDirLock | undefined) {
     this.#worker = worker;
     this.openInfo = info;
     this.lock = lock;
+    this.#normal = this.#in('normal');
+    this.#ahead = { ...this.#in('ahead'), kind: this.kind, close: () => this.close() };
     worker.on('message', (message: PgliteResponse) => this.#receive(message));
     worker.on('error', (error) => this.#fail(error));
     worker.on('exit', () => this.#fail(new Error('The database worker stopped.')));
@@ -143,31 +150,43 @@ export class PgliteDatabase implements Database {
     sql: string,
     params: readonly unknown[] = [],
   ): Promise<QueryResult<Row>> {
-    return this.#queue.run(() => this.#send<Row>({ id: 0, op: 'query', sql, params }));
+    return this.#normal.query(sql, params);
   }
 
   exec(sql: string): Promise<void> {
-    return this.#queue.run(async () => {
-      await this.#send({ id: 0, op: 'exec', sql });
-    });
+    return this.#normal.exec(sql);
   }
 
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.#queue.run(() => this.#transactionNow(fn));
+    return this.#normal.transaction(fn);
   }
 
   session<T>(fn: (session: Session) => Promise<T>): Promise<T> {
-    // PGlite is one session already: hold the queue so nothing else interleaves.
-    return this.#queue.run(() =>
-      fn({
-        query: <Row>(sql: string, params: readonly unknown[] = []) =>
-          this.#send<Row>({ id: 0, op: 'query', sql, params }),
-        exec: async (sql: string) => {
-          await this.#send({ id: 0, op: 'exec', sql });
-        },
-        transaction: (inner) => this.#transactionNow(inner),
-      }),
-    );
+    return this.#normal.session(fn);
+  }
+
+  ahead(): Database {
+    return this.#ahead;
+  }
+
+  /** The statements of one lane of the queue. */
+  #in(lane: Lane): LaneStatements {
+    const session: Session = {
+      query: <Row>(sql: string, params: readonly unknown[] = []) =>
+        this.#send<Row>({ id: 0, op: 'query', sql, params }),
+      exec: async (sql: string) => {
+        await this.#send({ id: 0, op: 'exec', sql });
+      },
+      transaction: (inner) => this.#transactionNow(inner),
+    };
+    return {
+      query: (sql, params = []) => this.#queue.run(() => session.query(sql, params), lane),
+      exec: (sql) => this.#queue.run(() => session.exec(sql), lane),
+      transaction: (fn) => this.#queue.run(() => this.#transactionNow(fn), lane),
+      // PGlite is one session already: hold the queue so nothing else interleaves.
+      session: (fn) => this.#queue.run(() => fn(session), lane),
+      ahead: () => this.ahead(),
+    };
   }
 
   /**

@@ -105,6 +105,10 @@ export class PostgresDatabase implements Database {
     return toResult<Row>(await this.#pool.query(sql, [...params]));
   }
 
+  ahead(): Database {
+    return this;
+  }
+
   async exec(sql: string): Promise<void> {
     // Without parameters, pg uses the simple protocol, which accepts several statements.
     await this.#pool.query(sql);

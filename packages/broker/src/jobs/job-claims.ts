@@ -17,10 +17,10 @@ export interface Lease {
 }
 
 /**
- * Claims up to `max` due rows of one queue for `owner`. Under a per-queue advisory lock it counts
- * the running rows, then takes pending rows with `FOR UPDATE SKIP LOCKED` (rows another
- * transaction is finishing or recovering are skipped, not waited for) and admits each while the
- * running count stays below that row's pinned `concurrency`. Each admitted row becomes
+ * Claims up to `max` due rows of one queue for `owner`. Under a per-queue advisory lock it takes
+ * pending rows with `FOR UPDATE SKIP LOCKED` (rows another transaction is finishing or
+ * recovering are skipped, not waited for), each with the count of running rows, and admits each
+ * while the running count stays below that row's pinned `concurrency`. Each admitted row becomes
  * `running`, its attempt number grows by one and it gets a lease until `now + leaseSeconds`.
  */
 export async function claimJobs(
@@ -33,18 +33,17 @@ export async function claimJobs(
   return db.transaction(async (tx) => {
     const key = `platform.jobs claim ${scope.appId} ${scope.environment} ${scope.namespace} ${target.kind} ${target.queue}`;
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
-    const params = [...scopeParams(scope), target.kind, target.queue];
-    const running = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM platform.jobs WHERE ${scopeSql} AND kind = $4 AND queue = $5 AND state = 'running'`,
-      params,
-    );
-    const busy = running.rows[0]?.n ?? 0;
-    const due = await tx.query<{ id: string; concurrency: number }>(
-      `SELECT id, concurrency FROM platform.jobs
+    // The due rows carry the running count, so an idle queue costs one statement after the lock.
+    const due = await tx.query<{ id: string; concurrency: number; busy: number }>(
+      `SELECT id, concurrency,
+              (SELECT count(*)::int FROM platform.jobs
+                WHERE ${scopeSql} AND kind = $4 AND queue = $5 AND state = 'running') AS busy
+         FROM platform.jobs
         WHERE ${scopeSql} AND kind = $4 AND queue = $5 AND state IN ('queued', 'retry_wait') AND run_at <= $6::timestamptz
         ORDER BY run_at, created_at, id LIMIT $7 FOR UPDATE SKIP LOCKED`,
-      [...params, options.now.toISOString(), options.max],
+      [...scopeParams(scope), target.kind, target.queue, options.now.toISOString(), options.max],
     );
+    const busy = due.rows[0]?.busy ?? 0;
     const ids: string[] = [];
     for (const row of due.rows) if (busy + ids.length < row.concurrency) ids.push(row.id);
     if (ids.length === 0) return [];

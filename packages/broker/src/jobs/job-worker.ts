@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
+import type { Database } from '../db/database.ts';
 import type { FileGrant } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
@@ -91,6 +92,14 @@ export class JobWorker {
   #lastRecover = 0;
   #lastSweep = 0;
   #unsubscribe: (() => void) | undefined;
+  /**
+   * Outcomes, lease renewals and recoveries go ahead of other statements waiting for PGlite's
+   * one session: a finished attempt's slot is what the queue's due jobs wait for, and its
+   * outcome would otherwise wait behind every enqueue. Claims take their turn with the rest, so
+   * the due jobs that arrive meanwhile are claimed together (claiming ahead as well measured
+   * faster starts but half the throughput: a claim per job).
+   */
+  readonly #db: Database;
 
   constructor(options: JobWorkerOptions) {
     this.#o = {
@@ -102,6 +111,7 @@ export class JobWorker {
       stopGraceMs: 10_000,
       ...options,
     };
+    this.#db = options.jobs.db.ahead();
   }
 
   /** Attempts running in this process now. */
@@ -161,7 +171,7 @@ export class JobWorker {
     const wall = Date.now();
     if (wall - this.#lastRecover >= this.#o.recoverEveryMs) {
       this.#lastRecover = wall;
-      await recoverExpiredLeases(jobs.db, jobs.clock.now());
+      await recoverExpiredLeases(this.#db, jobs.clock.now());
     }
     if (wall - this.#lastSweep >= this.#o.sweepEveryMs) {
       this.#lastSweep = wall;
@@ -210,7 +220,7 @@ export class JobWorker {
     const renew = setInterval(
       () => {
         const until = addSeconds(jobs.clock.now(), this.#o.leaseSeconds);
-        renewLease(jobs.db, row.id, lease, until).then(
+        renewLease(this.#db, row.id, lease, until).then(
           (held) => {
             if (!held) {
               lost = true;
@@ -262,7 +272,7 @@ export class JobWorker {
       if (lost) return report('lost');
       const now = jobs.clock.now();
       if (ok) {
-        report((await completeJob(jobs.db, row.id, lease, now)) ? 'succeeded' : 'lost');
+        report((await completeJob(this.#db, row.id, lease, now)) ? 'succeeded' : 'lost');
         return;
       }
       const verdict = classifyFailure(
@@ -271,7 +281,7 @@ export class JobWorker {
           : failure,
       );
       const state = await failJob(
-        jobs.db,
+        this.#db,
         row,
         lease,
         { ...verdict, queueActive: jobs.isActive(row.kind, row.queue) },

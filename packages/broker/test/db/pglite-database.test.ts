@@ -57,6 +57,32 @@ describe('PgliteDatabase', () => {
     expect(rows).toEqual([{ shared_buffers: '32MB' }]);
   });
 
+  it('runs statements of ahead() before waiting ones, never inside a transaction', async () => {
+    const app = await appWithDatabase();
+    cleanups.push(app.cleanup);
+    const { db } = app;
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const tx = db.transaction(async (t) => {
+      await t.query('select 1');
+      await held;
+      await t.query('select 2');
+      order.push('transaction');
+    });
+    const normal = db.query('select 3').then(() => order.push('normal'));
+    const ahead = db
+      .ahead()
+      .query<{ n: number }>('select 4 as n')
+      .then(({ rows }) => order.push(`ahead ${rows[0]?.n}`));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(order).toEqual([]);
+    release();
+    await Promise.all([tx, normal, ahead]);
+    expect(order).toEqual(['transaction', 'ahead 4', 'normal']);
+    expect(db.ahead().kind).toBe('pglite');
+  });
+
   it('serialises transactions and rolls back on failure', async () => {
     const app = await appWithDatabase({
       '001_t.sql': 'create table t (id int primary key, v text);',
