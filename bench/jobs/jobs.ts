@@ -15,7 +15,8 @@
 // pg-boss's handler called).
 //
 // As a suite of bench/run.ts: `jobs: () => import('./jobs/jobs.ts')`.
-// Then the scale: the Deno consumer at concurrency 1, 8 and 64 on PGlite against PostgreSQL.
+// Then the scale: the Deno consumer at concurrency 1, 8 and 64 on PGlite against PostgreSQL; and
+// one enqueue on PGlite with 20,000 finished jobs kept against none.
 // Alone: `npx tsx --conditions=@platform/source bench/jobs/jobs.ts`. JOBS_BENCH_COUNT=500,
 // JOBS_BENCH_SCALE=1,8,64.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -105,6 +106,47 @@ async function measure(
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
   };
+}
+
+/** Finished jobs in the history when the enqueue figure with history is taken. */
+const HISTORY = 20_000;
+
+/**
+ * The median time of one enqueue on PGlite, one at a time, with an empty history and with
+ * {@link HISTORY} finished jobs kept (the active-jobs limit counts active rows only).
+ */
+async function enqueueWithHistory(history: number): Promise<number> {
+  const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
+  const { db } = await openDatabase({
+    appDir,
+    databaseUrl: '',
+    snapshotPath: defaultSnapshotPath(),
+    platformSchema,
+  });
+  try {
+    const jobs = new JobService(db, new FileService(db, join(appDir, 'files')));
+    await jobs.configure({ queues: [queueDeclaration()], cron: [] });
+    await db.query(
+      `INSERT INTO platform.jobs (id, kind, app_id, environment, namespace, queue, state, payload,
+         payload_hash, idempotency_key, max_attempts, concurrency, retry_delay_seconds, retry_backoff,
+         timeout_seconds, run_at, created_at, updated_at, finished_at)
+       SELECT 'job_done_' || g, 'job', $2, $3, $4, $5, 'succeeded', '{}', 'h', 'done' || g, 1, 1, 1,
+         false, 1, now(), now(), now(), now()
+       FROM generate_series(1, $1::int) g`,
+      [history, jobs.scope.appId, jobs.scope.environment, jobs.scope.namespace, QUEUE],
+    );
+    const times: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const started = performance.now();
+      await jobs.enqueue(QUEUE, { payload: { i }, idempotencyKey: `k${i}` });
+      if (i >= 20) times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    return percentile(times, 0.5);
+  } finally {
+    await db.close();
+    await rm(appDir, { recursive: true, force: true });
+  }
 }
 
 const succeeded = (db: Database) => async () =>
@@ -290,6 +332,8 @@ export async function run(): Promise<Row[]> {
     // How throughput grows with the consumer's concurrency: PGlite against PostgreSQL, both with
     // the Deno consumer, same run.
     const scale: Row[] = [];
+    const withoutHistory = await enqueueWithHistory(0);
+    const withHistory = await enqueueWithHistory(HISTORY);
     for (const concurrency of SCALE) {
       const embedded = await oursDeno('', concurrency);
       const server = await oursDeno(cluster.url, concurrency);
@@ -329,6 +373,12 @@ export async function run(): Promise<Row[]> {
         { text: 'ratio >= 0.8', met: pgliteDeno.jobsPerSecond >= 0.8 * postgresDeno.jobsPerSecond },
       ),
       ...scale,
+      row(
+        `jobs PGlite: one enqueue p50, ${HISTORY.toLocaleString('en-US')} finished jobs kept vs none`,
+        ms(withHistory),
+        ms(withoutHistory),
+        withHistory / withoutHistory,
+      ),
     ];
   } finally {
     await cluster.stop();

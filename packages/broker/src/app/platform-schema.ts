@@ -12,7 +12,7 @@ import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
 import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
-import { jobTablesStep } from '../jobs/job-schema.ts';
+import { jobActiveIndexStep, jobTablesStep } from '../jobs/job-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
@@ -50,4 +50,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 14, ...credentialRequestKindsStep },
   { version: 15, ...onboardingStep },
   { version: 16, ...claimSettingsStep },
+  { version: 17, ...jobActiveIndexStep },
 ];

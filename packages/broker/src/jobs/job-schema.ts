@@ -54,3 +54,14 @@ CREATE INDEX IF NOT EXISTS jobs_finished_idx ON platform.jobs (finished_at) WHER
 
 /** The job table as a step of the platform schema (`app/platform-schema.ts` numbers it). */
 export const jobTablesStep: SchemaChange = { name: 'jobs', sql: jobSchemaSql };
+
+/**
+ * An index of the active rows of each scope, for the active-jobs count of every enqueue. Without
+ * it that count walked the scope's whole history (`jobs_history_idx`, finished rows included), so
+ * an enqueue on PGlite took about 11 ms with 20,000 finished jobs kept, 3 ms with this index.
+ */
+export const jobActiveIndexStep: SchemaChange = {
+  name: 'jobs-active-index',
+  sql: `CREATE INDEX IF NOT EXISTS jobs_active_idx ON platform.jobs (app_id, environment, namespace, kind)
+  WHERE state IN ('queued', 'running', 'retry_wait');`,
+};
