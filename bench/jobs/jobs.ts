@@ -112,20 +112,37 @@ async function measure(
 const HISTORY = 20_000;
 
 /**
- * The median time of one enqueue on PGlite, one at a time, with an empty history and with
- * {@link HISTORY} finished jobs kept (the active-jobs limit counts active rows only).
+ * Runs `fn` with the broker's job service on a new app database (PGlite when `databaseUrl` is
+ * empty), its bench queue declared; the database and folder are removed afterwards.
  */
-async function enqueueWithHistory(history: number): Promise<number> {
+async function withJobService<T>(
+  databaseUrl: string,
+  fn: (jobs: JobService, db: Database) => Promise<T>,
+): Promise<T> {
   const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
   const { db } = await openDatabase({
     appDir,
-    databaseUrl: '',
+    databaseUrl,
     snapshotPath: defaultSnapshotPath(),
     platformSchema,
   });
   try {
+    // No job here grants files: the file service is never asked.
     const jobs = new JobService(db, new FileService(db, join(appDir, 'files')));
     await jobs.configure({ queues: [queueDeclaration()], cron: [] });
+    return await fn(jobs, db);
+  } finally {
+    await db.close();
+    await rm(appDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The median time of one enqueue on PGlite, one at a time, with an empty history and with
+ * {@link HISTORY} finished jobs kept (the active-jobs limit counts active rows only).
+ */
+async function enqueueWithHistory(history: number): Promise<number> {
+  return withJobService('', async (jobs, db) => {
     await db.query(
       `INSERT INTO platform.jobs (id, kind, app_id, environment, namespace, queue, state, payload,
          payload_hash, idempotency_key, max_attempts, concurrency, retry_delay_seconds, retry_backoff,
@@ -143,10 +160,7 @@ async function enqueueWithHistory(history: number): Promise<number> {
     }
     times.sort((a, b) => a - b);
     return percentile(times, 0.5);
-  } finally {
-    await db.close();
-    await rm(appDir, { recursive: true, force: true });
-  }
+  });
 }
 
 const succeeded = (db: Database) => async () =>
@@ -159,17 +173,7 @@ const succeeded = (db: Database) => async () =>
 
 /** The broker's engine with an in-process no-op consumer. */
 async function oursInProcess(databaseUrl: string): Promise<Result> {
-  const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
-  const { db } = await openDatabase({
-    appDir,
-    databaseUrl,
-    snapshotPath: defaultSnapshotPath(),
-    platformSchema,
-  });
-  try {
-    // No job here grants files: the file service is never asked.
-    const jobs = new JobService(db, new FileService(db, join(appDir, 'files')));
-    await jobs.configure({ queues: [queueDeclaration()], cron: [] });
+  return withJobService(databaseUrl, async (jobs, db) => {
     const startedAt = new Map<string, number>();
     const worker = new JobWorker({
       jobs,
@@ -190,10 +194,7 @@ async function oursInProcess(databaseUrl: string): Promise<Result> {
     await worker.stop();
     await db.query(`DELETE FROM platform.jobs WHERE queue = $1`, [QUEUE]);
     return result;
-  } finally {
-    await db.close();
-    await rm(appDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** A real broker whose consumer is a real Deno Function that returns at once. */
