@@ -3,7 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import type { BundleResult } from './bundler.ts';
 
 /** Bump when the bundle's shape changes (host entry, esbuild options) to drop older bundles. */
-const BUNDLE_FORMAT = 3;
+const BUNDLE_FORMAT = 4;
 
 /** What decides whether a bundle may be reused besides its input files. */
 export interface BundleKey {

@@ -1,7 +1,8 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import type { BuildResult, Message } from 'esbuild';
+import { writeBundleFiles } from './bundle-files.ts';
 import { buildThenIdle } from './esbuild-service.ts';
 import { importRules } from './import-rules.ts';
 import type { SdkSource } from './sdk.ts';
@@ -134,9 +135,10 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
       ...(options.sdk.pinned === undefined
         ? {}
         : { define: { [PINNED_SDK_GLOBAL]: JSON.stringify(options.sdk.pinned) } }),
-      sourcemap: 'inline',
-      // The source map names sources relative to the output file; without `outfile` they would be
-      // relative to the app folder and Deno would resolve them inside .platform/functions/.
+      // A map beside the bundle (see writeBundleFiles). It names sources relative to the output
+      // file; without `outfile` they would be relative to the app folder and Deno would resolve
+      // them inside .platform/functions/.
+      sourcemap: 'external',
       outfile: resolve(options.outFile),
       write: false,
       metafile: true,
@@ -161,13 +163,12 @@ export async function bundleFunction(options: BundleOptions): Promise<BundleResu
       },
     });
   }
-  const output = result.outputFiles?.[0];
-  if (!output) throw new Error('esbuild produced no output');
+  const files = result.outputFiles ?? [];
+  const code = files.find((file) => file.path.endsWith('.js'));
+  const map = files.find((file) => file.path.endsWith('.map'));
+  if (!code || !map) throw new Error('esbuild produced no bundle and source map');
   await mkdir(dirname(options.outFile), { recursive: true });
-  // A running process may be reading the old bundle: replace it in one step.
-  const temp = `${options.outFile}.${process.pid}.tmp`;
-  await writeFile(temp, output.contents);
-  await rename(temp, options.outFile);
+  await writeBundleFiles(options.outFile, code.contents, map.contents);
   const inputs = Object.keys(result.metafile?.inputs ?? {})
     .filter(
       (file) =>

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -87,6 +87,56 @@ describe('bundleFunction', () => {
       await fn.stop();
       await new Promise<void>((r) => broker.close(() => r()));
     }
+  });
+
+  it('links the bundle to a source map beside it and keeps only the previous map', async () => {
+    const bundle = (greeting: string) =>
+      write(
+        'functions/maps/index.ts',
+        `export const greeting = ${JSON.stringify(greeting)};\n`,
+      ).then(() =>
+        bundleFunction({
+          appDir: app.path,
+          entrypoint: 'functions/maps/index.ts',
+          sdk: brokerSdk(),
+          outFile: out('maps'),
+          host: false,
+        }),
+      );
+    const maps = async () =>
+      (await readdir(dirname(out('maps')))).filter((file) => /^maps\.js\..*map$/.test(file)).sort();
+    const linked = async () =>
+      /\/\/# sourceMappingURL=(maps\.js\.[0-9a-f]{12}\.map)\n$/.exec(
+        await readFile(out('maps'), 'utf8'),
+      )?.[1];
+
+    await bundle('one');
+    const first = await linked();
+    expect(first).toBeDefined();
+    expect(await readFile(out('maps'), 'utf8')).not.toContain('data:application/json');
+    const map = JSON.parse(await readFile(join(dirname(out('maps')), first!), 'utf8')) as {
+      sources: string[];
+    };
+    expect(map.sources).toEqual(['../../functions/maps/index.ts']);
+    expect(await maps()).toEqual([first]);
+
+    // Bundling the same sources again names the same map.
+    await bundle('one');
+    expect(await linked()).toBe(first);
+    expect(await maps()).toEqual([first]);
+
+    // A changed bundle links a new map; the previous one stays for a process still running it.
+    const earlier = new Date(Date.now() - 60_000);
+    await utimes(join(dirname(out('maps')), first!), earlier, earlier);
+    await bundle('two');
+    const second = await linked();
+    expect(second).not.toBe(first);
+    expect(await maps()).toEqual([first, second].sort());
+
+    // One more change removes the oldest.
+    await bundle('three');
+    const third = await linked();
+    expect(await maps()).toEqual([second, third].sort());
   });
 
   it('rejects a relative import that leaves the directory, with file and line', async () => {
