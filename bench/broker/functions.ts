@@ -30,7 +30,8 @@ const CALLS = Number(process.env.BROKER_BENCH_CALLS ?? 3000);
 const ROUNDS = Number(process.env.BROKER_BENCH_ROUNDS ?? 3);
 const SERVER_WARMUP_CALLS = 30_000;
 const CALL_PATH = '/_platform/api/functions/echo';
-const tsx = ['--conditions=@platform/source', '--import', 'tsx'];
+// The sources as `npm run example` runs them: Node strips the types itself.
+const fromSource = ['--conditions=@platform/source'];
 
 const app: Record<string, string> = {
   'platform.yaml': `schemaVersion: 3
@@ -93,7 +94,7 @@ async function load(port: number, path: string, callers: number, calls = CALLS):
   const plan = { port, path, body, callers, calls };
   const { stdout } = await execFileAsync(
     process.execPath,
-    [...tsx, here('./load-client.ts'), JSON.stringify(plan)],
+    [...fromSource, here('./load-client.ts'), JSON.stringify(plan)],
     { cwd: root },
   );
   return JSON.parse(stdout) as Figures;
@@ -126,7 +127,7 @@ function medianFigures(rounds: Figures[]): Figures {
 function platformDev(appDir: string): Promise<Server> {
   return spawnServer(
     process.execPath,
-    [...tsx, 'packages/broker/src/bin.ts', 'dev', appDir, '--port', '0', '--no-watch'],
+    [...fromSource, 'packages/broker/src/bin.ts', 'dev', appDir, '--port', '0', '--no-watch'],
     /^http:\/\/localhost:(\d+)$/,
   );
 }
@@ -153,7 +154,7 @@ export async function run(): Promise<Row[]> {
     );
     const floor = await spawnServer(
       process.execPath,
-      [...tsx, here('./echo-server.ts')],
+      [...fromSource, here('./echo-server.ts')],
       /^(\d+)$/,
     );
     servers.push(floor);

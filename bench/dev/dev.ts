@@ -19,7 +19,8 @@ import { numbersFromEnv, type Row, row } from '../report.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const example = join(root, 'examples', 'todo');
-const tsx = ['--conditions=@platform/source', '--import', 'tsx'];
+// The sources as `npm run example` runs them: Node strips the types itself.
+const fromSource = ['--conditions=@platform/source'];
 const CALLS = Number(process.env.DEV_BENCH_CALLS ?? 1000);
 const SETTLE_MS = 5000;
 /** App sizes of the scale figures (`DEV_BENCH_SCALE=1,10,50`; empty skips them). */
@@ -84,7 +85,7 @@ const ms = (value: number) => `${value.toFixed(0)} ms`;
 const platformDev = (dir: string) =>
   start(
     process.execPath,
-    [...tsx, join(root, 'packages/broker/src/bin.ts'), 'dev', dir, '--port', '0'],
+    [...fromSource, join(root, 'packages/broker/src/bin.ts'), 'dev', dir, '--port', '0'],
     /^(http:\/\/localhost:\d+)$/,
   );
 

@@ -147,7 +147,7 @@ describe('platform validate (in-process)', () => {
 describe('platform validate (subprocess)', () => {
   const run = promisify(execFile);
   const spawnPlatform = (args: string[]) =>
-    run(process.execPath, ['--conditions=@platform/source', '--import', 'tsx', bin, ...args], {
+    run(process.execPath, ['--conditions=@platform/source', bin, ...args], {
       cwd: root,
     }).then(
       (r) => ({ code: 0, stdout: r.stdout }),

@@ -24,8 +24,10 @@ function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
 
 /** A transaction whose `ROLLBACK` failed too: its connection must be dropped, not reused. */
 class BrokenConnection extends Error {
-  constructor(readonly original: unknown) {
+  readonly original: unknown;
+  constructor(original: unknown) {
     super('The connection could not roll back.', { cause: original });
+    this.original = original;
   }
 }
 

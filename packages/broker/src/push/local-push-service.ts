@@ -22,11 +22,10 @@ export interface LocalDelivery {
 
 /** Why the local push service refused a message: the status a real push service would send. */
 class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  readonly status: number;
+  constructor(status: number, message: string) {
     super(message);
+    this.status = status;
   }
 }
 

@@ -113,13 +113,13 @@ export function platform(
   });
 }
 
-/** Spawns the real `platform` CLI. */
+/** Spawns the real `platform` CLI from its sources, as `npm run platform` does. */
 export function spawnPlatform(args: readonly string[], cwd = root): ChildProcess {
-  return spawn(
-    process.execPath,
-    ['--conditions=@platform/source', '--import', 'tsx', bin, ...args],
-    { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  return spawn(process.execPath, ['--conditions=@platform/source', bin, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Resolves with the first stdout line that is a URL, collecting every line in `lines`. */
