@@ -5,6 +5,7 @@ import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import type { OpenedDatabase } from '../db/open-database.ts';
 import { MCP_PATH } from '../http/paths.ts';
 import { directIntegration } from '../integrations/direct-invocation.ts';
 import { mountIntegrationRoutes } from '../integrations/integration-routes.ts';
@@ -56,17 +57,20 @@ export interface DevBrokerContext {
  * declarations, queues, cron and visibility, the broker API, the manifest's Function routes and
  * the frontend; then bundles and starts every declared Function, and only then has the port
  * send the app's requests to it. When a Function fails, the broker is closed again (Functions
- * still starting included) and the failure thrown.
+ * still starting included) and the failure thrown. `database`, when given, is the app's database
+ * opened already, which the broker takes over (see `BrokerOptions.database`).
  */
 export async function launchDevBroker(
   context: DevBrokerContext,
   manifest: Manifest,
+  database?: OpenedDatabase,
 ): Promise<Broker> {
   const { appDir, print, devToken, frontend, clock, front } = context;
   const routes = RouteTable.fromManifest(manifest);
   const { integrations } = context;
   const broker = await startBroker({
     appDir,
+    ...(database ? { database } : {}),
     appId: context.appId,
     central: context.central,
     listener: front.next(),

@@ -1,4 +1,3 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../db/database.ts';
 import { ensureDatabase } from '../db/database-per-app.ts';
@@ -7,6 +6,7 @@ import { withPlatformSchema } from '../db/platform-schema.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { openPgliteWithSchema } from '../db/schema-snapshot.ts';
 import { centralSchema } from './central-schema.ts';
+import { ensureStateDir } from './state-dir.ts';
 
 /** The central store's database on a shared PostgreSQL server. */
 export const CENTRAL_DATABASE = 'platform_central';
@@ -42,11 +42,7 @@ export async function openCentralStore(options: CentralStoreOptions): Promise<Da
   }
   let dataDir: string | undefined;
   if (!options.inMemory) {
-    const stateDir = join(options.dir, '.platform');
-    await mkdir(stateDir, { recursive: true, mode: 0o700 });
-    await chmod(stateDir, 0o700);
-    await writeFile(join(stateDir, '.gitignore'), '*\n');
-    dataDir = join(stateDir, 'central');
+    dataDir = join(await ensureStateDir(options.dir), 'central');
   }
   const { db } = await openPgliteWithSchema(
     { dataDir, snapshotPath: options.snapshotPath ?? defaultSnapshotPath(), vector: false },

@@ -1,4 +1,3 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Declarations } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
@@ -13,7 +12,7 @@ import { moveAccountsToCentral, moveGrantsToCentral } from '../auth/move-account
 import { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
 import { applyMigrations, type MigrationReport } from '../db/migrations.ts';
-import { openDatabase } from '../db/open-database.ts';
+import { type OpenedDatabase, openDatabase } from '../db/open-database.ts';
 import { AccountDeletions } from '../deletion/account-deletions.ts';
 import { FileService } from '../files/file-service.ts';
 import type { BundleResult } from '../functions/bundler.ts';
@@ -45,6 +44,7 @@ import { SecretStore } from '../secrets/secret-store.ts';
 import { createBrokerApp } from './broker-app.ts';
 import { platformSchema } from './platform-schema.ts';
 import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './start-jobs.ts';
+import { ensureStateDir } from './state-dir.ts';
 import { Teardown } from './teardown.ts';
 
 /** How to start a broker for one app. */
@@ -73,6 +73,13 @@ export interface BrokerOptions {
    * @default the app's own database (a broker started alone)
    */
   readonly central?: Database;
+  /**
+   * The app's database, opened already with `openDatabase` for this app folder, so the caller can
+   * open it while it opens something else (`platform dev` opens it beside the central store). The
+   * broker owns it from then on and closes it, also when its start fails.
+   * @default opened by the broker (`databaseUrl`, `inMemory`, `snapshotPath`)
+   */
+  readonly database?: OpenedDatabase;
   /** A PostgreSQL URL instead of PGlite. @default process.env.DATABASE_URL */
   readonly databaseUrl?: string | undefined;
   /** Keep PGlite in memory (tests only). */
@@ -179,6 +186,25 @@ export interface Broker {
 const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliases: [] };
 
 /**
+ * Opens the app's database as {@link startBroker} does when it is given none: PGlite in
+ * `<appDir>/.platform/db` or the PostgreSQL of `databaseUrl`, with the platform schema and the
+ * app's migrations. Pass the result as `database` to start the broker with it.
+ */
+export async function openAppDatabase(
+  options: Pick<BrokerOptions, 'appDir' | 'databaseUrl' | 'inMemory' | 'snapshotPath'>,
+): Promise<OpenedDatabase> {
+  const appDir = resolve(options.appDir);
+  await ensureStateDir(appDir);
+  return openDatabase({
+    appDir,
+    databaseUrl: options.databaseUrl,
+    inMemory: options.inMemory ?? false,
+    snapshotPath: options.snapshotPath,
+    platformSchema,
+  });
+}
+
+/**
  * Starts the local broker for one app: the database (bootstrapped and migrated), the services
  * behind the runtime contract, the HTTP server, and a Function runner. `platform dev` builds on
  * this; tests use it directly. A step that fails closes what the steps before it opened.
@@ -192,26 +218,17 @@ const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliase
  */
 export async function startBroker(options: BrokerOptions): Promise<Broker> {
   const appDir = resolve(options.appDir);
-  const stateDir = join(appDir, '.platform');
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
-  // The owner's only (database, files, secrets, dev token), also when made before this rule.
-  await chmod(stateDir, 0o700);
-  // Everything in .platform (database, files, secrets, bundles) stays out of git.
-  await writeFile(join(stateDir, '.gitignore'), '*\n');
-  const appId = options.appId ?? options.auth?.appId ?? (await loadAppId(appDir));
-  const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
   const writer = options.logWriter ?? ((line: string) => console.log(line));
   const teardown = new Teardown((error) => writer(`broker close error: ${stackOf(error)}`));
   return teardown.run(async () => {
-    const opened = await openDatabase({
-      appDir,
-      databaseUrl: options.databaseUrl,
-      inMemory: options.inMemory ?? false,
-      snapshotPath: options.snapshotPath,
-      platformSchema,
-    });
+    const given = options.database;
+if (given) teardown.add(() => given.db.close());
+    const stateDir = await ensureStateDir(appDir);
+    const appId = options.appId ?? options.auth?.appId ?? (await loadAppId(appDir));
+    const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
+    const opened = given ?? (await openAppDatabase(options));
     const { db } = opened;
-    teardown.add(() => db.close());
+    if (!given) teardown.add(() => db.close());
     // The port is bound before the services are built rather than learnt when serving at the
     // end: the Function runner and the invocations' broker URL then take it as a constant. A
     // request arriving meanwhile waits for `listener.serve(app)` below.

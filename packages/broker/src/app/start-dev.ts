@@ -30,7 +30,7 @@ import { launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
-import type { Broker, BrokerOptions } from './start-broker.ts';
+import { type Broker, type BrokerOptions, openAppDatabase } from './start-broker.ts';
 import { Teardown } from './teardown.ts';
 import { watchApp } from './watcher.ts';
 
@@ -172,19 +172,29 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Bound once: a platform.yaml restart never refuses a connection.
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
-    const central =
+    // The central store and the app's database open side by side, each on a thread of its own
+    // when embedded. The first broker takes the app's database over; until then it is closed
+    // with the rest when the start fails.
+    const [centralOpened, databaseOpened] = await Promise.allSettled([
       options.central ??
-      (await openCentralStore({
-        dir: appDir,
-        databaseUrl: options.databaseUrl,
-        snapshotPath: options.snapshotPath,
-        ...(options.inMemory ? { inMemory: true } : {}),
-      }));
+        openCentralStore({
+          dir: appDir,
+          databaseUrl: options.databaseUrl,
+          snapshotPath: options.snapshotPath,
+          ...(options.inMemory ? { inMemory: true } : {}),
+        }),
+      openAppDatabase({ ...options, appDir }),
+    ]);
+    let database = databaseOpened.status === 'fulfilled' ? databaseOpened.value : undefined;
+teardown.add(() => database?.db.close());
+    if (centralOpened.status === 'rejected') throw centralOpened.reason;
+    const central = centralOpened.value;
     if (options.central === undefined) {
       teardown.add(() => central.close());
       // A second start on this folder names this URL in its refusal, as the app's database does.
       if (central instanceof PgliteDatabase) await central.lock?.announce(front.url);
     }
+    if (databaseOpened.status === 'rejected') throw databaseOpened.reason;
     const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
     const context = {
       ...options,
@@ -231,7 +241,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       }));
     const launch = (next: Manifest) =>
       launchDevBroker({ ...context, publishers, integrations }, next);
-    const broker = await launch(manifest);
+    const first = database;
+    database = undefined;
+    const broker = await launchDevBroker({ ...context, publishers, integrations }, manifest, first);
     const pause = () => front.pause();
     app = new AppReloader({
       appDir,

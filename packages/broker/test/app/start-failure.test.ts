@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
+import { type BrokerOptions, openAppDatabase, startBroker } from '../../src/app/start-broker.ts';
 import { type DevOptions, startDev } from '../../src/app/start-dev.ts';
 import { isPortFree } from '../../src/cli/port.ts';
 import { freePort } from '../../src/functions/free-port.ts';
@@ -89,6 +89,25 @@ describe('a startBroker that fails', () => {
     const appDir = await appWith({ 'migrations/001_bad.sql': 'create tabel oops (id int);' });
     const port = await freePort();
     await expectCleanFailure(() => startBroker(options(appDir, port)), /tabel/, port);
+  });
+
+  it('closes a database it was given when its start fails', async () => {
+    const appDir = await appWith({ '.platform/secrets.json': '{ not json' });
+    const port = await freePort();
+    await expectCleanFailure(
+      async () =>
+        startBroker(
+          options(appDir, port, {
+            database: await openAppDatabase({
+              appDir,
+              databaseUrl: '',
+              snapshotPath: testSnapshotPath,
+            }),
+          }),
+        ),
+      /not valid JSON/,
+      port,
+    );
   });
 
   it('closes the database and the port when the secrets file is not JSON', async () => {
@@ -247,6 +266,24 @@ export default defineFunction({ input: s.object({}), handler: () => ({ ok: true 
     });
     const port = await freePort();
     await expectCleanFailure(() => startDev(options(appDir, port)), /broken/, port, 3000);
+  });
+
+  it('closes the app database it opened beside the central store when the store fails', async () => {
+    const appDir = await appWith({ 'platform.yaml': manifest('  []') });
+    // `.platform/central` must be the store's folder: a file there cannot be opened.
+    await mkdir(join(appDir, '.platform'), { recursive: true });
+    await writeFile(join(appDir, '.platform', 'central'), 'not a database');
+    const port = await freePort();
+    await expectCleanFailure(() => startDev(options(appDir, port)), /./, port);
+  });
+
+  it('closes the central store when the app database fails beside it', async () => {
+    const appDir = await appWith({
+      'platform.yaml': manifest('  []'),
+      'migrations/001_bad.sql': 'create tabel oops (id int);',
+    });
+    const port = await freePort();
+    await expectCleanFailure(() => startDev(options(appDir, port)), /tabel/, port);
   });
 
   it('stops the broker and its Functions when the dev state cannot be written', async () => {
