@@ -17,7 +17,7 @@ import { mountCustomIntegrationRoutes, type PublishingApp } from '../org/custom-
 import { Memberships } from '../org/memberships.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
 import type { DevFront } from './dev-front.ts';
-import { type Broker, type BrokerOptions, startBroker } from './start-broker.ts';
+import { type Broker, type BrokerOptions, startBrokerWith } from './start-broker.ts';
 
 /** What every broker of one `platform dev` shares, whichever platform.yaml it serves. */
 export interface DevBrokerContext {
@@ -58,7 +58,7 @@ export interface DevBrokerContext {
  * the frontend; then bundles and starts every declared Function, and only then has the port
  * send the app's requests to it. When a Function fails, the broker is closed again (Functions
  * still starting included) and the failure thrown. `database`, when given, is the app's database
- * opened already, which the broker takes over (see `BrokerOptions.database`).
+ * opened already, which the broker takes over (see `startBrokerWith`).
  */
 export async function launchDevBroker(
   context: DevBrokerContext,
@@ -68,79 +68,81 @@ export async function launchDevBroker(
   const { appDir, print, devToken, frontend, clock, front } = context;
   const routes = RouteTable.fromManifest(manifest);
   const { integrations } = context;
-  const broker = await startBroker({
-    appDir,
-    ...(database ? { database } : {}),
-    appId: context.appId,
-    central: context.central,
-    listener: front.next(),
-    sdkVersion: manifest.runtime.sdk.version,
-    declared: declarationsOf(manifest),
-    searches: manifest.data.search,
-    inboundFunction: manifest.email.inbound?.function,
-    jobs: { queues: manifest.queues, cron: manifest.cron, ...(clock ? { clock } : {}) },
-    auth: {
-      visibility: manifest.visibility,
-      print,
-      devToken,
-      appUrl: context.appUrl,
-      ...(context.peers ? { peers: context.peers } : {}),
-      ...(clock ? { clock } : {}),
-    },
-    logWriter: print,
-    databaseUrl: context.databaseUrl,
-    allowNet: context.allowNet,
-    ...(context.environment ? { environment: context.environment } : {}),
-    snapshotPath: context.snapshotPath,
-    ...(context.inMemory ? { inMemory: true } : {}),
-    ...(context.ai ? { ai: context.ai } : {}),
-    ...(context.authenticate ? { authenticate: context.authenticate } : {}),
-    integrations: (call) =>
-      integrations.calls.call({ ...call, consumerAppId: context.appId, manifest }),
-    integrationEmit: (invocation, event) =>
-      integrations.events.emit(context.appId, invocation, event),
-    mount: (app, services) => {
-      mountBrokerApi(app, {
-        invoker: services.invoker,
+  const broker = await startBrokerWith(
+    {
+      appDir,
+      appId: context.appId,
+      central: context.central,
+      listener: front.next(),
+      sdkVersion: manifest.runtime.sdk.version,
+      declared: declarationsOf(manifest),
+      searches: manifest.data.search,
+      inboundFunction: manifest.email.inbound?.function,
+      jobs: { queues: manifest.queues, cron: manifest.cron, ...(clock ? { clock } : {}) },
+      auth: {
+        visibility: manifest.visibility,
+        print,
         devToken,
-        prepare: (name) =>
-          directIntegration(name, {
-            appId: context.appId,
-            manifest,
-            modes: integrations.modes,
-            connections: integrations.connections,
-            credentials: (connectionId, contract) =>
-              integrations.tokens.credentials(
-                connectionId,
-                contract,
-                integrations.admin.published(contract.name).provider,
-                `direct-${connectionId}`,
-              ),
-          }),
-      });
-      mountCustomIntegrationRoutes(app, { appId: context.appId, apps: context.publishers });
-      mountIntegrationRoutes(app, {
-        appId: context.appId,
-        admin: integrations.admin,
-        connections: integrations.connections,
-        bindings: integrations.bindings,
-        audit: integrations.audit,
-        modes: integrations.modes,
-        webhooks: integrations.webhooks,
-        events: integrations.events,
-        members: new Memberships(context.central),
-      });
-      // The agent tools, for this app's own owner API (a workspace serves them on {base_url}).
-      const tools = agentHttp((credential) =>
-        oneAppSender({ appId: context.appId, origin: context.appUrl, credential }, (request) =>
-          app.fetch(request),
-        ),
-      );
-      app.all(MCP_PATH, (c) => tools(c.req.raw));
-      mountAppRoutes(app, { routes: () => routes, ...services });
-      frontend.mount(app);
+        appUrl: context.appUrl,
+        ...(context.peers ? { peers: context.peers } : {}),
+        ...(clock ? { clock } : {}),
+      },
+      logWriter: print,
+      databaseUrl: context.databaseUrl,
+      allowNet: context.allowNet,
+      ...(context.environment ? { environment: context.environment } : {}),
+      snapshotPath: context.snapshotPath,
+      ...(context.inMemory ? { inMemory: true } : {}),
+      ...(context.ai ? { ai: context.ai } : {}),
+      ...(context.authenticate ? { authenticate: context.authenticate } : {}),
+      integrations: (call) =>
+        integrations.calls.call({ ...call, consumerAppId: context.appId, manifest }),
+      integrationEmit: (invocation, event) =>
+        integrations.events.emit(context.appId, invocation, event),
+      mount: (app, services) => {
+        mountBrokerApi(app, {
+          invoker: services.invoker,
+          devToken,
+          prepare: (name) =>
+            directIntegration(name, {
+              appId: context.appId,
+              manifest,
+              modes: integrations.modes,
+              connections: integrations.connections,
+              credentials: (connectionId, contract) =>
+                integrations.tokens.credentials(
+                  connectionId,
+                  contract,
+                  integrations.admin.published(contract.name).provider,
+                  `direct-${connectionId}`,
+                ),
+            }),
+        });
+        mountCustomIntegrationRoutes(app, { appId: context.appId, apps: context.publishers });
+        mountIntegrationRoutes(app, {
+          appId: context.appId,
+          admin: integrations.admin,
+          connections: integrations.connections,
+          bindings: integrations.bindings,
+          audit: integrations.audit,
+          modes: integrations.modes,
+          webhooks: integrations.webhooks,
+          events: integrations.events,
+          members: new Memberships(context.central),
+        });
+        // The agent tools, for this app's own owner API (a workspace serves them on {base_url}).
+        const tools = agentHttp((credential) =>
+          oneAppSender({ appId: context.appId, origin: context.appUrl, credential }, (request) =>
+            app.fetch(request),
+          ),
+        );
+        app.all(MCP_PATH, (c) => tools(c.req.raw));
+        mountAppRoutes(app, { routes: () => routes, ...services });
+        frontend.mount(app);
+      },
     },
-  });
+    database,
+  );
   try {
     await Promise.all(functionsOf(manifest).map((fn) => broker.functions.add(fn)));
   } catch (error) {

@@ -73,13 +73,6 @@ export interface BrokerOptions {
    * @default the app's own database (a broker started alone)
    */
   readonly central?: Database;
-  /**
-   * The app's database, opened already with `openDatabase` for this app folder, so the caller can
-   * open it while it opens something else (`platform dev` opens it beside the central store). The
-   * broker owns it from then on and closes it, also when its start fails.
-   * @default opened by the broker (`databaseUrl`, `inMemory`, `snapshotPath`)
-   */
-  readonly database?: OpenedDatabase;
   /** A PostgreSQL URL instead of PGlite. @default process.env.DATABASE_URL */
   readonly databaseUrl?: string | undefined;
   /** Keep PGlite in memory (tests only). */
@@ -188,7 +181,7 @@ const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliase
 /**
  * Opens the app's database as {@link startBroker} does when it is given none: PGlite in
  * `<appDir>/.platform/db` or the PostgreSQL of `databaseUrl`, with the platform schema and the
- * app's migrations. Pass the result as `database` to start the broker with it.
+ * app's migrations. Start the broker with it by {@link startBrokerWith}.
  */
 export async function openAppDatabase(
   options: Pick<BrokerOptions, 'appDir' | 'databaseUrl' | 'inMemory' | 'snapshotPath'>,
@@ -216,13 +209,24 @@ export async function openAppDatabase(
  * console.log(broker.server.url);
  * ```
  */
-export async function startBroker(options: BrokerOptions): Promise<Broker> {
+export function startBroker(options: BrokerOptions): Promise<Broker> {
+  return startBrokerWith(options);
+}
+
+/**
+ * {@link startBroker} with the app's database opened already by {@link openAppDatabase}, so the
+ * caller can open it while it opens something else (`platform dev` opens it beside the central
+ * store). The broker owns `given` from then on and closes it, also when its start fails.
+ */
+export async function startBrokerWith(
+  options: BrokerOptions,
+  given?: OpenedDatabase,
+): Promise<Broker> {
   const appDir = resolve(options.appDir);
   const writer = options.logWriter ?? ((line: string) => console.log(line));
   const teardown = new Teardown((error) => writer(`broker close error: ${stackOf(error)}`));
   return teardown.run(async () => {
-    const given = options.database;
-if (given) teardown.add(() => given.db.close());
+    if (given) teardown.add(() => given.db.close());
     const stateDir = await ensureStateDir(appDir);
     const appId = options.appId ?? options.auth?.appId ?? (await loadAppId(appDir));
     const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);

@@ -186,7 +186,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       openAppDatabase({ ...options, appDir }),
     ]);
     let database = databaseOpened.status === 'fulfilled' ? databaseOpened.value : undefined;
-teardown.add(() => database?.db.close());
+    teardown.add(() => database?.db.close());
     if (centralOpened.status === 'rejected') throw centralOpened.reason;
     const central = centralOpened.value;
     if (options.central === undefined) {

@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrokerOptions, openAppDatabase, startBroker } from '../../src/app/start-broker.ts';
+import {
+  type BrokerOptions,
+  openAppDatabase,
+  startBroker,
+  startBrokerWith,
+} from '../../src/app/start-broker.ts';
 import { type DevOptions, startDev } from '../../src/app/start-dev.ts';
 import { isPortFree } from '../../src/cli/port.ts';
 import { freePort } from '../../src/functions/free-port.ts';
@@ -96,14 +101,9 @@ describe('a startBroker that fails', () => {
     const port = await freePort();
     await expectCleanFailure(
       async () =>
-        startBroker(
-          options(appDir, port, {
-            database: await openAppDatabase({
-              appDir,
-              databaseUrl: '',
-              snapshotPath: testSnapshotPath,
-            }),
-          }),
+        startBrokerWith(
+          options(appDir, port),
+          await openAppDatabase({ appDir, databaseUrl: '', snapshotPath: testSnapshotPath }),
         ),
       /not valid JSON/,
       port,
