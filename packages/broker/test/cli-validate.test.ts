@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,9 +146,10 @@ describe('platform validate (in-process)', () => {
 
 describe('platform validate (subprocess)', () => {
   const run = promisify(execFile);
-  const spawnPlatform = (args: string[]) =>
+  const spawnPlatform = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
     run(process.execPath, ['--conditions=@platform/source', bin, ...args], {
       cwd: root,
+      env,
     }).then(
       (r) => ({ code: 0, stdout: r.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
@@ -166,5 +167,20 @@ describe('platform validate (subprocess)', () => {
     const failed = await spawnPlatform(['validate', dir]);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/platform\.yaml:\d+:13 error FUNCTION_ACCESS_INVALID /);
+  });
+
+  it("keeps Node's compiled code of the CLI in the platform cache for the next start", async () => {
+    const cache = await mkdtemp(join(tmpdir(), 'platform-cache-'));
+    try {
+      const ok = await spawnPlatform(['validate', 'examples/todo'], {
+        ...process.env,
+        PLATFORM_CACHE_DIR: cache,
+      });
+      expect(ok.code).toBe(0);
+      const compiled = await readdir(join(cache, 'node-compile-cache'), { recursive: true });
+      expect(compiled.length).toBeGreaterThan(0);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
   });
 });

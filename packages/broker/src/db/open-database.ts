@@ -1,5 +1,5 @@
-import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { platformCacheDir } from '../kernel/cache-dir.ts';
 import type { DataDirLock } from './data-dir-lock.ts';
 import type { Database } from './database.ts';
 import { applyMigrations, type MigrationReport } from './migrations.ts';
@@ -46,17 +46,9 @@ export interface OpenedDatabase {
   readonly milliseconds: number;
 }
 
-/**
- * The shared snapshot of a fresh PGlite cluster: `$PLATFORM_CACHE_DIR`, else
- * `$XDG_CACHE_HOME/platform`, else `~/.cache/platform` (the temp dir when there is no home).
- */
+/** The shared snapshot of a fresh PGlite cluster, in {@link platformCacheDir}. */
 export function defaultSnapshotPath(env: NodeJS.ProcessEnv = process.env): string {
-  const home = homedir();
-  const cache =
-    env.PLATFORM_CACHE_DIR ??
-    env.XDG_CACHE_HOME?.concat('/platform') ??
-    (home ? join(home, '.cache', 'platform') : join(tmpdir(), 'platform'));
-  return join(cache, 'pglite-0.5.14-cluster.tar');
+  return join(platformCacheDir(env), 'pglite-0.5.14-cluster.tar');
 }
 
 /**
