@@ -1,4 +1,3 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { readAiFixtures } from './ai-fixtures-file.ts';
 import type { AiProvider } from './ai-provider.ts';
 import { recordingFetch, replayFetch } from './ai-recordings.ts';
@@ -104,6 +103,8 @@ export async function createAiProvider(
       : mode === 'replay'
         ? await replayFetch(appDir)
         : undefined;
+  // Loaded only for a configured provider: the offline AI, the default, does without it.
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
   const provider = createOpenAICompatible({
     name: 'openai-compatible',
     baseURL,

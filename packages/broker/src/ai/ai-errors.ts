@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import { isPlatformError, PlatformError } from '@platform/errors';
-import { NoImageGeneratedError, NoObjectGeneratedError, RetryError } from 'ai';
+import type { AiSdk } from './ai-sdk.ts';
 
 /** What the broker's log may say about a provider failure: no key, URL or model name. */
 export interface ProviderFailure {
@@ -16,11 +16,15 @@ const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
  * Turns whatever a provider call threw into the Function's `PlatformError`: platform errors
  * (bad input) pass through; timeouts, 429 and 5xx become `AI_PROVIDER_UNAVAILABLE` (retryable);
  * output that does not parse becomes `AI_OUTPUT_INVALID` (retryable); anything else
- * `AI_PROVIDER_FAILED`. The provider's own text never reaches the Function.
+ * `AI_PROVIDER_FAILED`. The provider's own text never reaches the Function. `sdk` is the AI SDK
+ * the call was made with, whose error classes are told apart (none before it was loaded).
  */
-export function providerFailure(cause: unknown): ProviderFailure {
+export function providerFailure(
+  cause: unknown,
+  sdk: Pick<AiSdk, 'RetryError' | 'NoObjectGeneratedError' | 'NoImageGeneratedError'> | undefined,
+): ProviderFailure {
   if (isPlatformError(cause)) return { error: cause, reason: cause.code };
-  const error = RetryError.isInstance(cause) ? cause.lastError : cause;
+  const error = sdk?.RetryError.isInstance(cause) ? cause.lastError : cause;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     const retryable =
@@ -37,7 +41,7 @@ export function providerFailure(cause: unknown): ProviderFailure {
       reason: `provider answered HTTP ${status ?? 'without a status'}: ${error.message}`,
     };
   }
-  if (NoObjectGeneratedError.isInstance(error)) {
+  if (sdk?.NoObjectGeneratedError.isInstance(error)) {
     return {
       error: new PlatformError({
         code: 'AI_OUTPUT_INVALID',
@@ -46,7 +50,7 @@ export function providerFailure(cause: unknown): ProviderFailure {
       reason: `no object generated: ${error.message}`,
     };
   }
-  if (NoImageGeneratedError.isInstance(error)) {
+  if (sdk?.NoImageGeneratedError.isInstance(error)) {
     return { error: failed(), reason: `no image generated: ${error.message}` };
   }
   const name = error instanceof Error ? error.name : typeof error;

@@ -1,16 +1,7 @@
 import type { JsonObject, JsonValue } from '@platform/errors';
 import { PlatformError } from '@platform/errors';
 import { sniffImageType } from '@platform/schema/contract';
-import {
-  type FilePart,
-  generateImage,
-  generateObject,
-  generateText,
-  type ImagePart,
-  jsonSchema,
-  type ModelMessage,
-  streamText,
-} from 'ai';
+import type { FilePart, ImagePart, ModelMessage } from 'ai';
 import type { FileService } from '../files/file-service.ts';
 import type { InvocationGrant } from '../functions/invocation-tokens.ts';
 import type { LogSink } from '../logs/log-sink.ts';
@@ -18,6 +9,7 @@ import { type CheckedAttachment, checkAttachments, type WireAttachment } from '.
 import { AI_CONTENT_SHOWN, type AiCallKind, AiCalls, shownContent } from './ai-calls.ts';
 import { providerFailure } from './ai-errors.ts';
 import type { AiProvider } from './ai-provider.ts';
+import { type AiSdk, loadAiSdk } from './ai-sdk.ts';
 
 /** What `generateText` and `streamText` receive (the runtime contract's body). */
 export interface TextCall {
@@ -84,6 +76,8 @@ export class AiService {
   readonly #logs: LogSink;
   readonly #timeoutMs: number;
   readonly #showContent: boolean;
+  /** Set by the first call; a failure reported after it tells the SDK's errors apart. */
+  #sdk: AiSdk | undefined;
   /** The recent calls, for the dashboard. */
   readonly calls = new AiCalls();
 
@@ -101,7 +95,7 @@ export class AiService {
     return this.#run(
       trace,
       ({ text }) => text,
-      async (signal) => {
+      async (signal, { generateText }) => {
         const prepared = await this.#prepare(call, ctx);
         const result = await generateText({
           model: prepared.model,
@@ -121,7 +115,7 @@ export class AiService {
     return this.#run(
       trace,
       ({ object }) => JSON.stringify(object),
-      async (signal) => {
+      async (signal, { generateObject, jsonSchema }) => {
         const prepared = await this.#prepare(call, ctx, this.#provider.object);
         const result = await generateObject({
           model: prepared.model,
@@ -143,7 +137,7 @@ export class AiService {
     const trace = this.#trace('generateImage', ctx, call.prompt);
     const described = ({ data }: { data: string }) =>
       `a PNG image of ${Buffer.byteLength(data, 'base64')} bytes`;
-    return this.#run(trace, described, async (signal) => {
+    return this.#run(trace, described, async (signal, { generateImage }) => {
       blankPrompt(call.prompt);
       const { image } = await generateImage({
         model: this.#provider.image,
@@ -191,6 +185,7 @@ export class AiService {
     };
     let first: string | null;
     try {
+      const { streamText } = await this.#load();
       const prepared = await this.#prepare(call, ctx);
       const result = streamText({
         model: prepared.model,
@@ -237,6 +232,11 @@ export class AiService {
     });
   }
 
+  async #load(): Promise<AiSdk> {
+    this.#sdk ??= await loadAiSdk();
+    return this.#sdk;
+  }
+
   #trace(kind: AiCallKind, ctx: AiCallContext, prompt: string, instructions?: string): Trace {
     const input = this.#showContent
       ? instructions === undefined
@@ -249,10 +249,11 @@ export class AiService {
   async #run<T>(
     trace: Trace,
     output: (result: T) => string,
-    body: (signal: AbortSignal) => Promise<T>,
+    body: (signal: AbortSignal, sdk: AiSdk) => Promise<T>,
   ): Promise<T> {
     try {
-      const result = await body(this.#signal(trace.ctx));
+      const sdk = await this.#load();
+      const result = await body(this.#signal(trace.ctx), sdk);
       this.#record(trace, 'ok', trace.input === undefined ? undefined : output(result));
       return result;
     } catch (error) {
@@ -291,7 +292,7 @@ export class AiService {
 
   #failed(trace: Trace, cause: unknown): PlatformError {
     const { kind, ctx } = trace;
-    const { error, reason } = providerFailure(cause);
+    const { error, reason } = providerFailure(cause, this.#sdk);
     this.#record(trace, error.code);
     if (error.code.startsWith('AI_PROVIDER') || error.code === 'AI_OUTPUT_INVALID') {
       this.#logs.write({

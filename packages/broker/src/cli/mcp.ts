@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { PlatformError } from '@platform/errors';
 import { oneAppSender } from '../mcp/agent-http.ts';
-import { agentServer } from '../mcp/agent-server.ts';
 import { storedAgentAccount } from './agent.ts';
 import { openCredentialStore } from './credential-store.ts';
 import { findDev } from './dev-client.ts';
@@ -57,6 +55,11 @@ export const mcpCommand = defineCommand({
       }
     }
     const send = oneAppSender({ appId: dev.appId, origin: dev.url, credential }, fetch);
+    // Loaded here, not with the CLI: every other command would pay for the MCP SDK.
+    const [{ serveStdio }, { agentServer }] = await Promise.all([
+      import('@modelcontextprotocol/server/stdio'),
+      import('../mcp/agent-server.ts'),
+    ]);
     const handle = serveStdio(() => agentServer(surface, send));
     await new Promise<void>((done) => {
       process.stdin.once('end', done);

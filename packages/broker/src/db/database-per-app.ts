@@ -1,5 +1,3 @@
-import pg from 'pg';
-
 /** The database of app `appId` on a shared PostgreSQL server: `platform_app_<appId>`. */
 export const appDatabaseName = (appId: string): string =>
   `platform_app_${appId.replaceAll('-', '_')}`;
@@ -17,6 +15,7 @@ export const appDatabaseName = (appId: string): string =>
 export async function ensureDatabase(url: string, name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name))
     throw new TypeError(`Not a plain database name: ${name}`);
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

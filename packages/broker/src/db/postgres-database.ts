@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type { QueryResult as PgQueryResult, Pool, PoolClient, types } from 'pg';
 import type { Database, QueryResult, Session, Transaction } from './database.ts';
 
 // Same JSON-friendly shapes as the PGlite worker: int8 as a number when it is safe.
@@ -8,14 +8,14 @@ const parseInt8 = (value: string): number | string => {
   return Number.isSafeInteger(n) ? n : value;
 };
 
-const typeParsers = {
+const typeParsersOf = (pgTypes: typeof types) => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID
       ? parseInt8
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+      : pgTypes.getTypeParser(oid, format)) as typeof types.getTypeParser,
+});
 
-function toResult<Row>(result: pg.QueryResult): QueryResult<Row> {
+function toResult<Row>(result: PgQueryResult): QueryResult<Row> {
   return {
     rows: result.rows as Row[],
     rowCount: Math.max(result.rowCount ?? 0, result.rows.length),
@@ -36,7 +36,7 @@ class BrokenConnection extends Error {
  * rollback fails as well, throws {@link BrokenConnection} around the original error.
  */
 async function transactionOn<T>(
-  client: pg.PoolClient,
+  client: PoolClient,
   fn: (tx: Transaction) => Promise<T>,
 ): Promise<T> {
   let open = true;
@@ -79,15 +79,21 @@ async function transactionOn<T>(
  */
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
-  readonly #pool: pg.Pool;
+  readonly #pool: Pool;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: Pool) {
     this.#pool = pool;
   }
 
   /** Connects (and checks the connection with one round trip). */
   static async connect(connectionString: string, maxConnections = 10): Promise<PostgresDatabase> {
-    const pool = new pg.Pool({ connectionString, max: maxConnections, types: typeParsers });
+    // Loaded on the first connection: most runs use the embedded database and never need it.
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({
+      connectionString,
+      max: maxConnections,
+      types: typeParsersOf(pg.types),
+    });
     // An idle client that loses its server must not crash the broker.
     pool.on('error', () => undefined);
     const db = new PostgresDatabase(pool);

@@ -1,6 +1,6 @@
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
-import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 
 /** A received message, read: what the payload and the stored row are made of. */
 export interface ParsedMessage {
@@ -75,6 +75,8 @@ export async function parseMessage(
   }
   let parsed: ParsedMail;
   try {
+    // Loaded with the first message: most runs receive none, and it is the broker's largest import.
+    const { simpleParser } = await import('mailparser');
     parsed = await simpleParser(buffer, { skipImageLinks: true, skipTextToHtml: true });
   } catch (error) {
     throw invalid(`The message cannot be read as MIME: ${(error as Error).message}`);

@@ -1,14 +1,7 @@
-import {
-  createMcpHandler,
-  hostHeaderValidationResponse,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  type McpHttpHandler,
-  originValidationResponse,
-} from '@modelcontextprotocol/server';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { PlatformError } from '@platform/errors';
 import { readBearer } from '../http/bearer.ts';
-import { agentServer, type SendTwin } from './agent-server.ts';
+import type { SendTwin } from './agent-server.ts';
 import type { ToolSurface, TwinRequest } from './agent-tools.ts';
 
 /**
@@ -60,29 +53,29 @@ export function agentHttp(
   sendAs: (credential: string) => SendTwin,
 ): (request: Request) => Promise<Response> {
   const handlers = new Map<ToolSurface, McpHttpHandler>();
-  const handlerOf = (surface: ToolSurface) => {
+  return async (request) => {
+    // Loaded with the first request: most runs of the broker never serve the agent tools.
+    const mcp = await import('@modelcontextprotocol/server');
+    const rejected =
+      mcp.hostHeaderValidationResponse(request, [
+        ...mcp.localhostAllowedHostnames(),
+        ...subdomains(request),
+      ]) ?? mcp.originValidationResponse(request, mcp.localhostAllowedOrigins());
+    if (rejected) return rejected;
+    const surface =
+      new URL(request.url).searchParams.get('surface') === 'full' ? 'full' : 'focused';
     let handler = handlers.get(surface);
     if (!handler) {
+      const { agentServer } = await import('./agent-server.ts');
       // One server per request, whose tools send with that request's own credential.
-      handler = createMcpHandler(
+      handler = mcp.createMcpHandler(
         ({ requestInfo }) =>
           agentServer(surface, sendAs(readBearer(requestInfo?.headers.get('authorization')) ?? '')),
         { responseMode: 'json' },
       );
       handlers.set(surface, handler);
     }
-    return handler;
-  };
-  return async (request) => {
-    const rejected =
-      hostHeaderValidationResponse(request, [
-        ...localhostAllowedHostnames(),
-        ...subdomains(request),
-      ]) ?? originValidationResponse(request, localhostAllowedOrigins());
-    if (rejected) return rejected;
-    const surface =
-      new URL(request.url).searchParams.get('surface') === 'full' ? 'full' : 'focused';
-    return handlerOf(surface).fetch(request);
+    return handler.fetch(request);
   };
 }
 

@@ -1,5 +1,4 @@
 import { limits } from '@platform/schema';
-import webpush from 'web-push';
 import type { PushSubscriptionKeys } from './subscription-check.ts';
 import type { VapidSigner } from './vapid-signer.ts';
 
@@ -57,6 +56,8 @@ export async function deliverPush(
   const sleep = options.sleep ?? wait;
   const attempts = limits.push.sendMaxAttempts;
   let last: DeliveryOutcome = { kind: 'unavailable', status: null, reason: 'not sent' };
+  // Loaded with the first push: most runs send none.
+  const { default: webpush } = await import('web-push');
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const { cipherText } = webpush.encrypt(
       subscription.keys.p256dh,
@@ -73,7 +74,7 @@ export async function deliverPush(
           Urgency: 'normal',
           'Content-Type': 'application/octet-stream',
           'Content-Encoding': 'aes128gcm',
-          Authorization: options.signer.authorization(new URL(subscription.endpoint).origin),
+          Authorization: await options.signer.authorization(new URL(subscription.endpoint).origin),
         },
         body: new Uint8Array(cipherText),
         signal: AbortSignal.timeout(options.timeoutMilliseconds ?? 10_000),

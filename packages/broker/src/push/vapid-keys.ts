@@ -1,6 +1,5 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import webpush from 'web-push';
 
 /** The app's VAPID key pair (RFC 8292): P-256, both halves base64url. */
 export interface VapidKeys {
@@ -55,6 +54,7 @@ export async function loadVapidKeys(stateDir: string): Promise<VapidKeys> {
     return { publicKey: parsed.publicKey, privateKey: parsed.privateKey };
   }
   await mkdir(join(stateDir, 'push'), { recursive: true, mode: 0o700 });
+  const { default: webpush } = await import('web-push');
   const keys = webpush.generateVAPIDKeys();
   // Written whole under another name, then renamed: a crash never leaves half a key.
   const temp = `${path}.${process.pid}.tmp`;

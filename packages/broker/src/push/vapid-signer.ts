@@ -1,4 +1,3 @@
-import webpush from 'web-push';
 import type { VapidKeys } from './vapid-keys.ts';
 
 // web-push signs JWTs valid for 12 hours; one is reused for 10 minutes per push service origin,
@@ -12,7 +11,7 @@ const REUSE_MILLISECONDS = 10 * 60 * 1000;
  * @example
  * ```ts
  * const signer = new VapidSigner(keys, 'mailto:ops@example.com');
- * const header = signer.authorization('https://fcm.googleapis.com');
+ * const header = await signer.authorization('https://fcm.googleapis.com');
  * ```
  */
 export class VapidSigner {
@@ -26,9 +25,10 @@ export class VapidSigner {
   }
 
   /** The header for `audience` (the push service's origin, as the JWT's `aud`). */
-  authorization(audience: string, now = Date.now()): string {
+  async authorization(audience: string, now = Date.now()): Promise<string> {
     const cached = this.#cache.get(audience);
     if (cached && cached.until > now) return cached.header;
+    const { default: webpush } = await import('web-push');
     const { Authorization: header } = webpush.getVapidHeaders(
       audience,
       this.#subject,

@@ -188,8 +188,8 @@ describe('the local push service', () => {
         body: new Uint8Array(cipherText),
       });
     const signer = new VapidSigner(keys, 'mailto:ops@example.com');
-    const right = signer.authorization(new URL(device.endpoint).origin);
-    const wrong = signer.authorization('https://push.example.com');
+    const right = await signer.authorization(new URL(device.endpoint).origin);
+    const wrong = await signer.authorization('https://push.example.com');
     expect((await post({ ttl: '60', authorization: wrong })).status).toBe(401);
     expect((await post({ authorization: right })).status).toBe(400);
     expect((await post({ ttl: '60' })).status).toBe(401);
