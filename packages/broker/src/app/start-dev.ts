@@ -9,6 +9,7 @@ import type { AiOptions } from '../ai/ai-config.ts';
 import { Frontend } from '../api/frontend.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import type { OpenedDatabase } from '../db/open-database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
@@ -239,11 +240,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         clock: options.clock,
         ...(options.environment ? { environment: options.environment } : {}),
       }));
-    const launch = (next: Manifest) =>
-      launchDevBroker({ ...context, publishers, integrations }, next);
+    const launch = (next: Manifest, opened?: OpenedDatabase) =>
+      launchDevBroker({ ...context, publishers, integrations }, next, opened);
     const first = database;
     database = undefined;
-    const broker = await launchDevBroker({ ...context, publishers, integrations }, manifest, first);
+    const broker = await launch(manifest, first);
     const pause = () => front.pause();
     app = new AppReloader({
       appDir,
