@@ -178,16 +178,24 @@ export interface Broker {
 
 const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliases: [] };
 
+type AppDatabaseOptions = Pick<
+  BrokerOptions,
+  'appDir' | 'databaseUrl' | 'inMemory' | 'snapshotPath'
+>;
+
 /**
  * Opens the app's database as {@link startBroker} does when it is given none: PGlite in
  * `<appDir>/.platform/db` or the PostgreSQL of `databaseUrl`, with the platform schema and the
  * app's migrations. Start the broker with it by {@link startBrokerWith}.
  */
-export async function openAppDatabase(
-  options: Pick<BrokerOptions, 'appDir' | 'databaseUrl' | 'inMemory' | 'snapshotPath'>,
-): Promise<OpenedDatabase> {
+export async function openAppDatabase(options: AppDatabaseOptions): Promise<OpenedDatabase> {
   const appDir = resolve(options.appDir);
   await ensureStateDir(appDir);
+  return openDatabaseIn(appDir, options);
+}
+
+/** {@link openAppDatabase} for a folder whose `.platform` is made already. */
+function openDatabaseIn(appDir: string, options: AppDatabaseOptions): Promise<OpenedDatabase> {
   return openDatabase({
     appDir,
     databaseUrl: options.databaseUrl,
@@ -230,7 +238,7 @@ export async function startBrokerWith(
     const stateDir = await ensureStateDir(appDir);
     const appId = options.appId ?? options.auth?.appId ?? (await loadAppId(appDir));
     const sdk: SdkSource = resolveSdk(appDir, options.sdkVersion);
-    const opened = given ?? (await openAppDatabase(options));
+    const opened = given ?? (await openDatabaseIn(appDir, options));
     const { db } = opened;
     if (!given) teardown.add(() => db.close());
     // The port is bound before the services are built rather than learnt when serving at the
