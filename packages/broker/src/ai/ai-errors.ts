@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import { isPlatformError, PlatformError } from '@platform/errors';
-import type { AiSdk } from './ai-sdk.ts';
+import { loadedAiSdk } from './ai-sdk.ts';
 
 /** What the broker's log may say about a provider failure: no key, URL or model name. */
 export interface ProviderFailure {
@@ -16,14 +16,12 @@ const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504]);
  * Turns whatever a provider call threw into the Function's `PlatformError`: platform errors
  * (bad input) pass through; timeouts, 429 and 5xx become `AI_PROVIDER_UNAVAILABLE` (retryable);
  * output that does not parse becomes `AI_OUTPUT_INVALID` (retryable); anything else
- * `AI_PROVIDER_FAILED`. The provider's own text never reaches the Function. `sdk` is the AI SDK
- * the call was made with, whose error classes are told apart (none before it was loaded).
+ * `AI_PROVIDER_FAILED`. The provider's own text never reaches the Function.
  */
-export function providerFailure(
-  cause: unknown,
-  sdk: Pick<AiSdk, 'RetryError' | 'NoObjectGeneratedError' | 'NoImageGeneratedError'> | undefined,
-): ProviderFailure {
+export function providerFailure(cause: unknown): ProviderFailure {
   if (isPlatformError(cause)) return { error: cause, reason: cause.code };
+  // A failure of the SDK's own comes after the call loaded it.
+  const sdk = loadedAiSdk();
   const error = sdk?.RetryError.isInstance(cause) ? cause.lastError : cause;
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;

@@ -76,8 +76,6 @@ export class AiService {
   readonly #logs: LogSink;
   readonly #timeoutMs: number;
   readonly #showContent: boolean;
-  /** Set by the first call; a failure reported after it tells the SDK's errors apart. */
-  #sdk: AiSdk | undefined;
   /** The recent calls, for the dashboard. */
   readonly calls = new AiCalls();
 
@@ -185,7 +183,7 @@ export class AiService {
     };
     let first: string | null;
     try {
-      const { streamText } = await this.#load();
+      const { streamText } = await loadAiSdk();
       const prepared = await this.#prepare(call, ctx);
       const result = streamText({
         model: prepared.model,
@@ -232,11 +230,6 @@ export class AiService {
     });
   }
 
-  async #load(): Promise<AiSdk> {
-    this.#sdk ??= await loadAiSdk();
-    return this.#sdk;
-  }
-
   #trace(kind: AiCallKind, ctx: AiCallContext, prompt: string, instructions?: string): Trace {
     const input = this.#showContent
       ? instructions === undefined
@@ -252,7 +245,7 @@ export class AiService {
     body: (signal: AbortSignal, sdk: AiSdk) => Promise<T>,
   ): Promise<T> {
     try {
-      const sdk = await this.#load();
+      const sdk = await loadAiSdk();
       const result = await body(this.#signal(trace.ctx), sdk);
       this.#record(trace, 'ok', trace.input === undefined ? undefined : output(result));
       return result;
@@ -292,7 +285,7 @@ export class AiService {
 
   #failed(trace: Trace, cause: unknown): PlatformError {
     const { kind, ctx } = trace;
-    const { error, reason } = providerFailure(cause, this.#sdk);
+    const { error, reason } = providerFailure(cause);
     this.#record(trace, error.code);
     if (error.code.startsWith('AI_PROVIDER') || error.code === 'AI_OUTPUT_INVALID') {
       this.#logs.write({
