@@ -144,7 +144,7 @@ export async function launchDevBroker(
     database,
   );
   try {
-    await Promise.all(functionsOf(manifest).map((fn) => broker.functions.add(fn)));
+    await Promise.all(broker.functions.addAll(functionsOf(manifest)));
   } catch (error) {
     await broker.close();
     throw error;

@@ -6,7 +6,7 @@ import type { LogWriter } from '../logs/log-sink.ts';
 import { printable } from '../logs/printable.ts';
 import type { Redactor } from '../logs/redactor.ts';
 import { rememberBundle, reusableBundle } from './bundle-cache.ts';
-import { type BundleResult, bundleFunction } from './bundler.ts';
+import { type BundleResult, bundleFunctions } from './bundler.ts';
 import { FunctionProcess } from './function-process.ts';
 import type { FunctionInvoker } from './invoker.ts';
 import { memoryLimitMb } from './memory-limit.ts';
@@ -98,14 +98,27 @@ export class FunctionDeployments {
    * failure throws and leaves the deployed version in place. Resolves to the bundle.
    */
   add(fn: FunctionDeclaration): Promise<BundleResult> {
-    const deploying = this.#deploy(fn);
-    const settled = deploying.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#pending.add(settled);
-    void settled.then(() => this.#pending.delete(settled));
-    return deploying;
+    return this.addAll([fn])[0] as Promise<BundleResult>;
+  }
+
+  /**
+   * {@link FunctionDeployments.add} for several Functions at once, bundled together where they
+   * can be (see `bundleFunctions`). Each settles on its own: one Function that fails to bundle or
+   * start leaves the others deployed.
+   */
+  addAll(fns: readonly FunctionDeclaration[]): Promise<BundleResult>[] {
+    if (this.#closed) return fns.map((fn) => Promise.reject(this.#refusal(fn.name)));
+    const bundles = this.#bundle(fns);
+    return fns.map((fn, index) => {
+      const deploying = this.#deploy(fn, bundles[index] as Promise<BundleResult>);
+      const settled = deploying.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.#pending.add(settled);
+      void settled.then(() => this.#pending.delete(settled));
+      return deploying;
+    });
   }
 
   /** Deploys the running Function `name` again from its declaration (its sources changed). */
@@ -155,9 +168,9 @@ export class FunctionDeployments {
     await Promise.all([...this.#deployed.keys()].map((name) => this.remove(name)));
   }
 
-  async #deploy(fn: FunctionDeclaration): Promise<BundleResult> {
+  async #deploy(fn: FunctionDeclaration, bundling: Promise<BundleResult>): Promise<BundleResult> {
     this.#refuseWhenClosed(fn.name);
-    const bundle = await this.#bundle(fn);
+    const bundle = await bundling;
     this.#refuseWhenClosed(fn.name);
     const process = this.#process(fn.name, bundle.outFile, fn.memoryMb);
     const previous = this.#deployed.get(fn.name);
@@ -187,20 +200,35 @@ export class FunctionDeployments {
     return bundle;
   }
 
-  async #bundle(fn: FunctionDeclaration): Promise<BundleResult> {
+  /** Each Function's bundle: an unchanged earlier one, else built with the others that changed. */
+  #bundle(fns: readonly FunctionDeclaration[]): Promise<BundleResult>[] {
     const { appDir, stateDir, sdk } = this.#options;
-    const outFile = join(stateDir, 'functions', `${fn.name}.js`);
-    const key = {
-      entrypoint: fn.entrypoint,
-      sdkDir: sdk.resolveDir,
-      sdkVersion: sdk.version,
-      pinned: sdk.pinned ?? sdk.version,
-    };
-    const reused = await reusableBundle(key, outFile);
-    if (reused) return reused;
-    const bundle = await bundleFunction({ appDir, entrypoint: fn.entrypoint, sdk, outFile });
-    await rememberBundle(key, bundle);
-    return bundle;
+    const plans = fns.map((fn) => ({
+      target: { entrypoint: fn.entrypoint, outFile: join(stateDir, 'functions', `${fn.name}.js`) },
+      key: {
+        entrypoint: fn.entrypoint,
+        sdkDir: sdk.resolveDir,
+        sdkVersion: sdk.version,
+        pinned: sdk.pinned ?? sdk.version,
+      },
+    }));
+    const built = Promise.all(
+      plans.map(({ target, key }) => reusableBundle(key, target.outFile)),
+    ).then((reused) => {
+      const stale = plans.filter((_, index) => !reused[index]);
+      const fresh = bundleFunctions({ appDir, sdk, targets: stale.map(({ target }) => target) });
+      return plans.map(
+        (plan, index) =>
+          reused[index] ??
+          (fresh[stale.indexOf(plan)] as Promise<BundleResult>).then(async (bundle) => {
+            await rememberBundle(plan.key, bundle);
+            return bundle;
+          }),
+      );
+    });
+    return plans.map((_, index) =>
+      built.then((bundles) => bundles[index] as BundleResult | Promise<BundleResult>),
+    );
   }
 
   #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {
@@ -229,8 +257,11 @@ export class FunctionDeployments {
   }
 
   #refuseWhenClosed(name: string): void {
-    if (!this.#closed) return;
-    throw new PlatformError({
+    if (this.#closed) throw this.#refusal(name);
+  }
+
+  #refusal(name: string): PlatformError {
+    return new PlatformError({
       code: 'FUNCTION_UNAVAILABLE',
       message: `Function "${name}" could not be started: the broker is stopping.`,
       details: { function: name },

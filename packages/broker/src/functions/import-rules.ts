@@ -5,7 +5,8 @@ import type { SdkSource } from './sdk.ts';
 
 const SDK = /^@platform\/server(\/.*)?$/;
 
-function isInside(dir: string, file: string): boolean {
+/** Whether `file` lies strictly inside `dir` (both absolute). */
+export function isInside(dir: string, file: string): boolean {
   const rel = relative(dir, file);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
@@ -25,22 +26,27 @@ function existsExactly(file: string): boolean {
  * extension included (no guessing of `.ts` or `index.ts`). Errors carry the importing file and
  * line. `@platform/server` resolves to the SDK copy chosen by `resolveSdk`; other bare imports
  * resolve from the app's own `node_modules` when it has one; `node:` built-ins are left to Deno.
+ *
+ * One build may bundle several Functions when their entrypoint directories are the same or
+ * apart (neither inside another): an app file then lies in exactly one of `entryDirs`, and its
+ * imports are judged by that one. With several, a file inside none of them (reached through a
+ * linked package) may import nothing relative; bundled alone, it is judged by its one directory.
  */
 export function importRules(options: {
   appDir: string;
-  entryDir: string;
+  /** The entrypoints' directories, the same or apart. */
+  entryDirs: readonly string[];
   sdk: SdkSource;
-  /** File name of the generated host entry, which may import the SDK too. */
-  hostEntry?: string;
+  /** Paths of the generated host entries, which may import the SDK too. */
+  hostEntries?: ReadonlySet<string>;
 }): Plugin {
-  const { appDir, entryDir, sdk, hostEntry } = options;
+  const { appDir, entryDirs, sdk, hostEntries } = options;
   return {
     name: 'platform-import-rules',
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === 'entry-point') return undefined;
-        const fromHostEntry = hostEntry !== undefined && args.importer.endsWith(hostEntry);
-        if (fromHostEntry && SDK.test(args.path)) {
+        if (hostEntries?.has(args.importer) && SDK.test(args.path)) {
           const result = await build.resolve(args.path, {
             kind: args.kind,
             resolveDir: sdk.resolveDir,
@@ -65,8 +71,12 @@ export function importRules(options: {
         }
         if (args.path.startsWith('.') || args.path.startsWith('/')) {
           const target = resolve(args.resolveDir, args.path);
-          if (!isInside(entryDir, target)) {
-            const dir = relative(appDir, entryDir) || '.';
+          const entryDir =
+            entryDirs.length === 1
+              ? entryDirs[0]
+              : entryDirs.find((dir) => isInside(dir, args.importer));
+          if (entryDir === undefined || !isInside(entryDir, target)) {
+            const dir = relative(appDir, entryDir ?? appDir) || '.';
             return {
               errors: [
                 {

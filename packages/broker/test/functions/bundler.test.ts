@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFunction } from '../../src/functions/bundler.ts';
+import { bundleFunction, bundleFunctions } from '../../src/functions/bundler.ts';
 import { FunctionProcess } from '../../src/functions/function-process.ts';
 import { brokerSdk, resolveSdk } from '../../src/functions/sdk.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -180,5 +180,89 @@ describe('bundleFunction', () => {
       expect.objectContaining({ code: 'SDK_VERSION_UNSUPPORTED' }),
     );
     expect(resolveSdk(app.path, '2.3.0').version).toBe(have);
+  });
+});
+
+describe('bundleFunctions', () => {
+  beforeAll(async () => {
+    await write('many/functions/one/index.ts', "export const one = 'one';\n");
+    await write('many/functions/two/index.ts', "import { t } from './t.ts';\nexport default t;\n");
+    await write('many/functions/two/t.ts', "export const t = 'two';\n");
+    // Reaches into a neighbour's folder, which is bundled in the same build.
+    await write(
+      'many/functions/nosy/index.ts',
+      "import { t } from '../two/t.ts';\nexport const nosy = t;\n",
+    );
+    // A flat Function whose folder holds the others: it may import from them.
+    await write(
+      'many/functions/flat.ts',
+      "import { one } from './one/index.ts';\nexport const flat = one;\n",
+    );
+  });
+
+  const many = (name: string) => join(app.path, 'many', '.platform', 'functions', `${name}.js`);
+  const bundleMany = (names: Record<string, string>) =>
+    bundleFunctions({
+      appDir: join(app.path, 'many'),
+      sdk: brokerSdk(),
+      host: false,
+      targets: Object.entries(names).map(([name, entrypoint]) => ({
+        entrypoint,
+        outFile: many(name),
+      })),
+    });
+
+  it('writes each Function its own bundle and map, as bundled alone', async () => {
+    const [one, two, flat] = await Promise.all(
+      bundleMany({
+        one: 'functions/one/index.ts',
+        two: 'functions/two/index.ts',
+        flat: 'functions/flat.ts',
+      }),
+    );
+    const relative = (inputs: readonly string[] | undefined) =>
+      inputs?.map((file) => file.slice(join(app.path, 'many').length + 1)).sort();
+    expect(relative(one?.inputs)).toEqual(['functions/one/index.ts']);
+    expect(relative(two?.inputs)).toEqual(['functions/two/index.ts', 'functions/two/t.ts']);
+    expect(relative(flat?.inputs)).toEqual(['functions/flat.ts', 'functions/one/index.ts']);
+    const code = (name: string) => readFile(many(name), 'utf8');
+    expect(await code('one')).toContain('"one"');
+    expect(await code('one')).not.toContain('"two"');
+    expect(await code('two')).toContain('"two"');
+    expect(await code('two')).not.toContain('"one"');
+    for (const name of ['one', 'two', 'flat']) {
+      const link = /\/\/# sourceMappingURL=(\S+)\n$/.exec(await code(name))?.[1];
+      const map = JSON.parse(await readFile(join(dirname(many(name)), link!), 'utf8')) as {
+        sources: string[];
+      };
+      expect(map.sources.every((source) => source.startsWith('../../functions/'))).toBe(true);
+    }
+    // The same Function bundled alone gives the same file.
+    const together = await code('two');
+    await bundleFunction({
+      appDir: join(app.path, 'many'),
+      sdk: brokerSdk(),
+      host: false,
+      entrypoint: 'functions/two/index.ts',
+      outFile: many('two'),
+    });
+    expect(await code('two')).toBe(together);
+  });
+
+  it("judges each Function's imports by its own folder, and fails it alone", async () => {
+    const [one, nosy, two] = bundleMany({
+      one: 'functions/one/index.ts',
+      nosy: 'functions/nosy/index.ts',
+      two: 'functions/two/index.ts',
+    });
+    await expect(one).resolves.toMatchObject({ outFile: many('one') });
+    await expect(two).resolves.toMatchObject({ outFile: many('two') });
+    await expect(nosy).rejects.toMatchObject({
+      code: 'FUNCTION_BUNDLE_FAILED',
+      message: expect.stringContaining(
+        'functions/nosy/index.ts:1:19: Import "../two/t.ts" leaves the Function\'s directory "functions/nosy"',
+      ),
+      details: { entrypoint: 'functions/nosy/index.ts' },
+    });
   });
 });

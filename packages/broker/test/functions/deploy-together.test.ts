@@ -1,0 +1,70 @@
+// An app's Functions are deployed together at start: bundled by as few builds as their folders
+// allow, each settling on its own. What users rely on: every Function bundled together answers
+// as if bundled alone, one that cannot be bundled names its own problem and takes no other down,
+// and a second start reuses the bundles.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionDeclaration } from '../../src/functions/function-deployments.ts';
+import { brokerFor, callOverHttp } from '../helpers/broker.ts';
+
+const greeter = (greeting: string) => `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ name: s.string() }),
+  handler: (ctx) => ({ greeting: '${greeting}, ' + ctx.input.name }),
+});
+`;
+
+const files = {
+  'functions/hello.ts': greeter('Hello'),
+  'functions/bye/index.ts': greeter('Bye'),
+  'functions/broken.ts':
+    "import { defineFunction } from '@platform/server';\nexport default defineFunction({",
+};
+
+const declarations: FunctionDeclaration[] = [
+  { name: 'hello', entrypoint: 'functions/hello.ts', access: 'public' },
+  { name: 'broken', entrypoint: 'functions/broken.ts', access: 'public' },
+  { name: 'bye', entrypoint: 'functions/bye/index.ts', access: 'public' },
+];
+
+let env: Awaited<ReturnType<typeof brokerFor>>;
+beforeAll(async () => {
+  env = await brokerFor(files);
+});
+afterAll(() => env?.cleanup());
+
+const bundleOf = (name: string) => join(env.appDir, '.platform', 'functions', `${name}.js`);
+
+const greet = async (name: string, who: string) => {
+  const response = await callOverHttp(env.broker, name, { name: who });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { result: { greeting: string } }).result.greeting;
+};
+
+describe('Functions deployed together', () => {
+  it('answer each on their own; one that cannot be bundled fails alone', async () => {
+    const [hello, broken, bye] = env.broker.functions.addAll(declarations);
+    await expect(hello).resolves.toMatchObject({ outFile: expect.stringMatching(/hello\.js$/) });
+    await expect(bye).resolves.toMatchObject({ outFile: expect.stringMatching(/bye\.js$/) });
+    await expect(broken).rejects.toMatchObject({
+      code: 'FUNCTION_BUNDLE_FAILED',
+      message: expect.stringContaining('functions/broken.ts:2:'),
+    });
+    expect(await greet('hello', 'Ada')).toBe('Hello, Ada');
+    expect(await greet('bye', 'Ada')).toBe('Bye, Ada');
+    expect(env.broker.invoker.get('broken')).toBeUndefined();
+  });
+
+  it('reuse the bundles of unchanged Functions when deployed again', async () => {
+    const written = async () =>
+      Promise.all(['hello', 'bye'].map(async (name) => (await stat(bundleOf(name))).mtimeMs));
+    const before = await written();
+    const [hello, broken, bye] = env.broker.functions.addAll(declarations);
+    await Promise.all([hello, bye]);
+    await expect(broken).rejects.toMatchObject({ code: 'FUNCTION_BUNDLE_FAILED' });
+    expect(await written()).toEqual(before);
+    expect(await greet('hello', 'Grace')).toBe('Hello, Grace');
+    expect(await greet('bye', 'Grace')).toBe('Bye, Grace');
+  });
+});
