@@ -11,6 +11,9 @@ import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
+import type { BundleResult } from '../functions/bundler.ts';
+import { bundleDeclared } from '../functions/function-bundles.ts';
+import { resolveSdk } from '../functions/sdk.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
 import { type OrgIntegrations, openOrgIntegrations } from '../integrations/org-integrations.ts';
@@ -27,11 +30,13 @@ import {
   writeDevState,
 } from '../project/dev-state.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
+import { functionsOf } from './app-config.ts';
 import { launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
 import { type Broker, type BrokerOptions, openAppDatabase } from './start-broker.ts';
+import { ensureStateDir } from './state-dir.ts';
 import { Teardown } from './teardown.ts';
 import { watchApp } from './watcher.ts';
 
@@ -173,6 +178,18 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Bound once: a platform.yaml restart never refuses a connection.
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
+    // The Functions need no database: they are bundled while the databases open. Each bundle is
+    // awaited by its deployment; one that fails before then is only waited for.
+    const bundling = bundleDeclared(
+      {
+        appDir,
+        stateDir: await ensureStateDir(appDir),
+        sdk: resolveSdk(appDir, manifest.runtime.sdk.version),
+      },
+      functionsOf(manifest),
+    );
+    const bundled = Promise.allSettled(bundling).then(() => undefined);
+    teardown.add(() => bundled);
     // The central store and the app's database open side by side, each on a thread of its own
     // when embedded. The first broker takes the app's database over; until then it is closed
     // with the rest when the start fails.
@@ -240,11 +257,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         clock: options.clock,
         ...(options.environment ? { environment: options.environment } : {}),
       }));
-    const launch = (next: Manifest, opened?: OpenedDatabase) =>
-      launchDevBroker({ ...context, publishers, integrations }, next, opened);
+    const launch = (next: Manifest, opened?: OpenedDatabase, bundles?: Promise<BundleResult>[]) =>
+      launchDevBroker({ ...context, publishers, integrations }, next, opened, bundles);
     const first = database;
     database = undefined;
-    const broker = await launch(manifest, first);
+    const broker = await launch(manifest, first, bundling);
     const pause = () => front.pause();
     app = new AppReloader({
       appDir,

@@ -5,12 +5,11 @@ import type { FunctionAccess } from '@platform/schema/contract';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { printable } from '../logs/printable.ts';
 import type { Redactor } from '../logs/redactor.ts';
-import { rememberBundle, reusableBundle } from './bundle-cache.ts';
-import { type BundleResult, bundleFunctions } from './bundler.ts';
+import type { BundleResult } from './bundler.ts';
+import { type BundlePlace, bundleDeclared } from './function-bundles.ts';
 import { FunctionProcess } from './function-process.ts';
 import type { FunctionInvoker } from './invoker.ts';
 import { memoryLimitMb } from './memory-limit.ts';
-import type { SdkSource } from './sdk.ts';
 
 /** How long a Function's process waits for a call before it stops, unless told otherwise. */
 const DEFAULT_IDLE_STOP_MS = 120_000;
@@ -31,14 +30,11 @@ export interface FunctionDeclaration {
   readonly memoryMb?: number;
 }
 
-/** Where and how one broker's Functions are bundled and run. */
-export interface FunctionDeploymentsOptions {
-  /** The app folder; entrypoints are relative to it. */
-  readonly appDir: string;
-  /** The broker's own folder (`<appDir>/.platform`): bundles go to `functions/`, Deno's cache to `deno/`. */
-  readonly stateDir: string;
-  /** The `@platform/server` copy Functions are bundled with. */
-  readonly sdk: SdkSource;
+/**
+ * Where and how one broker's Functions are bundled and run; Deno's cache goes to `deno/` of the
+ * state folder.
+ */
+export interface FunctionDeploymentsOptions extends BundlePlace {
   /** The broker's port on 127.0.0.1, the only other address a Function may reach. */
   readonly brokerPort: number;
   /** Further hosts every Function may reach (`host` or `host:port`). @default none */
@@ -103,12 +99,16 @@ export class FunctionDeployments {
 
   /**
    * {@link FunctionDeployments.add} for several Functions at once, bundled together where they
-   * can be (see `bundleFunctions`). Each settles on its own: one Function that fails to bundle or
-   * start leaves the others deployed.
+   * can be (see `bundleDeclared`). Each settles on its own: one Function that fails to bundle or
+   * start leaves the others deployed. `bundling`, when given, is `bundleDeclared` of `fns` with
+   * this registry's place, started earlier (while the databases open).
    */
-  addAll(fns: readonly FunctionDeclaration[]): Promise<BundleResult>[] {
+  addAll(
+    fns: readonly FunctionDeclaration[],
+    bundling?: readonly Promise<BundleResult>[],
+  ): Promise<BundleResult>[] {
     if (this.#closed) return fns.map((fn) => Promise.reject(this.#refusal(fn.name)));
-    const bundles = this.#bundle(fns);
+    const bundles = bundling ?? bundleDeclared(this.#options, fns);
     return fns.map((fn, index) => {
       const deploying = this.#deploy(fn, bundles[index] as Promise<BundleResult>);
       const settled = deploying.then(
@@ -198,37 +198,6 @@ export class FunctionDeployments {
     this.#deployed.set(fn.name, { declaration: fn, process, inputs: new Set(bundle.inputs) });
     await previous?.process.stop();
     return bundle;
-  }
-
-  /** Each Function's bundle: an unchanged earlier one, else built with the others that changed. */
-  #bundle(fns: readonly FunctionDeclaration[]): Promise<BundleResult>[] {
-    const { appDir, stateDir, sdk } = this.#options;
-    const plans = fns.map((fn) => ({
-      target: { entrypoint: fn.entrypoint, outFile: join(stateDir, 'functions', `${fn.name}.js`) },
-      key: {
-        entrypoint: fn.entrypoint,
-        sdkDir: sdk.resolveDir,
-        sdkVersion: sdk.version,
-        pinned: sdk.pinned ?? sdk.version,
-      },
-    }));
-    const built = Promise.all(
-      plans.map(({ target, key }) => reusableBundle(key, target.outFile)),
-    ).then((reused) => {
-      const stale = plans.filter((_, index) => !reused[index]);
-      const fresh = bundleFunctions({ appDir, sdk, targets: stale.map(({ target }) => target) });
-      return plans.map(
-        (plan, index) =>
-          reused[index] ??
-          (fresh[stale.indexOf(plan)] as Promise<BundleResult>).then(async (bundle) => {
-            await rememberBundle(plan.key, bundle);
-            return bundle;
-          }),
-      );
-    });
-    return plans.map((_, index) =>
-      built.then((bundles) => bundles[index] as BundleResult | Promise<BundleResult>),
-    );
   }
 
   #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {

@@ -286,6 +286,32 @@ export default defineFunction({ input: s.object({}), handler: () => ({ ok: true 
     await expectCleanFailure(() => startDev(options(appDir, port)), /tabel/, port);
   });
 
+  it('fails on the database while a Function that cannot be bundled is bundling beside it', async () => {
+    const appDir = await appWith({
+      'platform.yaml': manifest(`  - name: broken
+    entrypoint: functions/broken.ts
+    access: public
+`),
+      'functions/broken.ts': 'export default defineFunction({',
+      'migrations/001_bad.sql': 'create tabel oops (id int);',
+    });
+    const port = await freePort();
+    // The bundling failure comes first and is never heard: the start reports the database's.
+    await expectCleanFailure(() => startDev(options(appDir, port)), /tabel/, port);
+  });
+
+  it('refuses an SDK pin the broker does not have, leaving nothing open', async () => {
+    const appDir = await appWith({
+      'platform.yaml': manifest('  []').replace('version: 2.6.0', 'version: 9.0.0'),
+    });
+    const port = await freePort();
+    await expectCleanFailure(
+      () => startDev(options(appDir, port)),
+      /pins runtime SDK 9\.0\.0/,
+      port,
+    );
+  });
+
   it('stops the broker and its Functions when the dev state cannot be written', async () => {
     const appDir = await appWith({
       'platform.yaml': manifest(`  - name: good
