@@ -1,7 +1,8 @@
-import { join } from 'node:path';
+import { centralDataDir } from '../db/data-dirs.ts';
 import type { Database } from '../db/database.ts';
 import { ensureDatabase } from '../db/database-per-app.ts';
 import { defaultSnapshotPath } from '../db/open-database.ts';
+import type { PgliteDatabase } from '../db/pglite-database.ts';
 import { withPlatformSchema } from '../db/platform-schema.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { openPgliteWithSchema } from '../db/schema-snapshot.ts';
@@ -21,6 +22,8 @@ export interface CentralStoreOptions {
   readonly inMemory?: boolean;
   /** Snapshot of a fresh cluster, to skip initdb. */
   readonly snapshotPath?: string | undefined;
+  /** The embedded store, opening already (see `EarlyDatabases`): it is taken instead. */
+  readonly opening?: Promise<PgliteDatabase> | undefined;
 }
 
 /**
@@ -42,10 +45,16 @@ export async function openCentralStore(options: CentralStoreOptions): Promise<Da
   }
   let dataDir: string | undefined;
   if (!options.inMemory) {
-    dataDir = join(await ensureStateDir(options.dir), 'central');
+    await ensureStateDir(options.dir);
+    dataDir = centralDataDir(options.dir);
   }
   const { db } = await openPgliteWithSchema(
-    { dataDir, snapshotPath: options.snapshotPath ?? defaultSnapshotPath(), vector: false },
+    {
+      dataDir,
+      snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
+      vector: false,
+      opening: options.opening,
+    },
     centralSchema,
   );
   return db;

@@ -33,6 +33,7 @@ import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { functionsOf } from './app-config.ts';
 import { launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
+import type { EarlyDatabases } from './early-databases.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
 import { type Broker, type BrokerOptions, openAppDatabase } from './start-broker.ts';
@@ -161,7 +162,30 @@ export interface DevServer {
  * await dev.close();
  * ```
  */
-export async function startDev(options: DevOptions): Promise<DevServer> {
+export function startDev(options: DevOptions): Promise<DevServer> {
+  return startDevWith(options);
+}
+
+/**
+ * {@link startDev} with the app's embedded databases opening already (`platform dev` opens them
+ * while the broker's code loads). It takes over those it uses and closes the others once the
+ * start has ended, also when it fails.
+ */
+export async function startDevWith(
+  options: DevOptions,
+  early?: EarlyDatabases,
+): Promise<DevServer> {
+  try {
+    return await startDevNow(options, early);
+  } finally {
+    await early?.close();
+  }
+}
+
+async function startDevNow(
+  options: DevOptions,
+  early: EarlyDatabases | undefined,
+): Promise<DevServer> {
   const started = performance.now();
   const appDir = resolve(options.appDir);
   const print = options.logWriter ?? ((line: string) => console.log(line));
@@ -179,7 +203,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
     // The Functions need no database: they are bundled while the databases open. Each bundle is
-    // awaited by its deployment; one that fails before then is only waited for.
+    // awaited by its deployment; one that fails before then is only waited for. The broker's
+    // start may remove the bundles (finishing an account deletion), so it waits for them.
     const bundling = bundleDeclared(
       {
         appDir,
@@ -193,6 +218,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // The central store and the app's database open side by side, each on a thread of its own
     // when embedded. The first broker takes the app's database over; until then it is closed
     // with the rest when the start fails.
+    const url = options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
+    const embedded = !url && !options.inMemory;
     const [centralOpened, databaseOpened] = await Promise.allSettled([
       options.central ??
         openCentralStore({
@@ -200,8 +227,13 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
           databaseUrl: options.databaseUrl,
           snapshotPath: options.snapshotPath,
           ...(options.inMemory ? { inMemory: true } : {}),
+          opening: embedded ? early?.take('central') : undefined,
         }),
-      openAppDatabase({ ...options, appDir }),
+      openAppDatabase({
+        ...options,
+        appDir,
+        opening: embedded ? early?.take('app') : undefined,
+      }),
     ]);
     let database = databaseOpened.status === 'fulfilled' ? databaseOpened.value : undefined;
     teardown.add(() => database?.db.close());
@@ -259,6 +291,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       }));
     const launch = (next: Manifest, opened?: OpenedDatabase, bundles?: Promise<BundleResult>[]) =>
       launchDevBroker({ ...context, publishers, integrations }, next, opened, bundles);
+    await bundled;
     const first = database;
     database = undefined;
     const broker = await launch(manifest, first, bundling);

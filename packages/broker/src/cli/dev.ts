@@ -1,12 +1,9 @@
 import { relative, resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
 import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
-import { type DevServer, ManifestInvalidError, startDev } from '../app/start-dev.ts';
-import {
-  startWorkspace,
-  type WorkspaceOptions,
-  type WorkspaceServer,
-} from '../app/start-workspace.ts';
+import { EarlyDatabases } from '../app/early-databases.ts';
+import type { DevServer } from '../app/start-dev.ts';
+import type { WorkspaceOptions, WorkspaceServer } from '../app/start-workspace.ts';
 import { parseAllowNet } from '../functions/deno.ts';
 import {
   MAX_WORKSPACE_APPS,
@@ -164,18 +161,24 @@ export const devCommand = defineCommand({
       port = 0;
     }
     const stopped = stopSignal();
+    // The broker's code loads while the app's databases open (see EarlyDatabases).
+    const early = EarlyDatabases.open(appDir);
+    const { startDevWith, ManifestInvalidError } = await loadStartDev(early);
     let dev: DevServer;
     try {
-      dev = await startDev({
-        appDir,
-        port,
-        ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
-        watch: parsed.values.watch,
-        logWriter: io.stdout,
-        ai,
-        allowNet,
-        environment,
-      });
+      dev = await startDevWith(
+        {
+          appDir,
+          port,
+          ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
+          watch: parsed.values.watch,
+          logWriter: io.stdout,
+          ai,
+          allowNet,
+          environment,
+        },
+        early,
+      );
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
         const file = relative(io.cwd, resolve(appDir, 'platform.yaml'));
@@ -220,6 +223,10 @@ async function runWorkspace(
     port = 0;
   }
   const stopped = stopSignal();
+  const [{ startWorkspace }, { ManifestInvalidError }] = await Promise.all([
+    import('../app/start-workspace.ts'),
+    import('../app/start-dev.ts'),
+  ]);
   let workspace: WorkspaceServer;
   try {
     workspace = await startWorkspace({
@@ -249,4 +256,14 @@ async function runWorkspace(
   io.stdout(`Stopping (${signal})...`);
   await workspace.close();
   return exitCodes.ok;
+}
+
+/** The broker's start, loaded on demand; `early` is closed when it cannot load. */
+async function loadStartDev(early: EarlyDatabases): Promise<typeof import('../app/start-dev.ts')> {
+  try {
+    return await import('../app/start-dev.ts');
+  } catch (error) {
+    await early.close();
+    throw error;
+  }
 }

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { platformCacheDir } from '../kernel/cache-dir.ts';
 import type { DataDirLock } from './data-dir-lock.ts';
+import { appDataDir } from './data-dirs.ts';
 import type { Database } from './database.ts';
 import { applyMigrations, type MigrationReport } from './migrations.ts';
 import { PgliteDatabase } from './pglite-database.ts';
@@ -29,6 +30,8 @@ export interface OpenDatabaseOptions {
    * up to date before the app's migrations.
    */
   readonly platformSchema: readonly SchemaStep[];
+  /** The embedded database, opening already (see `EarlyDatabases`): it is taken instead. */
+  readonly opening?: Promise<PgliteDatabase> | undefined;
 }
 
 /** An open, bootstrapped and migrated database. */
@@ -70,8 +73,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
     ? await withPlatformSchema(await PostgresDatabase.connect(url), options.platformSchema)
     : await openPgliteWithSchema(
         {
-          dataDir: options.inMemory ? undefined : join(options.appDir, '.platform', 'db'),
+          dataDir: options.inMemory ? undefined : appDataDir(options.appDir),
           snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
+          opening: options.opening,
         },
         options.platformSchema,
       );

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PlatformError } from '@platform/errors';
@@ -101,14 +102,18 @@ export class FunctionDeployments {
    * {@link FunctionDeployments.add} for several Functions at once, bundled together where they
    * can be (see `bundleDeclared`). Each settles on its own: one Function that fails to bundle or
    * start leaves the others deployed. `bundling`, when given, is `bundleDeclared` of `fns` with
-   * this registry's place, started earlier (while the databases open).
+   * this registry's place, made earlier (while the databases opened); a bundle whose file is gone
+   * since (an account deletion removes them) is made again.
    */
   addAll(
     fns: readonly FunctionDeclaration[],
     bundling?: readonly Promise<BundleResult>[],
   ): Promise<BundleResult>[] {
     if (this.#closed) return fns.map((fn) => Promise.reject(this.#refusal(fn.name)));
-    const bundles = bundling ?? bundleDeclared(this.#options, fns);
+    const bundles =
+      bundling === undefined
+        ? bundleDeclared(this.#options, fns)
+        : fns.map((fn, index) => this.#present(fn, bundling[index] as Promise<BundleResult>));
     return fns.map((fn, index) => {
       const deploying = this.#deploy(fn, bundles[index] as Promise<BundleResult>);
       const settled = deploying.then(
@@ -198,6 +203,12 @@ export class FunctionDeployments {
     this.#deployed.set(fn.name, { declaration: fn, process, inputs: new Set(bundle.inputs) });
     await previous?.process.stop();
     return bundle;
+  }
+
+  async #present(fn: FunctionDeclaration, bundling: Promise<BundleResult>): Promise<BundleResult> {
+    const bundle = await bundling;
+    if (existsSync(bundle.outFile)) return bundle;
+    return bundleDeclared(this.#options, [fn])[0] as Promise<BundleResult>;
   }
 
   #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {

@@ -2,10 +2,12 @@
 // allow, each settling on its own. What users rely on: every Function bundled together answers
 // as if bundled alone, one that cannot be bundled names its own problem and takes no other down,
 // and a second start reuses the bundles.
-import { stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleDeclared } from '../../src/functions/function-bundles.ts';
 import type { FunctionDeclaration } from '../../src/functions/function-deployments.ts';
+import { brokerSdk } from '../../src/functions/sdk.ts';
 import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 
 const greeter = (greeting: string) => `import { defineFunction, s } from '@platform/server';
@@ -70,5 +72,19 @@ describe('Functions deployed together', () => {
     expect(await written()).toEqual(before);
     expect(await greet('hello', 'Grace')).toBe('Hello, Grace');
     expect(await greet('bye', 'Grace')).toBe('Bye, Grace');
+  });
+});
+
+describe('Functions bundled before their deployment', () => {
+  it('are bundled again when their bundles were removed meanwhile', async () => {
+    const place = { appDir: env.appDir, stateDir: join(env.appDir, '.platform'), sdk: brokerSdk() };
+    const fns = [declarations[0], declarations[2]] as FunctionDeclaration[];
+    const bundling = bundleDeclared(place, fns);
+    await Promise.all(bundling);
+    // As an account deletion does while the broker starts.
+    await rm(join(env.appDir, '.platform', 'functions'), { recursive: true });
+    await Promise.all(env.broker.functions.addAll(fns, bundling));
+    expect(await greet('hello', 'Lin')).toBe('Hello, Lin');
+    expect(await greet('bye', 'Lin')).toBe('Bye, Lin');
   });
 });
