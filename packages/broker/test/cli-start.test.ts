@@ -1,6 +1,6 @@
-// What the CLI loads when it starts: the broker itself loads only once `platform dev` has begun
-// opening the app's databases, and the libraries of features that most runs never use wait for
-// their first use, so `platform dev` and every command start without them.
+// What the CLI loads when it starts: the broker itself loads only when `platform dev` runs, and
+// the libraries of features that most runs never use wait for their first use, so `platform dev`
+// and every command start without them.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';

@@ -1,8 +1,7 @@
-import { centralDataDir } from '../db/data-dirs.ts';
+import { join } from 'node:path';
 import type { Database } from '../db/database.ts';
 import { ensureDatabase } from '../db/database-per-app.ts';
 import { defaultSnapshotPath } from '../db/open-database.ts';
-import type { PgliteDatabase } from '../db/pglite-database.ts';
 import { withPlatformSchema } from '../db/platform-schema.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { openPgliteWithSchema } from '../db/schema-snapshot.ts';
@@ -22,8 +21,6 @@ export interface CentralStoreOptions {
   readonly inMemory?: boolean;
   /** Snapshot of a fresh cluster, to skip initdb. */
   readonly snapshotPath?: string | undefined;
-  /** The embedded store, opening already (see `EarlyDatabases`): it is taken instead. */
-  readonly opening?: Promise<PgliteDatabase> | undefined;
 }
 
 /**
@@ -45,16 +42,10 @@ export async function openCentralStore(options: CentralStoreOptions): Promise<Da
   }
   let dataDir: string | undefined;
   if (!options.inMemory) {
-    await ensureStateDir(options.dir);
-    dataDir = centralDataDir(options.dir);
+    dataDir = join(await ensureStateDir(options.dir), 'central');
   }
   const { db } = await openPgliteWithSchema(
-    {
-      dataDir,
-      snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
-      vector: false,
-      opening: options.opening,
-    },
+    { dataDir, snapshotPath: options.snapshotPath ?? defaultSnapshotPath(), vector: false },
     centralSchema,
   );
   return db;

@@ -13,7 +13,6 @@ import { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
 import { applyMigrations, type MigrationReport } from '../db/migrations.ts';
 import { type OpenedDatabase, openDatabase } from '../db/open-database.ts';
-import type { PgliteDatabase } from '../db/pglite-database.ts';
 import { AccountDeletions } from '../deletion/account-deletions.ts';
 import { FileService } from '../files/file-service.ts';
 import type { BundleResult } from '../functions/bundler.ts';
@@ -182,10 +181,7 @@ const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliase
 type AppDatabaseOptions = Pick<
   BrokerOptions,
   'appDir' | 'databaseUrl' | 'inMemory' | 'snapshotPath'
-> & {
-  /** The embedded database, opening already (see `EarlyDatabases`). */
-  readonly opening?: Promise<PgliteDatabase> | undefined;
-};
+>;
 
 /**
  * Opens the app's database as {@link startBroker} does when it is given none: PGlite in
@@ -206,7 +202,6 @@ function openDatabaseIn(appDir: string, options: AppDatabaseOptions): Promise<Op
     inMemory: options.inMemory ?? false,
     snapshotPath: options.snapshotPath,
     platformSchema,
-    opening: options.opening,
   });
 }
 

@@ -33,7 +33,6 @@ import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { functionsOf } from './app-config.ts';
 import { launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
-import type { EarlyDatabases } from './early-databases.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
 import { type Broker, type BrokerOptions, openAppDatabase } from './start-broker.ts';
@@ -162,30 +161,7 @@ export interface DevServer {
  * await dev.close();
  * ```
  */
-export function startDev(options: DevOptions): Promise<DevServer> {
-  return startDevWith(options);
-}
-
-/**
- * {@link startDev} with the app's embedded databases opening already (`platform dev` opens them
- * while the broker's code loads). It takes over those it uses and closes the others once the
- * start has ended, also when it fails.
- */
-export async function startDevWith(
-  options: DevOptions,
-  early?: EarlyDatabases,
-): Promise<DevServer> {
-  try {
-    return await startDevNow(options, early);
-  } finally {
-    await early?.close();
-  }
-}
-
-async function startDevNow(
-  options: DevOptions,
-  early: EarlyDatabases | undefined,
-): Promise<DevServer> {
+export async function startDev(options: DevOptions): Promise<DevServer> {
   const started = performance.now();
   const appDir = resolve(options.appDir);
   const print = options.logWriter ?? ((line: string) => console.log(line));
@@ -218,8 +194,6 @@ async function startDevNow(
     // The central store and the app's database open side by side, each on a thread of its own
     // when embedded. The first broker takes the app's database over; until then it is closed
     // with the rest when the start fails.
-    const url = options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
-    const embedded = !url && !options.inMemory;
     const [centralOpened, databaseOpened] = await Promise.allSettled([
       options.central ??
         openCentralStore({
@@ -227,13 +201,8 @@ async function startDevNow(
           databaseUrl: options.databaseUrl,
           snapshotPath: options.snapshotPath,
           ...(options.inMemory ? { inMemory: true } : {}),
-          opening: embedded ? early?.take('central') : undefined,
         }),
-      openAppDatabase({
-        ...options,
-        appDir,
-        opening: embedded ? early?.take('app') : undefined,
-      }),
+      openAppDatabase({ ...options, appDir }),
     ]);
     let database = databaseOpened.status === 'fulfilled' ? databaseOpened.value : undefined;
     teardown.add(() => database?.db.close());

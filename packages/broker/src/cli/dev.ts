@@ -1,7 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
 import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
-import { EarlyDatabases } from '../app/early-databases.ts';
 import type { DevServer } from '../app/start-dev.ts';
 import type { WorkspaceOptions, WorkspaceServer } from '../app/start-workspace.ts';
 import { parseAllowNet } from '../functions/deno.ts';
@@ -161,24 +160,21 @@ export const devCommand = defineCommand({
       port = 0;
     }
     const stopped = stopSignal();
-    // The broker's code loads while the app's databases open (see EarlyDatabases).
-    const early = EarlyDatabases.open(appDir);
-    const { startDevWith, ManifestInvalidError } = await loadStartDev(early);
+    // The broker loads when `platform dev` runs, not with the CLI: every other command (and
+    // `--help`) starts without it.
+    const { startDev, ManifestInvalidError } = await import('../app/start-dev.ts');
     let dev: DevServer;
     try {
-      dev = await startDevWith(
-        {
-          appDir,
-          port,
-          ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
-          watch: parsed.values.watch,
-          logWriter: io.stdout,
-          ai,
-          allowNet,
-          environment,
-        },
-        early,
-      );
+      dev = await startDev({
+        appDir,
+        port,
+        ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
+        watch: parsed.values.watch,
+        logWriter: io.stdout,
+        ai,
+        allowNet,
+        environment,
+      });
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
         const file = relative(io.cwd, resolve(appDir, 'platform.yaml'));
@@ -256,14 +252,4 @@ async function runWorkspace(
   io.stdout(`Stopping (${signal})...`);
   await workspace.close();
   return exitCodes.ok;
-}
-
-/** The broker's start, loaded on demand; `early` is closed when it cannot load. */
-async function loadStartDev(early: EarlyDatabases): Promise<typeof import('../app/start-dev.ts')> {
-  try {
-    return await import('../app/start-dev.ts');
-  } catch (error) {
-    await early.close();
-    throw error;
-  }
 }

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { platformCacheDir } from '../kernel/cache-dir.ts';
 import type { DataDirLock } from './data-dir-lock.ts';
-import { appDataDir } from './data-dirs.ts';
 import type { Database } from './database.ts';
 import { applyMigrations, type MigrationReport } from './migrations.ts';
 import { PgliteDatabase } from './pglite-database.ts';
@@ -30,8 +29,6 @@ export interface OpenDatabaseOptions {
    * up to date before the app's migrations.
    */
   readonly platformSchema: readonly SchemaStep[];
-  /** The embedded database, opening already (see `EarlyDatabases`): it is taken instead. */
-  readonly opening?: Promise<PgliteDatabase> | undefined;
 }
 
 /** An open, bootstrapped and migrated database. */
@@ -73,9 +70,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
     ? await withPlatformSchema(await PostgresDatabase.connect(url), options.platformSchema)
     : await openPgliteWithSchema(
         {
-          dataDir: options.inMemory ? undefined : appDataDir(options.appDir),
+          dataDir: options.inMemory ? undefined : join(options.appDir, '.platform', 'db'),
           snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
-          opening: options.opening,
         },
         options.platformSchema,
       );

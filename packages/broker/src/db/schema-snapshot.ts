@@ -34,20 +34,15 @@ export interface PgliteWithSchema {
  * database is closed again when anything fails.
  */
 export async function openPgliteWithSchema(
-  options: PgliteDatabaseOptions & {
-    readonly snapshotPath: string;
-    /** The same database, opening already (see `EarlyDatabases`): it is taken instead. */
-    readonly opening?: Promise<PgliteDatabase> | undefined;
-  },
+  options: PgliteDatabaseOptions & { readonly snapshotPath: string },
   steps: readonly SchemaStep[],
 ): Promise<PgliteWithSchema> {
   const prepared = schemaSnapshotPath(options.snapshotPath, steps);
   const hasPrepared = existsSync(prepared);
-  const db = await (options.opening ??
-    PgliteDatabase.open({
-      ...options,
-      snapshotPath: hasPrepared ? prepared : options.snapshotPath,
-    }));
+  const db = await PgliteDatabase.open({
+    ...options,
+    snapshotPath: hasPrepared ? prepared : options.snapshotPath,
+  });
   const { platformSchema } = await withPlatformSchema(db, steps);
   // Only a cluster that began empty here and took every step is the prepared state; an older
   // data directory adopted now holds its own rows.
