@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readdir, rm, stat, utimes } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { PgliteDatabase, type PgliteDatabaseOptions } from './pglite-database.ts';
 import {
   type PlatformSchemaReport,
@@ -49,6 +51,44 @@ export async function openPgliteWithSchema(
   if (!hasPrepared && db.openInfo.how !== 'opened' && platformSchema.from === 0) {
     // Only a cache: a start that cannot write it (a read-only cache folder) goes on without.
     await db.writeSnapshot(prepared).catch(() => undefined);
+    await pruneSchemaSnapshots(options.snapshotPath).catch(() => undefined);
+  } else if (hasPrepared && db.openInfo.how === 'snapshot') {
+    // Its modification time says when it was last used (see pruneSchemaSnapshots).
+    const now = new Date();
+    await utimes(prepared, now, now).catch(() => undefined);
   }
   return { db, platformSchema };
+}
+
+/** How many prepared snapshots of one fresh-cluster snapshot are kept, the latest used first. */
+export const KEPT_SCHEMA_SNAPSHOTS = 3;
+
+/** How long a prepared snapshot past the kept ones stays after its last use. */
+const UNUSED_FOR_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Removes the prepared snapshots beside `base` (one of about 40 MB for every platform schema a
+ * broker of this machine ever used) past the {@link KEPT_SCHEMA_SNAPSHOTS} last used, once
+ * unused for a week: brokers of several versions may share the cache folder, and one whose
+ * snapshot was removed only prepares it again on its next new database.
+ */
+export async function pruneSchemaSnapshots(base: string, now = Date.now()): Promise<string[]> {
+  const dir = dirname(base);
+  const prefix = `${basename(base).replace(/\.tar$/, '')}-schema-`;
+  const names = (await readdir(dir)).filter(
+    (name) => name.startsWith(prefix) && /^[0-9a-f]{16}\.tar$/.test(name.slice(prefix.length)),
+  );
+  const used = await Promise.all(
+    names.map(async (name) => ({
+      path: join(dir, name),
+      at: (await stat(join(dir, name)).catch(() => undefined))?.mtimeMs ?? now,
+    })),
+  );
+  used.sort((a, b) => b.at - a.at);
+  const removed = used
+    .slice(KEPT_SCHEMA_SNAPSHOTS)
+    .filter(({ at }) => now - at > UNUSED_FOR_MS)
+    .map(({ path }) => path);
+  await Promise.all(removed.map((path) => rm(path, { force: true })));
+  return removed;
 }

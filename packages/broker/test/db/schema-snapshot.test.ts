@@ -2,14 +2,18 @@
 // so `platform dev` in a new folder skips running every step. What must hold: the first new
 // database runs the steps and writes that snapshot; the next one runs none and has every table;
 // a schema that differs in any step never loads another's snapshot; an existing data directory
-// is opened as it is.
+// is opened as it is; the snapshots of schemas no longer used do not pile up in the cache.
 import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { platformSchema } from '../../src/app/platform-schema.ts';
 import type { SchemaStep } from '../../src/db/platform-schema.ts';
-import { openPgliteWithSchema, schemaSnapshotPath } from '../../src/db/schema-snapshot.ts';
+import {
+  openPgliteWithSchema,
+  pruneSchemaSnapshots,
+  schemaSnapshotPath,
+} from '../../src/db/schema-snapshot.ts';
 import { privateSnapshot } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -86,5 +90,52 @@ describe('the prepared schema snapshot', () => {
     expect(reopened.db.openInfo.how).toBe('opened');
     expect(await tables(reopened.db)).toContain('platform.kept');
     expect(existsSync(prepared)).toBe(false);
+  });
+
+  it('keeps the three last used and removes older ones unused for a week', async () => {
+    const base = await fresh();
+    const day = 24 * 3_600_000;
+    const other = (n: number) => `${base.replace(/\.tar$/, '')}-schema-${String(n).repeat(16)}.tar`;
+    const aged = async (path: string, days: number) => {
+      await writeFile(path, 'an older schema');
+      const at = new Date(Date.now() - days * day);
+      await utimes(path, at, at);
+    };
+    for (const [n, days] of [
+      [1, 1],
+      [2, 10],
+      [3, 20],
+      [4, 30],
+    ] as const)
+      await aged(other(n), days);
+    const unrelated = join(dirname(base), 'not-a-snapshot.tar');
+    await aged(unrelated, 40);
+
+    // Writing this schema's snapshot keeps it and the two used last.
+    await open(base, platformSchema);
+    const prepared = schemaSnapshotPath(base, platformSchema);
+    const left = (await readdir(dirname(base))).map((name) => join(dirname(base), name));
+    expect(left.filter((path) => path.includes('-schema-')).sort()).toEqual(
+      [prepared, other(1), other(2)].sort(),
+    );
+    expect(left).toContain(base);
+    expect(left).toContain(unrelated);
+
+    // Past the three, one used within the week stays.
+    await aged(other(2), 3);
+    await aged(other(3), 5);
+    expect(await pruneSchemaSnapshots(base)).toEqual([]);
+    await aged(other(3), 8);
+    expect(await pruneSchemaSnapshots(base)).toEqual([other(3)]);
+  });
+
+  it('is marked used by every new database made from it', async () => {
+    const base = await fresh();
+    await open(base, platformSchema);
+    const prepared = schemaSnapshotPath(base, platformSchema);
+    const month = new Date(Date.now() - 30 * 24 * 3_600_000);
+    await utimes(prepared, month, month);
+    await open(base, platformSchema);
+    expect((await stat(prepared)).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
   });
 });
