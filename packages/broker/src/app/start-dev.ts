@@ -180,7 +180,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     teardown.add(() => front.close());
     // The Functions need no database: they are bundled while the databases open. Each bundle is
     // awaited by its deployment; one that fails before then is only waited for. The broker's
-    // start may remove the bundles (finishing an account deletion), so it waits for them.
+    // start may remove the bundles (finishing an account deletion), so it begins only once they
+    // are written, never while one is.
     const bundling = bundleDeclared(
       {
         appDir,

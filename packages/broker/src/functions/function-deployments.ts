@@ -205,6 +205,7 @@ export class FunctionDeployments {
     return bundle;
   }
 
+  /** The bundle made earlier, or a new one when its file is gone since. */
   async #present(fn: FunctionDeclaration, bundling: Promise<BundleResult>): Promise<BundleResult> {
     const bundle = await bundling;
     if (existsSync(bundle.outFile)) return bundle;
