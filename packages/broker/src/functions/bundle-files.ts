@@ -1,42 +1,40 @@
 import { createHash } from 'node:crypto';
-import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { appendFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
-/** The name of a bundle's source map: the bundle's own name and a hash of the map. */
-function mapName(outFile: string, map: Uint8Array): string {
-  const hash = createHash('sha256').update(map).digest('hex').slice(0, 12);
-  return `${basename(outFile)}.${hash}.map`;
-}
-
-// A running process may be reading the old file: each is replaced in one step.
-async function replace(path: string, contents: Uint8Array | string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, contents);
-  await rename(temp, path);
+/** A hash of the file at `path`, read as a stream: a bundle's map is megabytes. */
+async function fileHash(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path), hash);
+  return hash.digest('hex').slice(0, 12);
 }
 
 /**
- * Writes a bundle and its source map beside it, the map first, and links the bundle to the map
- * (`//# sourceMappingURL=`).
+ * Moves a bundle and its source map, as esbuild wrote them under other names beside `outFile`,
+ * into place, the map first, and links the bundle to the map (`//# sourceMappingURL=`).
  *
  * Deno reads a linked map only when it formats a stack trace, so a running Function does not hold
  * its map in memory (an inline map cost each Function process about 10 MB). The map's name
  * carries a hash of its content, so a process still running the previous bundle while the new one
- * starts keeps reading its own map: the previous map stays, older ones are removed.
+ * starts keeps reading its own map: the previous map stays, older ones are removed. Each file is
+ * replaced in one step (a rename), as a running process may be reading the old one; nothing of
+ * either is read into memory here.
  */
-export async function writeBundleFiles(
+export async function placeBundleFiles(
   outFile: string,
-  code: Uint8Array,
-  map: Uint8Array,
+  written: { readonly code: string; readonly map: string },
 ): Promise<void> {
-  const name = mapName(outFile, map);
-  const dir = dirname(outFile);
-  await replace(join(dir, name), map);
-  await replace(
-    outFile,
-    Buffer.concat([code, Buffer.from(`//# sourceMappingURL=${name}\n`, 'utf8')]),
-  );
-  await removeOlderMaps(outFile, name);
+  try {
+    const name = `${basename(outFile)}.${await fileHash(written.map)}.map`;
+    await rename(written.map, join(dirname(outFile), name));
+    await appendFile(written.code, `//# sourceMappingURL=${name}\n`);
+    await rename(written.code, outFile);
+    await removeOlderMaps(outFile, name);
+  } finally {
+    await Promise.all([rm(written.code, { force: true }), rm(written.map, { force: true })]);
+  }
 }
 
 async function removeOlderMaps(outFile: string, current: string): Promise<void> {

@@ -1,8 +1,7 @@
-import { mkdir } from 'node:fs/promises';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import type { BuildResult, Message, Plugin } from 'esbuild';
-import { writeBundleFiles } from './bundle-files.ts';
+import { placeBundleFiles } from './bundle-files.ts';
 import { buildThenIdle } from './esbuild-service.ts';
 import { importRules, isInside } from './import-rules.ts';
 import type { SdkSource } from './sdk.ts';
@@ -80,6 +79,9 @@ const hostEntryPath = (entryDir: string, outFile: string) =>
 
 /** The expression `@platform/server` reads its reported version from when the bundler sets it. */
 const PINNED_SDK_GLOBAL = 'globalThis.__PLATFORM_PINNED_SDK_VERSION__';
+
+/** Builds of this process so far: names what each writes before its files move into place. */
+let buildCount = 0;
 
 // The broker keeps the process's stdin open and never writes to it; end of input means the
 // broker is gone (even after a SIGKILL), so the process exits instead of living on as an orphan.
@@ -209,11 +211,15 @@ async function build(settings: BundleSettings, targets: readonly BundleTarget[])
   const started = performance.now();
   const appDir = resolve(settings.appDir);
   const wrap = settings.host ?? true;
+  buildCount += 1;
+  const run = buildCount;
   const entries = targets.map((target) => {
     const entry = resolve(appDir, target.entrypoint);
     const entryDir = dirname(entry);
     const outFile = resolve(target.outFile);
-    return { entry, entryDir, outFile, host: hostEntryPath(entryDir, outFile) };
+    // esbuild writes beside the bundle under a name of this build's own, moved into place after.
+    const written = `.${basename(outFile, '.js')}.${process.pid}-${run}`;
+    return { entry, entryDir, outFile, written, host: hostEntryPath(entryDir, outFile) };
   });
   const outDir = dirname((entries[0] as (typeof entries)[number]).outFile);
   // The app folder as seen from the bundle, for the host to cut from the stack traces it logs
@@ -235,9 +241,9 @@ async function build(settings: BundleSettings, targets: readonly BundleTarget[])
   try {
     result = await buildThenIdle({
       absWorkingDir: appDir,
-      entryPoints: entries.map(({ entry, outFile, host }) => ({
+      entryPoints: entries.map(({ entry, written, host }) => ({
         in: wrap ? host : entry,
-        out: basename(outFile, '.js'),
+        out: written,
       })),
       outdir: outDir,
       bundle: true,
@@ -251,9 +257,10 @@ async function build(settings: BundleSettings, targets: readonly BundleTarget[])
       ...(settings.sdk.pinned === undefined
         ? {}
         : { define: { [PINNED_SDK_GLOBAL]: JSON.stringify(settings.sdk.pinned) } }),
-      // A map beside each bundle (see writeBundleFiles), naming sources relative to it.
+      // A map beside each bundle (see placeBundleFiles), naming sources relative to it. Written
+      // by esbuild itself: megabytes of code and maps per Function never pass through memory.
       sourcemap: 'external',
-      write: false,
+      write: true,
       metafile: true,
       logLevel: 'silent',
       plugins: [
@@ -271,19 +278,15 @@ async function build(settings: BundleSettings, targets: readonly BundleTarget[])
     if (!messages) throw error;
     return { ok: false, messages };
   }
-  const files = new Map((result.outputFiles ?? []).map((file) => [file.path, file.contents]));
   const outputs = result.metafile?.outputs ?? {};
-  const inputsOf = (outFile: string) =>
-    Object.entries(outputs).find(([path]) => resolve(appDir, path) === outFile)?.[1].inputs ?? {};
-  await mkdir(outDir, { recursive: true });
+  const inputsOf = (file: string) =>
+    Object.entries(outputs).find(([path]) => resolve(appDir, path) === file)?.[1].inputs ?? {};
   const milliseconds = Math.round(performance.now() - started);
   const results = await Promise.all(
-    entries.map(async ({ outFile }, index) => {
-      const code = files.get(outFile);
-      const map = files.get(`${outFile}.map`);
-      if (!code || !map) throw new Error('esbuild produced no bundle and source map');
-      await writeBundleFiles(outFile, code, map);
-      const inputs = Object.keys(inputsOf(outFile))
+    entries.map(async ({ outFile, written }, index) => {
+      const code = join(outDir, `${written}.js`);
+      await placeBundleFiles(outFile, { code, map: `${code}.map` });
+      const inputs = Object.keys(inputsOf(code))
         .filter(
           (file) =>
             !file.includes('node_modules/') && !file.startsWith('..') && !HOST_ENTRY.test(file),

@@ -237,6 +237,10 @@ describe('bundleFunctions', () => {
       };
       expect(map.sources.every((source) => source.startsWith('../../functions/'))).toBe(true);
     }
+    // What esbuild wrote was moved into place: nothing else is left beside the bundles.
+    expect((await readdir(dirname(many('one')))).filter((file) => file.startsWith('.'))).toEqual(
+      [],
+    );
     // The same Function bundled alone gives the same file.
     const together = await code('two');
     await bundleFunction({
