@@ -55,3 +55,33 @@ async function removeOlderMaps(outFile: string, current: string): Promise<void> 
   dated.sort((a, b) => b.mtimeMs - a.mtimeMs);
   await Promise.all(dated.slice(1).map(({ file }) => rm(join(dir, file), { force: true })));
 }
+
+/** What a build writes before its files move into place: `.<name>.<pid>-<build>.js[.map]`. */
+const WRITTEN = /^\..+\.(\d+)-\d+\.js(\.map)?$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes from `dir` the files a build wrote and never moved into place because its process
+ * ended first (a broker killed while bundling). Files of a process still running are its own
+ * build's, still to be moved, and stay.
+ */
+export async function removeAbandonedFiles(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => {
+        const pid = Number(WRITTEN.exec(name)?.[1] ?? Number.NaN);
+        return Number.isInteger(pid) && pid !== process.pid && !alive(pid);
+      })
+      .map((name) => rm(join(dir, name), { force: true })),
+  );
+}

@@ -1,7 +1,7 @@
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import type { BuildResult, Message, Plugin } from 'esbuild';
-import { placeBundleFiles } from './bundle-files.ts';
+import { placeBundleFiles, removeAbandonedFiles } from './bundle-files.ts';
 import { buildThenIdle } from './esbuild-service.ts';
 import { importRules, isInside } from './import-rules.ts';
 import type { SdkSource } from './sdk.ts';
@@ -295,6 +295,7 @@ async function build(settings: BundleSettings, targets: readonly BundleTarget[])
       return { outFile: (targets[index] as BundleTarget).outFile, inputs, milliseconds };
     }),
   );
+  await removeAbandonedFiles(outDir);
   return { ok: true, results };
 }
 

@@ -1,4 +1,6 @@
-import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -269,5 +271,26 @@ describe('bundleFunctions', () => {
       ),
       details: { entrypoint: 'functions/nosy/index.ts' },
     });
+  });
+
+  it('removes what a build wrote when its process ended before moving it, and only that', async () => {
+    const dir = dirname(many('one'));
+    const child = spawn(process.execPath, ['-e', '']);
+    await once(child, 'exit');
+    const dead = child.pid as number;
+    const files = {
+      abandoned: `.one.${dead}-7.js`,
+      abandonedMap: `.one.${dead}-7.js.map`,
+      running: `.one.${process.ppid}-3.js`,
+      other: '.keep',
+    };
+    for (const name of Object.values(files)) await writeFile(join(dir, name), '');
+    await Promise.all(bundleMany({ one: 'functions/one/index.ts' }));
+    const left = await readdir(dir);
+    expect(left).not.toContain(files.abandoned);
+    expect(left).not.toContain(files.abandonedMap);
+    expect(left).toContain(files.running);
+    expect(left).toContain(files.other);
+    await Promise.all([files.running, files.other].map((name) => rm(join(dir, name))));
   });
 });
