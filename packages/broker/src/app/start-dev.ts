@@ -36,7 +36,7 @@ import { DevFront } from './dev-front.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
 import { type Broker, type BrokerOptions, openAppDatabase } from './start-broker.ts';
-import { ensureStateDir } from './state-dir.ts';
+import { stateDirOf } from './state-dir.ts';
 import { Teardown } from './teardown.ts';
 import { watchApp } from './watcher.ts';
 
@@ -178,14 +178,15 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Bound once: a platform.yaml restart never refuses a connection.
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
-    // The Functions need no database: they are bundled while the databases open. Each bundle is
+    // The Functions need no database: they are bundled while the databases open (which make
+    // `.platform` as it must be; esbuild makes the bundles' folder in it). Each bundle is
     // awaited by its deployment; one that fails before then is only waited for. The broker's
     // start may remove the bundles (finishing an account deletion), so it begins only once they
     // are written, never while one is.
     const bundling = bundleDeclared(
       {
         appDir,
-        stateDir: await ensureStateDir(appDir),
+        stateDir: stateDirOf(appDir),
         sdk: resolveSdk(appDir, manifest.runtime.sdk.version),
       },
       functionsOf(manifest),
