@@ -6,7 +6,6 @@ import { RouteTable } from '../api/route-table.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
-import type { BundleResult } from '../functions/bundler.ts';
 import { MCP_PATH } from '../http/paths.ts';
 import { directIntegration } from '../integrations/direct-invocation.ts';
 import { mountIntegrationRoutes } from '../integrations/integration-routes.ts';
@@ -59,14 +58,12 @@ export interface DevBrokerContext {
  * the frontend; then bundles and starts every declared Function, and only then has the port
  * send the app's requests to it. When a Function fails, the broker is closed again (Functions
  * still starting included) and the failure thrown. `database`, when given, is the app's database
- * opened already, which the broker takes over (see `startBrokerWith`); `bundling`, the manifest's
- * Functions being bundled already (see `FunctionDeployments.addAll`).
+ * opened already, which the broker takes over (see `startBrokerWith`).
  */
 export async function launchDevBroker(
   context: DevBrokerContext,
   manifest: Manifest,
   database?: OpenedDatabase,
-  bundling?: readonly Promise<BundleResult>[],
 ): Promise<Broker> {
   const { appDir, print, devToken, frontend, clock, front } = context;
   const routes = RouteTable.fromManifest(manifest);
@@ -147,7 +144,7 @@ export async function launchDevBroker(
     database,
   );
   try {
-    await Promise.all(broker.functions.addAll(functionsOf(manifest), bundling));
+    await Promise.all(broker.functions.addAll(functionsOf(manifest)));
   } catch (error) {
     await broker.close();
     throw error;

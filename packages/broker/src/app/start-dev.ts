@@ -11,7 +11,6 @@ import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
-import type { BundleResult } from '../functions/bundler.ts';
 import { bundleDeclared } from '../functions/function-bundles.ts';
 import { resolveSdk } from '../functions/sdk.ts';
 import { dashboardPaths } from '../http/paths.ts';
@@ -179,11 +178,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
     // The Functions need no database: they are bundled while the databases open (which make
-    // `.platform` as it must be; esbuild makes the bundles' folder in it). Each bundle is
-    // awaited by its deployment; one that fails before then is only waited for. The broker's
-    // start may remove the bundles (finishing an account deletion), so it begins only once they
-    // are written, never while one is.
-    const bundling = bundleDeclared(
+    // `.platform` as it must be; esbuild makes the bundles' folder in it), and the broker's
+    // deployments find them unchanged in the bundle cache. A failure here is only waited for:
+    // the deployment bundles that Function again and reports it. The broker's start may remove
+    // the bundles (finishing an account deletion), so it begins only once they are written,
+    // never while one is; the cache then finds them gone and they are made again.
+    const bundled = bundleDeclared(
       {
         appDir,
         stateDir: stateDirOf(appDir),
@@ -191,8 +191,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       },
       functionsOf(manifest),
     );
-    const bundled = Promise.allSettled(bundling).then(() => undefined);
-    teardown.add(() => bundled);
+    const written = Promise.allSettled(bundled).then(() => undefined);
+    teardown.add(() => written);
     // The central store and the app's database open side by side, each on a thread of its own
     // when embedded. The first broker takes the app's database over; until then it is closed
     // with the rest when the start fails.
@@ -260,12 +260,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         clock: options.clock,
         ...(options.environment ? { environment: options.environment } : {}),
       }));
-    const launch = (next: Manifest, opened?: OpenedDatabase, bundles?: Promise<BundleResult>[]) =>
-      launchDevBroker({ ...context, publishers, integrations }, next, opened, bundles);
-    await bundled;
+    const launch = (next: Manifest, opened?: OpenedDatabase) =>
+      launchDevBroker({ ...context, publishers, integrations }, next, opened);
+    await written;
     const first = database;
     database = undefined;
-    const broker = await launch(manifest, first, bundling);
+    const broker = await launch(manifest, first);
     const pause = () => front.pause();
     app = new AppReloader({
       appDir,

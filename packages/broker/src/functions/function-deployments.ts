@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PlatformError } from '@platform/errors';
@@ -101,19 +100,11 @@ export class FunctionDeployments {
   /**
    * {@link FunctionDeployments.add} for several Functions at once, bundled together where they
    * can be (see `bundleDeclared`). Each settles on its own: one Function that fails to bundle or
-   * start leaves the others deployed. `bundling`, when given, is `bundleDeclared` of `fns` with
-   * this registry's place, made earlier (while the databases opened); a bundle whose file is gone
-   * since (an account deletion removes them) is made again.
+   * start leaves the others deployed.
    */
-  addAll(
-    fns: readonly FunctionDeclaration[],
-    bundling?: readonly Promise<BundleResult>[],
-  ): Promise<BundleResult>[] {
+  addAll(fns: readonly FunctionDeclaration[]): Promise<BundleResult>[] {
     if (this.#closed) return fns.map((fn) => Promise.reject(this.#refusal(fn.name)));
-    const bundles =
-      bundling === undefined
-        ? bundleDeclared(this.#options, fns)
-        : fns.map((fn, index) => this.#present(fn, bundling[index] as Promise<BundleResult>));
+    const bundles = bundleDeclared(this.#options, fns);
     return fns.map((fn, index) => {
       const deploying = this.#deploy(fn, bundles[index] as Promise<BundleResult>);
       const settled = deploying.then(
@@ -203,13 +194,6 @@ export class FunctionDeployments {
     this.#deployed.set(fn.name, { declaration: fn, process, inputs: new Set(bundle.inputs) });
     await previous?.process.stop();
     return bundle;
-  }
-
-  /** The bundle made earlier, or a new one when its file is gone since. */
-  async #present(fn: FunctionDeclaration, bundling: Promise<BundleResult>): Promise<BundleResult> {
-    const bundle = await bundling;
-    if (existsSync(bundle.outFile)) return bundle;
-    return bundleDeclared(this.#options, [fn])[0] as Promise<BundleResult>;
   }
 
   #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleDeclared } from '../../src/functions/function-bundles.ts';
 import type { FunctionDeclaration } from '../../src/functions/function-deployments.ts';
-import { brokerSdk } from '../../src/functions/sdk.ts';
+import { resolveSdk } from '../../src/functions/sdk.ts';
 import { brokerFor, callOverHttp } from '../helpers/broker.ts';
 
 const greeter = (greeting: string) => `import { defineFunction, s } from '@platform/server';
@@ -76,14 +76,38 @@ describe('Functions deployed together', () => {
 });
 
 describe('Functions bundled before their deployment', () => {
-  it('are bundled again when their bundles were removed meanwhile', async () => {
-    const place = { appDir: env.appDir, stateDir: join(env.appDir, '.platform'), sdk: brokerSdk() };
-    const fns = [declarations[0], declarations[2]] as FunctionDeclaration[];
-    const bundling = bundleDeclared(place, fns);
-    await Promise.all(bundling);
-    // As an account deletion does while the broker starts.
+  // As `platform dev` bundles them while the databases open.
+  const ahead = (fns: FunctionDeclaration[]) =>
+    Promise.all(
+      bundleDeclared(
+        {
+          appDir: env.appDir,
+          stateDir: join(env.appDir, '.platform'),
+          sdk: resolveSdk(env.appDir, '2.6.0'),
+        },
+        fns,
+      ),
+    );
+  const fns = [declarations[0], declarations[2]] as FunctionDeclaration[];
+
+  it('are deployed from those bundles, unchanged', async () => {
     await rm(join(env.appDir, '.platform', 'functions'), { recursive: true });
-    await Promise.all(env.broker.functions.addAll(fns, bundling));
+    await ahead(fns);
+    const written = await Promise.all(
+      ['hello', 'bye'].map(async (name) => (await stat(bundleOf(name))).mtimeMs),
+    );
+    await Promise.all(env.broker.functions.addAll(fns));
+    expect(
+      await Promise.all(['hello', 'bye'].map(async (name) => (await stat(bundleOf(name))).mtimeMs)),
+    ).toEqual(written);
+    expect(await greet('hello', 'Kim')).toBe('Hello, Kim');
+  });
+
+  it('are bundled again when their bundles were removed meanwhile', async () => {
+    await ahead(fns);
+    // As finishing an account deletion does while the broker starts.
+    await rm(join(env.appDir, '.platform', 'functions'), { recursive: true });
+    await Promise.all(env.broker.functions.addAll(fns));
     expect(await greet('hello', 'Lin')).toBe('Hello, Lin');
     expect(await greet('bye', 'Lin')).toBe('Bye, Lin');
   });
