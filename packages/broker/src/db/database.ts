@@ -31,6 +31,13 @@ export interface Queryable {
 export interface Transaction extends Queryable {
   /** Runs several statements separated by `;` without parameters, inside the transaction. */
   exec(sql: string): Promise<void>;
+  /**
+   * Holds the lock named `key` until the transaction ends, so transactions that take the same
+   * key run one after another, in this broker or in others on the same PostgreSQL
+   * (`pg_advisory_xact_lock`). On PGlite, one session in which a transaction already runs
+   * alone, it sends nothing.
+   */
+  lock(key: string): Promise<void>;
 }
 
 /**

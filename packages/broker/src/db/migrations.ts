@@ -69,8 +69,7 @@ export async function applyMigrations(db: Database, dir: string): Promise<Migrat
     try {
       await db.transaction(async (tx) => {
         // Brokers sharing one PostgreSQL must not apply the same file twice.
-        if (db.kind === 'postgres')
-          await tx.query("SELECT pg_advisory_xact_lock(hashtext('platform.migrations'))");
+        await tx.lock('platform.migrations');
         const again = await tx.query('SELECT 1 FROM platform.migrations WHERE name = $1', [file]);
         if (again.rows.length > 0) return;
         await tx.exec(sql);

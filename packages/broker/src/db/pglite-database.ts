@@ -220,6 +220,8 @@ export class PgliteDatabase implements Database {
         if (!open) return ended();
         await this.#send({ id: 0, op: 'exec', sql });
       },
+      // The queue already keeps every other statement out until this transaction ends.
+      lock: async () => (open ? undefined : ended()),
     };
     await this.#send({ id: 0, op: 'exec', sql: 'BEGIN' });
     try {

@@ -16,6 +16,7 @@ import type {
   PgliteResponse,
   PgliteWorkerOptions,
 } from './pglite-protocol.ts';
+import { PreparedStatements } from './prepared-statements.ts';
 
 const port = parentPort;
 if (!port) throw new Error('pglite-worker.ts must run in a worker thread');
@@ -101,6 +102,9 @@ async function writeSnapshot(db: PGlite, path: string): Promise<void> {
   await rename(temp, path);
 }
 
+/** What the broker's own transactions send; anything else through `exec` may change the schema. */
+const TRANSACTION_CONTROL = /^(?:BEGIN|COMMIT|ROLLBACK)$/;
+
 async function main(): Promise<void> {
   let opened: { db: PGlite; info: PgliteOpenInfo };
   try {
@@ -110,18 +114,15 @@ async function main(): Promise<void> {
     return;
   }
   const { db } = opened;
+  const statements = new PreparedStatements(db);
   send({ type: 'ready', info: opened.info });
   port?.on('message', async (request: PgliteRequest) => {
     try {
       if (request.op === 'query') {
-        const result = await db.query<Record<string, unknown>>(request.sql, [...request.params]);
-        send({
-          type: 'result',
-          id: request.id,
-          rows: result.rows,
-          rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
-        });
+        const result = await statements.query(request.sql, request.params);
+        send({ type: 'result', id: request.id, ...result });
       } else if (request.op === 'exec') {
+        if (!TRANSACTION_CONTROL.test(request.sql)) statements.forget();
         await db.exec(request.sql);
         send({ type: 'result', id: request.id, rows: [], rowCount: 0 });
       } else if (request.op === 'snapshot') {

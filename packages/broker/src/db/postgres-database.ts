@@ -49,6 +49,10 @@ async function transactionOn<T>(
       if (!open) throw new Error('The transaction has already ended.');
       await client.query(sql);
     },
+    lock: async (key: string) => {
+      if (!open) throw new Error('The transaction has already ended.');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+    },
   };
   try {
     await client.query('BEGIN');

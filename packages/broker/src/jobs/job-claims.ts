@@ -32,7 +32,7 @@ export async function claimJobs(
   if (options.max <= 0) return [];
   return db.transaction(async (tx) => {
     const key = `platform.jobs claim ${scope.appId} ${scope.environment} ${scope.namespace} ${target.kind} ${target.queue}`;
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+    await tx.lock(key);
     // The due rows carry the running count, so an idle queue costs one statement after the lock.
     const due = await tx.query<{ id: string; concurrency: number; busy: number }>(
       `SELECT id, concurrency,

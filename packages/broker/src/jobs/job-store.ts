@@ -75,9 +75,7 @@ export async function insertJobIn(
   now: Date,
 ): Promise<{ row: JobRow; created: boolean }> {
   const hash = inputHash(job.payload, job.files);
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-    `platform.jobs enqueue ${scope.appId} ${scope.environment} ${scope.namespace}`,
-  ]);
+  await tx.lock(`platform.jobs enqueue ${scope.appId} ${scope.environment} ${scope.namespace}`);
   const p = job.policy;
   const grantExpires = job.files
     ? addSeconds(now, limits.fileGrant.expiresSeconds).toISOString()

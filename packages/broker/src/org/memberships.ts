@@ -56,7 +56,7 @@ export class Memberships {
   /** `actorId` (an administrator) gives the member with address `email` the role `role`. */
   async setRole(actorId: string, email: string, role: OrgRole): Promise<Member> {
     return this.#db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [ROLES_LOCK]);
+      await tx.lock(ROLES_LOCK);
       await requireAdministrator(tx, actorId);
       const target = await memberByEmail(tx, email);
       if (target.role === 'administrator' && role === 'member') await requireAnother(tx, target);
@@ -74,7 +74,7 @@ export class Memberships {
    */
   async remove(actorId: string, email: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [ROLES_LOCK]);
+      await tx.lock(ROLES_LOCK);
       const target = await memberByEmail(tx, email);
       if (target.accountId !== actorId) await requireAdministrator(tx, actorId);
       if (target.role === 'administrator') await requireAnother(tx, target);

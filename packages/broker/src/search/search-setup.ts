@@ -58,7 +58,7 @@ export async function prepareSearch(
   declaration: SearchDeclaration,
 ): Promise<PreparedSearch> {
   return db.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('platform.search'))`);
+    await tx.lock('platform.search');
     let columns = await readColumns(tx, declaration.table);
     const where = (field: string) => `data.search "${declaration.name}" ${field}`;
     if (columns.size === 0) {

@@ -113,6 +113,20 @@ describe('PgliteDatabase', () => {
     expect(err).toMatchObject({ sqlState: '23505', constraint: 't_pkey' });
   });
 
+  it('answers a statement it has run before with the columns a migration added since', async () => {
+    const app = await appWithDatabase({
+      '001_t.sql': 'create table t (id int primary key, v text);',
+    });
+    cleanups.push(app.cleanup);
+    const { db } = app;
+    await db.query("insert into t values (1, 'a')");
+    const read = () => db.query('select * from t where id = $1', [1]).then((r) => r.rows);
+    expect(await read()).toEqual([{ id: 1, v: 'a' }]);
+    await db.transaction((tx) => tx.exec('alter table t add column done boolean default false'));
+    expect(await read()).toEqual([{ id: 1, v: 'a', done: false }]);
+    await db.exec('alter table t add column due int');
+    expect(await read()).toEqual([{ id: 1, v: 'a', done: false, due: null }]);
+  });
   it('bootstraps auth functions and applies RLS per caller', async () => {
     const app = await appWithDatabase({ '001_notes.sql': notes });
     cleanups.push(app.cleanup);
