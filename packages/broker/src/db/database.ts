@@ -73,6 +73,15 @@ export interface Database extends Queryable {
    */
   session<T>(fn: (session: Session) => Promise<T>): Promise<T>;
   /**
+   * Runs `fn` while no other `exclusive` call with the same `key` runs, for a check and a write
+   * that must not interleave with another's (an insert under a limit the same statement counts).
+   * On PostgreSQL it is a transaction holding `key` ({@link Transaction.lock}). On PGlite,
+   * where statements already run one at a time, `fn` holds the one session without `BEGIN` and
+   * `COMMIT`, which saves their work on every call; each statement then commits by itself, so
+   * `fn` must write with one statement at most.
+   */
+  exclusive<T>(key: string, fn: (queries: Queryable) => Promise<T>): Promise<T>;
+  /**
    * This database, with statements that go before the others waiting their turn where the
    * database is one session (PGlite): for short bookkeeping that frees work others wait for,
    * such as a job worker's completions, which would otherwise queue behind every enqueue. On

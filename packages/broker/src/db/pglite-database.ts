@@ -3,6 +3,7 @@ import { DataDirLock } from './data-dir-lock.ts';
 import {
   type Database,
   DatabaseError,
+  type Queryable,
   type QueryResult,
   type Session,
   type Transaction,
@@ -165,6 +166,10 @@ export class PgliteDatabase implements Database {
     return this.#normal.session(fn);
   }
 
+  exclusive<T>(key: string, fn: (queries: Queryable) => Promise<T>): Promise<T> {
+    return this.#normal.exclusive(key, fn);
+  }
+
   ahead(): Database {
     return this.#ahead;
   }
@@ -185,6 +190,7 @@ export class PgliteDatabase implements Database {
       transaction: (fn) => this.#queue.run(() => this.#transactionNow(fn), lane),
       // PGlite is one session already: hold the queue so nothing else interleaves.
       session: (fn) => this.#queue.run(() => fn(session), lane),
+      exclusive: (_key, fn) => this.#queue.run(() => fn(session), lane),
       ahead: () => this.ahead(),
     };
   }

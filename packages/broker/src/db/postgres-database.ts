@@ -1,5 +1,5 @@
 import type { QueryResult as PgQueryResult, Pool, PoolClient, types } from 'pg';
-import type { Database, QueryResult, Session, Transaction } from './database.ts';
+import type { Database, Queryable, QueryResult, Session, Transaction } from './database.ts';
 
 // Same JSON-friendly shapes as the PGlite worker: int8 as a number when it is safe.
 const INT8_OID = 20;
@@ -165,6 +165,13 @@ export class PostgresDatabase implements Database {
     }
     client.release();
     return result;
+  }
+
+  exclusive<T>(key: string, fn: (queries: Queryable) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => {
+      await tx.lock(key);
+      return fn(tx);
+    });
   }
 
   async close(): Promise<void> {

@@ -17,10 +17,11 @@ export interface Lease {
 }
 
 /**
- * Claims up to `max` due rows of one queue for `owner`. Under a per-queue advisory lock it takes
- * pending rows with `FOR UPDATE SKIP LOCKED` (rows another transaction is finishing or
- * recovering are skipped, not waited for), each with the count of running rows, and admits each
- * while the running count stays below that row's pinned `concurrency`. Each admitted row becomes
+ * Claims up to `max` due rows of one queue for `owner`. One claim of a queue runs at a time
+ * ({@link Database.exclusive}); it takes pending rows with `FOR UPDATE SKIP LOCKED` (rows another
+ * transaction is finishing or recovering are skipped, not waited for), each with the count of
+ * running rows, and admits each while the running count stays below that row's pinned
+ * `concurrency`. Each admitted row becomes
  * `running`, its attempt number grows by one and it gets a lease until `now + leaseSeconds`.
  */
 export async function claimJobs(
@@ -30,10 +31,9 @@ export async function claimJobs(
   options: { max: number; owner: string; leaseSeconds: number; now: Date },
 ): Promise<JobRow[]> {
   if (options.max <= 0) return [];
-  return db.transaction(async (tx) => {
-    const key = `platform.jobs claim ${scope.appId} ${scope.environment} ${scope.namespace} ${target.kind} ${target.queue}`;
-    await tx.lock(key);
-    // The due rows carry the running count, so an idle queue costs one statement after the lock.
+  const key = `platform.jobs claim ${scope.appId} ${scope.environment} ${scope.namespace} ${target.kind} ${target.queue}`;
+  return db.exclusive(key, async (tx) => {
+    // The due rows carry the running count, so an idle queue costs one statement.
     const due = await tx.query<{ id: string; concurrency: number; busy: number }>(
       `SELECT id, concurrency,
               (SELECT count(*)::int FROM platform.jobs

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
-import type { Database, Transaction } from '../db/database.ts';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
 import type { GrantedFile } from '../functions/invocation-tokens.ts';
 import { addSeconds } from '../kernel/clock.ts';
 import type { JobScope, PinnedPolicy, StoredError } from './job-policy.ts';
@@ -54,9 +54,10 @@ function canonical(value: unknown): string {
 /**
  * Inserts a job unless its idempotency key is already used in the scope and queue: the same
  * input returns the original row (`created: false`), a different one `IDEMPOTENCY_KEY_REUSED`.
- * A per-scope advisory lock makes the check, the active-jobs count and the insert one step, so
- * a hundred concurrent enqueues with one key create one job and the limit is never overshot.
- * Cron runs skip the active-jobs limit: capacity may delay a run, never drop it.
+ * Enqueues of one scope run one at a time ({@link Database.exclusive}), which makes the check,
+ * the active-jobs count and the insert one step, so a hundred concurrent enqueues with one key
+ * create one job and the limit is never overshot. Cron runs skip the active-jobs limit:
+ * capacity may delay a run, never drop it.
  */
 export async function insertJob(
   db: Database,
@@ -64,7 +65,7 @@ export async function insertJob(
   job: NewJob,
   now: Date,
 ): Promise<{ row: JobRow; created: boolean }> {
-  return db.transaction((tx) => insertJobIn(tx, scope, job, now));
+  return db.exclusive(enqueueKey(scope), (queries) => insertRow(queries, scope, job, now));
 }
 
 /** {@link insertJob} inside a transaction the caller holds (the cron scheduler's). */
@@ -74,8 +75,21 @@ export async function insertJobIn(
   job: NewJob,
   now: Date,
 ): Promise<{ row: JobRow; created: boolean }> {
+  await tx.lock(enqueueKey(scope));
+  return insertRow(tx, scope, job, now);
+}
+
+const enqueueKey = (scope: JobScope) =>
+  `platform.jobs enqueue ${scope.appId} ${scope.environment} ${scope.namespace}`;
+
+/** The insert of {@link insertJob}: its one write is the first statement. */
+async function insertRow(
+  tx: Queryable,
+  scope: JobScope,
+  job: NewJob,
+  now: Date,
+): Promise<{ row: JobRow; created: boolean }> {
   const hash = inputHash(job.payload, job.files);
-  await tx.lock(`platform.jobs enqueue ${scope.appId} ${scope.environment} ${scope.namespace}`);
   const p = job.policy;
   const grantExpires = job.files
     ? addSeconds(now, limits.fileGrant.expiresSeconds).toISOString()

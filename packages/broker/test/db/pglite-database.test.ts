@@ -83,6 +83,33 @@ describe('PgliteDatabase', () => {
     expect(db.ahead().kind).toBe('pglite');
   });
 
+  it('holds the one session for an exclusive call, whose statements commit one by one', async () => {
+    const app = await appWithDatabase({
+      '001_t.sql': 'create table t (id int primary key);',
+    });
+    cleanups.push(app.cleanup);
+    const { db } = app;
+    const order: string[] = [];
+    const first = db.exclusive('k', async (q) => {
+      await q.query('insert into t values (1)');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      order.push('exclusive');
+    });
+    const waiting = db.query('select count(*)::int as n from t').then(({ rows }) => {
+      order.push(`query saw ${rows[0]?.n}`);
+    });
+    await Promise.all([first, waiting]);
+    expect(order).toEqual(['exclusive', 'query saw 1']);
+    // No transaction around it: a failure after the write keeps the write, as documented.
+    await expect(
+      db.exclusive('k', async (q) => {
+        await q.query('insert into t values (2)');
+        throw new Error('after the write');
+      }),
+    ).rejects.toThrow('after the write');
+    expect((await db.query('select id from t order by id')).rows).toEqual([{ id: 1 }, { id: 2 }]);
+  });
+
   it('serialises transactions and rolls back on failure', async () => {
     const app = await appWithDatabase({
       '001_t.sql': 'create table t (id int primary key, v text);',

@@ -62,4 +62,30 @@ describe('a real PostgreSQL through DATABASE_URL', () => {
       await second.db.close();
     }
   });
+
+  it('runs exclusive calls with one key one after another, in a transaction each', async () => {
+    const { db } = await openPostgres(server.url, app.path);
+    try {
+      const order: string[] = [];
+      const run = (key: string, name: string, ms: number) =>
+        db.exclusive(key, async (q) => {
+          order.push(`${name} in`);
+          await q.query('select pg_sleep($1::float / 1000)', [ms]);
+          order.push(`${name} out`);
+        });
+      await Promise.all([run('k', 'a', 100), run('k', 'b', 0), run('other', 'c', 0)]);
+      // c holds another key and need not wait; b waits for a.
+      expect(order.indexOf('b in')).toBeGreaterThan(order.indexOf('a out'));
+      expect(order.indexOf('c out')).toBeLessThan(order.indexOf('a out'));
+      await expect(
+        db.exclusive('k', async (q) => {
+          await q.query("insert into notes (owner_id, body) values (null, 'gone')");
+          throw new Error('after the write');
+        }),
+      ).rejects.toThrow('after the write');
+      expect((await db.query("select 1 from notes where body = 'gone'")).rows).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
 });
