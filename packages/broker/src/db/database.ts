@@ -84,8 +84,8 @@ export interface Database extends Queryable {
   /**
    * This database, with statements that go before the others waiting their turn where the
    * database is one session (PGlite): for short bookkeeping that frees work others wait for,
-   * such as a job worker's completions, which would otherwise queue behind every enqueue. On
-   * PostgreSQL, where statements run side by side, the database itself.
+   * such as a job worker's claims and completions, which would otherwise queue behind every
+   * enqueue. On PostgreSQL, where statements run side by side, the database itself.
    */
   ahead(): Database;
   /** Closes the connection (stops the worker thread or ends the pool). */
