@@ -20,6 +20,16 @@ const ROW_STATEMENT = /^\s*(?:select|insert|update|delete|with)\b/i;
 
 const serialize = protocol.serialize;
 
+/** PostgreSQL's answer to a prepared statement whose result columns changed since. */
+function isStalePlan(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === '0A000' &&
+    String((error as { message?: unknown }).message).includes('cached plan must not change')
+  );
+}
+
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   let length = 0;
   for (const part of parts) length += part.length;
@@ -62,6 +72,25 @@ export class PreparedStatements {
         rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
       };
     }
+    try {
+      return await this.#run(sql, params);
+    } catch (error) {
+      if (!isStalePlan(error)) throw error;
+      // The schema changed under a prepared statement without passing here (DDL inside a
+      // database function): prepare it again. Inside a transaction the error has already
+      // aborted it, so only a statement on its own is run again.
+      this.#close(sql);
+      if (this.#db.isInTransaction()) throw error;
+      return this.#run(sql, params);
+    }
+  }
+
+  /** Closes every prepared statement (with the next statement sent): the schema may change. */
+  forget(): void {
+    for (const sql of [...this.#statements.keys()]) this.#close(sql);
+  }
+
+  async #run(sql: string, params: readonly unknown[]): Promise<StatementResult> {
     const statement = this.#statements.get(sql) ?? (await this.#prepare(sql));
     // Most recently used last, so the first entry is the one to close.
     this.#statements.delete(sql);
@@ -84,18 +113,18 @@ export class PreparedStatements {
     return { rows, rowCount: Math.max(result?.affectedRows ?? 0, rows.length) };
   }
 
-  /** Closes every prepared statement (with the next statement sent): the schema may change. */
-  forget(): void {
-    for (const { name } of this.#statements.values()) this.#closing.push(name);
-    this.#statements.clear();
+  #close(sql: string): void {
+    const statement = this.#statements.get(sql);
+    if (!statement) return;
+    this.#statements.delete(sql);
+    this.#closing.push(statement.name);
   }
 
   async #prepare(sql: string): Promise<{ name: string; types: number[] }> {
     while (this.#statements.size >= this.#max) {
-      const [oldest] = this.#statements;
-      if (!oldest) break;
-      this.#statements.delete(oldest[0]);
-      this.#closing.push(oldest[1].name);
+      const [oldest] = this.#statements.keys();
+      if (oldest === undefined) break;
+      this.#close(oldest);
     }
     const closing = this.#closing.map((name) => serialize.close({ type: 'S', name }));
     this.#closing = [];

@@ -49,24 +49,26 @@ describe('PreparedStatements', () => {
   it('sees a column added after the statement was prepared', async () => {
     const { db, statements } = await session();
     await statements.query('insert into notes (id, body) values ($1, $2)', [1, 'one']);
-    expect(
-      (await statements.query('select * from notes where id = $1', [1])).rows[0],
-    ).not.toHaveProperty('done');
+    const read = async () =>
+      (await statements.query('select * from notes where id = $1', [1])).rows[0];
+    expect(await read()).not.toHaveProperty('done');
     // Through PGlite directly (the worker's exec), then told; and through query itself.
     await db.exec('alter table notes add column done boolean default false');
     statements.forget();
-    expect(
-      (await statements.query('select * from notes where id = $1', [1])).rows[0],
-    ).toMatchObject({
-      done: false,
-    });
+    expect(await read()).toMatchObject({ done: false });
     await statements.query('alter table notes add column due date', []);
-    expect(
-      (await statements.query('select * from notes where id = $1', [1])).rows[0],
-    ).toMatchObject({
-      done: false,
-      due: null,
-    });
+    expect(await read()).toMatchObject({ done: false, due: null });
+
+    // Unseen, as DDL inside a database function would be: prepared again and run again.
+    await db.exec('alter table notes add column rank int default 7');
+    expect(await read()).toMatchObject({ rank: 7 });
+    // Inside a transaction PostgreSQL has already aborted it: the error stands, the next run
+    // after the rollback prepares afresh.
+    await db.exec('alter table notes add column size int default 3');
+    await db.exec('begin');
+    await expect(read()).rejects.toMatchObject({ code: '0A000' });
+    await db.exec('rollback');
+    expect(await read()).toMatchObject({ rank: 7, size: 3 });
   });
 
   it('caches nothing for a statement that fails to prepare, and keeps working after errors', async () => {
