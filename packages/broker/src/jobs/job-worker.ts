@@ -136,6 +136,8 @@ export class JobWorker {
       return;
     }
     clearTimeout(this.#timer);
+    // A zero timeout is 1 ms in Node: the enqueues that arrive meanwhile are claimed together.
+    // Waking with setImmediate instead measured half the throughput on PGlite (bench/jobs).
     this.#timer = setTimeout(() => void this.#tick(), 0);
   }
 
