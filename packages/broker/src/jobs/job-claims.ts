@@ -21,8 +21,8 @@ export interface Lease {
  * ({@link Database.exclusive}); it takes pending rows with `FOR UPDATE SKIP LOCKED` (rows another
  * transaction is finishing or recovering are skipped, not waited for), each with the count of
  * running rows, and admits each while the running count stays below that row's pinned
- * `concurrency`. Each admitted row becomes
- * `running`, its attempt number grows by one and it gets a lease until `now + leaseSeconds`.
+ * `concurrency`. Each admitted row becomes `running`, its attempt number grows by one and it
+ * gets a lease until `now + leaseSeconds`.
  */
 export async function claimJobs(
   db: Database,
