@@ -121,9 +121,16 @@ describe('the organisation served as production', () => {
     }
     expect(rows).toHaveLength(1);
     expect(rows[0]!.type).toBe('contact.updated');
-    const { deliveries } = (await (await owner('/v1/apps/sales/integration-events')).json()) as {
-      deliveries: { state: string; attempts: number; eventId: string }[];
-    };
+    // The Function's row commits before the delivery is recorded: wait for the record too.
+    type Delivery = { state: string; attempts: number; eventId: string };
+    let deliveries: Delivery[] = [];
+    for (let i = 0; i < 100; i++) {
+      ({ deliveries } = (await (await owner('/v1/apps/sales/integration-events')).json()) as {
+        deliveries: Delivery[];
+      });
+      if (deliveries.some((d) => d.state !== 'pending')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     expect(deliveries).toEqual([
       expect.objectContaining({ state: 'delivered', attempts: 1, eventId: rows[0]!.id }),
     ]);
