@@ -20,7 +20,18 @@ export function numbersFromEnv(name: string, fallback: string): number[] {
     .map(Number);
 }
 
-const ops = (value: number) => `${Math.round(value).toLocaleString('en-US')} ops/s`;
+/** The middle of `values` (the mean of the two middle ones for an even count), `NaN` for none. */
+export function median(values: readonly number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** A throughput as `1,234 ops/s`. */
+export const ops = (value: number): string => `${Math.round(value).toLocaleString('en-US')} ops/s`;
 
 /** A row comparing two throughputs; `atLeast` is the ratio we aim for, if any. */
 export function ratioRow(name: string, ours: number, baseline: number, atLeast?: number): Row {

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { startBroker } from '../../packages/broker/src/app/start-broker.ts';
 import { defaultSnapshotPath } from '../../packages/broker/src/db/open-database.ts';
 import { anonymousCaller } from '../../packages/broker/src/kernel/caller.ts';
-import { type Row, row } from '../report.ts';
+import { median, type Row, row } from '../report.ts';
 
 const CALLS = Number(process.env.AI_BENCH_CALLS ?? 400);
 const ROUNDS = Number(process.env.AI_BENCH_ROUNDS ?? 3);
@@ -79,7 +79,6 @@ export default defineFunction({
 
 const p50 = (values: number[]) =>
   [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
-const median = (values: number[]) => p50(values);
 
 async function timed(calls: number, call: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];

@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { denoPath } from '../../packages/broker/src/functions/deno.ts';
-import { type Row, row } from '../report.ts';
+import { median, type Row, row } from '../report.ts';
 import { postJson } from './post-json.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -108,12 +108,6 @@ async function timedCall(port: number): Promise<number> {
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /** Each figure's median over the rounds of one server. */
 function medianFigures(rounds: Figures[]): Figures {

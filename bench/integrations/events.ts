@@ -8,15 +8,13 @@
 // (EVENTS_BENCH_ROUNDS, default 3), median of the per-round p50s.
 //
 // As a suite of bench/run.ts: `'integration-events': () => import('./integrations/events.ts')`.
-import { type Row, row } from '../report.ts';
+import { median, type Row, row } from '../report.ts';
 import { startSalesCrm } from './sales-crm.ts';
 
 const EVENTS = Number(process.env.EVENTS_BENCH_EVENTS ?? 100);
 const ROUNDS = Number(process.env.EVENTS_BENCH_ROUNDS ?? 3);
 const KEY = 'crm_bench_key';
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 async function p50(once: (i: number) => Promise<void>): Promise<number> {

@@ -12,7 +12,7 @@
 // As a suite of bench/run.ts: `integrations: () => import('./integrations/integrations.ts')`.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Row, row } from '../report.ts';
+import { median, type Row, row } from '../report.ts';
 import { startSalesCrm } from './sales-crm.ts';
 
 const CALLS = Number(process.env.INTEGRATIONS_BENCH_CALLS ?? 300);
@@ -35,8 +35,6 @@ async function p50(call: () => Promise<Response>): Promise<number> {
   return times[Math.floor(times.length / 2)] as number;
 }
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 /** Runs the suite and answers its rows. */

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { median } from '../report.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -20,8 +21,6 @@ const script = (specifier: string) =>
  * through the packages' `exports` maps).
  */
 export function importTimes(runs = 5) {
-  const median = (values: number[]) =>
-    values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   const node: number[] = [];
   const deno: number[] = [];
   for (let i = 0; i < runs; i++) {

@@ -44,16 +44,15 @@ export type Infer<S extends Schema> = S extends Schema<infer Output> ? Output : 
 
 const ZOD = Symbol('zod');
 
-// zod's own `safeParse` turns the issues into a `ZodError` (an Error, so a stack is captured) on
-// the first read of `error`; we only need the issues, so zod core's parse factory gets a plain
-// holder instead. That halves the cost of a failed parse (bench/schema).
-class IssueHolder {
-  readonly issues: core.$ZodIssue[];
-  constructor(issues: core.$ZodIssue[]) {
-    this.issues = issues;
-  }
-}
-const parseForIssues = core._safeParse(IssueHolder as unknown as core.$ZodErrorClass);
+// zod core's parse factory builds the failure's error with `new` from the finalised issues, on
+// the first read of `error` (zod keeps it). Given a function that returns our error, it yields
+// the `INVALID_INPUT` error directly: no `ZodError` (an Error, so a stack) built only to be
+// converted, and no wrapper result of ours. A function rather than an arrow, because `new`.
+// biome-ignore lint/complexity/useArrowFunction: zod calls it with `new`.
+const toPlatformError = function (issues: readonly core.$ZodIssue[]) {
+  return invalidInput(toInputIssues(issues));
+} as unknown as core.$ZodErrorClass;
+const parseToPlatform = core._safeParse(toPlatformError);
 
 class PlatformSchema<Output, Kind extends SchemaKind> implements Schema<Output, Kind> {
   readonly [ZOD]: z.ZodType<Output>;
@@ -82,9 +81,8 @@ class PlatformSchema<Output, Kind extends SchemaKind> implements Schema<Output, 
   }
 
   safeParse(value: unknown): SafeParseResult<Output> {
-    let result: ReturnType<typeof parseForIssues<z.ZodType<Output>>>;
     try {
-      result = parseForIssues(this[ZOD], value);
+      return parseToPlatform(this[ZOD], value) as unknown as SafeParseResult<Output>;
     } catch {
       // Exotic values (throwing getters, revoked proxies) must still give INVALID_INPUT.
       return {
@@ -92,22 +90,7 @@ class PlatformSchema<Output, Kind extends SchemaKind> implements Schema<Output, 
         error: invalidInput([{ path: '', message: 'Input could not be read', code: 'unreadable' }]),
       };
     }
-    if (result.success) return result;
-    return lazyFailure(result.error.issues);
   }
-}
-
-// Building the error (and its stack) is most of the cost of a failed parse, so a caller that
-// only checks `success` does not pay for it.
-function lazyFailure(issues: readonly core.$ZodIssue[]): SafeParseResult<never> {
-  let error: PlatformError<'INVALID_INPUT'> | undefined;
-  return {
-    success: false,
-    get error() {
-      error ??= invalidInput(toInputIssues(issues));
-      return error;
-    },
-  };
 }
 
 /** Wraps a zod schema as a platform schema. Internal to `@platform/schema`. */

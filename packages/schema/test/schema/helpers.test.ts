@@ -90,10 +90,22 @@ describe('s helpers', () => {
     }
   });
 
-  it('safeParse returns the error instead of throwing', () => {
+  it('names up to three problems in the message, the value itself as (input)', () => {
+    const three = s.object({ a: s.string(), b: s.string(), c: s.string() }).safeParse({});
+    expect(three.success || three.error.message).toMatch(
+      /^Invalid input: a: [^;]+; b: [^;]+; c: [^;]+$/,
+    );
+    const root = s.string().safeParse(1);
+    expect(root.success || root.error.message).toMatch(/^Invalid input: \(input\): [^;]+$/);
+  });
+
+  it('safeParse returns the error instead of throwing, the same one on every read', () => {
     const result = s.string().safeParse(1);
     expect(result.success).toBe(false);
-    if (!result.success) expect(result.error.code).toBe('INVALID_INPUT');
+    if (!result.success) {
+      expect(result.error.code).toBe('INVALID_INPUT');
+      expect(result.error).toBe(result.error);
+    }
   });
 
   it('implements Standard Schema v1', () => {
