@@ -77,21 +77,40 @@ export async function renewLease(
   return rowCount > 0;
 }
 
-/** Marks a held attempt `succeeded`; `false` when the lease was lost meanwhile. */
-export async function completeJob(
-  db: Database,
-  id: string,
-  lease: Lease,
-  now: Date,
-): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE platform.jobs SET state = 'succeeded', finished_at = $4::timestamptz, updated_at = $4::timestamptz,
-       lease_owner = NULL, lease_until = NULL
-      WHERE id = $1 AND lease_owner = $2 AND attempt = $3 AND state = 'running'`,
-    [id, lease.owner, lease.attempt, now.toISOString()],
-  );
-  return rowCount > 0;
+/** A held attempt that succeeded, as {@link completeJobs} records it. */
+export interface Completion {
+  readonly id: string;
+  readonly lease: Lease;
+  /** When it finished. */
+  readonly at: Date;
 }
+
+/**
+ * Marks held attempts `succeeded`, all in one statement. Answers the ones recorded, as
+ * {@link completionKey}s; an attempt missing from it had lost its lease meanwhile.
+ */
+export async function completeJobs(
+  db: Database,
+  completions: readonly Completion[],
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ id: string; attempt: number }>(
+    `UPDATE platform.jobs AS j SET state = 'succeeded', finished_at = c.at, updated_at = c.at,
+       lease_owner = NULL, lease_until = NULL
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[]) AS c(id, owner, attempt, at)
+      WHERE j.id = c.id AND j.lease_owner = c.owner AND j.attempt = c.attempt AND j.state = 'running'
+      RETURNING j.id, j.attempt`,
+    [
+      completions.map((c) => c.id),
+      completions.map((c) => c.lease.owner),
+      completions.map((c) => c.lease.attempt),
+      completions.map((c) => c.at.toISOString()),
+    ],
+  );
+  return new Set(rows.map((row) => completionKey(row.id, row.attempt)));
+}
+
+/** How {@link completeJobs} names a recorded attempt. */
+export const completionKey = (id: string, attempt: number): string => `${id}#${attempt}`;
 
 /**
  * Records a failed attempt of `row` (as claimed): `retry_wait` with the pinned delay while

@@ -6,14 +6,8 @@ import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
 import { addSeconds } from '../kernel/clock.ts';
 import { newRequestId } from '../kernel/ids.ts';
-import {
-  claimJobs,
-  completeJob,
-  failJob,
-  type Lease,
-  recoverExpiredLeases,
-  renewLease,
-} from './job-claims.ts';
+import { Completions } from './completions.ts';
+import { claimJobs, failJob, type Lease, recoverExpiredLeases, renewLease } from './job-claims.ts';
 import { classifyFailure } from './job-policy.ts';
 import type { JobRow } from './job-rows.ts';
 import type { JobService } from './job-service.ts';
@@ -101,6 +95,7 @@ export class JobWorker {
    * three times sooner under a burst of enqueues, measured in bench/jobs.)
    */
   readonly #db: Database;
+  readonly #completions: Completions;
 
   constructor(options: JobWorkerOptions) {
     this.#o = {
@@ -113,6 +108,7 @@ export class JobWorker {
       ...options,
     };
     this.#db = options.jobs.db.ahead();
+    this.#completions = new Completions(this.#db);
   }
 
   /** Attempts running in this process now. */
@@ -275,7 +271,7 @@ export class JobWorker {
       if (lost) return report('lost');
       const now = jobs.clock.now();
       if (ok) {
-        report((await completeJob(this.#db, row.id, lease, now)) ? 'succeeded' : 'lost');
+        report((await this.#completions.record(row.id, lease, now)) ? 'succeeded' : 'lost');
         return;
       }
       const verdict = classifyFailure(
