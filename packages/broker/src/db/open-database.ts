@@ -48,7 +48,9 @@ export interface OpenedDatabase {
 
 /** The shared snapshot of a fresh PGlite cluster, in {@link platformCacheDir}. */
 export function defaultSnapshotPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(platformCacheDir(env), 'pglite-0.5.14-cluster.tar');
+  // `-1db`: a cluster without the template databases (see the PGlite worker); snapshots made
+  // with them, by earlier brokers, keep their own name and are left to those brokers.
+  return join(platformCacheDir(env), 'pglite-0.5.14-cluster-1db.tar');
 }
 
 /**

@@ -88,9 +88,26 @@ async function open(): Promise<{ db: PGlite; info: PgliteOpenInfo }> {
     if (!exists) how = 'initdb';
     if (dir !== undefined) await mkdir(dir, { recursive: true });
     db = await PGlite.create({ ...base, ...(dir === undefined ? {} : { dataDir: dir }) });
-    if (how === 'initdb' && snapshot !== undefined) await writeSnapshot(db, snapshot);
+    if (how === 'initdb') {
+      await dropTemplateDatabases(db);
+      if (snapshot !== undefined) await writeSnapshot(db, snapshot);
+    }
   }
   return { db, info: { how, milliseconds: Math.round(performance.now() - started) } };
+}
+
+/**
+ * initdb makes `template0` and `template1` beside `postgres`, the one database PGlite serves:
+ * 600 of a new cluster's files and 14 of its MB, which every new data directory made from the
+ * snapshot wrote again. They only serve `CREATE DATABASE`, which a single PGlite session cannot
+ * use, so a new cluster drops them before anything is made from it.
+ */
+async function dropTemplateDatabases(db: PGlite): Promise<void> {
+  for (const name of ['template0', 'template1']) {
+    await db.exec(`ALTER DATABASE ${name} IS_TEMPLATE false`);
+    await db.exec(`DROP DATABASE ${name}`);
+  }
+  await db.exec('CHECKPOINT');
 }
 
 async function writeSnapshot(db: PGlite, path: string): Promise<void> {

@@ -67,7 +67,7 @@ export const KEPT_SCHEMA_SNAPSHOTS = 3;
 const UNUSED_FOR_MS = 7 * 24 * 3_600_000;
 
 /**
- * Removes the prepared snapshots beside `base` (one of about 40 MB for every platform schema a
+ * Removes the prepared snapshots beside `base` (one of about 26 MB for every platform schema a
  * broker of this machine ever used) past the {@link KEPT_SCHEMA_SNAPSHOTS} last used, once
  * unused for a week: brokers of several versions may share the cache folder, and one whose
  * snapshot was removed only prepares it again on its next new database.

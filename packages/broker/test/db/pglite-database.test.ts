@@ -2,10 +2,11 @@ import { unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/db/database.ts';
-import type { PgliteDatabase } from '../../src/db/pglite-database.ts';
+import { PgliteDatabase } from '../../src/db/pglite-database.ts';
 import { runAs } from '../../src/db/run-as.ts';
 import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { appWithDatabase, reopen } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -196,6 +197,40 @@ describe('PgliteDatabase', () => {
     expect(after.rows).toEqual([
       { u: 'postgres', uid: null, role: 'anon', sys: false, conn: null },
     ]);
+  });
+
+  it('makes a new cluster, and every directory from its snapshot, with only the database it serves', async () => {
+    const dir = await tempDir('initdb-');
+    cleanups.push(dir.remove);
+    const snapshotPath = join(dir.path, 'cluster.tar');
+    const databases = async (db: PgliteDatabase) =>
+      (await db.query<{ datname: string }>('select datname from pg_database')).rows;
+    const created = await PgliteDatabase.open({
+      dataDir: join(dir.path, 'first'),
+      snapshotPath,
+      vector: false,
+    });
+    try {
+      expect(created.openInfo.how).toBe('initdb');
+      expect(await databases(created)).toEqual([{ datname: 'postgres' }]);
+    } finally {
+      await created.close();
+    }
+    const copied = await PgliteDatabase.open({
+      dataDir: join(dir.path, 'second'),
+      snapshotPath,
+      vector: false,
+    });
+    try {
+      expect(copied.openInfo.how).toBe('snapshot');
+      expect(await databases(copied)).toEqual([{ datname: 'postgres' }]);
+      await copied.exec('create table t (id int primary key)');
+      expect((await copied.query('insert into t values (1) returning id')).rows).toEqual([
+        { id: 1 },
+      ]);
+    } finally {
+      await copied.close();
+    }
   });
 
   it('persists across restarts and applies each migration once', async () => {

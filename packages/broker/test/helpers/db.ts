@@ -13,7 +13,10 @@ import { tempDir } from './temp-dir.ts';
  * `node_modules/.cache`, so only the very first run pays for initdb.
  */
 export const testSnapshotPath = fileURLToPath(
-  new URL('../../../../node_modules/.cache/platform-broker/pglite-cluster.tar', import.meta.url),
+  new URL(
+    '../../../../node_modules/.cache/platform-broker/pglite-cluster-1db.tar',
+    import.meta.url,
+  ),
 );
 
 /**
