@@ -203,24 +203,18 @@ describe('PgliteDatabase', () => {
     const dir = await tempDir('initdb-');
     cleanups.push(dir.remove);
     const snapshotPath = join(dir.path, 'cluster.tar');
+    const open = (name: string) =>
+      PgliteDatabase.open({ dataDir: join(dir.path, name), snapshotPath, vector: false });
     const databases = async (db: PgliteDatabase) =>
       (await db.query<{ datname: string }>('select datname from pg_database')).rows;
-    const created = await PgliteDatabase.open({
-      dataDir: join(dir.path, 'first'),
-      snapshotPath,
-      vector: false,
-    });
+    const created = await open('first');
     try {
       expect(created.openInfo.how).toBe('initdb');
       expect(await databases(created)).toEqual([{ datname: 'postgres' }]);
     } finally {
       await created.close();
     }
-    const copied = await PgliteDatabase.open({
-      dataDir: join(dir.path, 'second'),
-      snapshotPath,
-      vector: false,
-    });
+    const copied = await open('second');
     try {
       expect(copied.openInfo.how).toBe('snapshot');
       expect(await databases(copied)).toEqual([{ datname: 'postgres' }]);
