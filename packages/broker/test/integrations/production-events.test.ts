@@ -9,6 +9,7 @@ import { startWorkspace, type WorkspaceServer } from '../../src/app/start-worksp
 import { Accounts } from '../../src/auth/accounts.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
+import { eventually } from '../e2e/fixture-app.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -122,17 +123,13 @@ describe('the organisation served as production', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.type).toBe('contact.updated');
     // The Function's row commits before the delivery is recorded: wait for the record too.
-    type Delivery = { state: string; attempts: number; eventId: string };
-    let deliveries: Delivery[] = [];
-    for (let i = 0; i < 100; i++) {
-      ({ deliveries } = (await (await owner('/v1/apps/sales/integration-events')).json()) as {
-        deliveries: Delivery[];
-      });
-      if (deliveries.some((d) => d.state !== 'pending')) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(deliveries).toEqual([
-      expect.objectContaining({ state: 'delivered', attempts: 1, eventId: rows[0]!.id }),
-    ]);
+    await eventually(async () => {
+      const { deliveries } = (await (await owner('/v1/apps/sales/integration-events')).json()) as {
+        deliveries: { state: string; attempts: number; eventId: string }[];
+      };
+      expect(deliveries).toEqual([
+        expect.objectContaining({ state: 'delivered', attempts: 1, eventId: rows[0]!.id }),
+      ]);
+    });
   });
 });
