@@ -15,6 +15,8 @@ export interface PgliteWorkerOptions {
   readonly snapshotPath: string | undefined;
   /** Load the pgvector extension bundle. */
   readonly vector: boolean;
+  /** PostgreSQL's buffer cache (`shared_buffers`), in MB. */
+  readonly bufferCacheMb: number;
   /** PGlite's programs, compiled once by the process (`pglite-modules.ts`). */
   readonly modules: { readonly pglite: WebAssembly.Module; readonly initdb: WebAssembly.Module };
 }

@@ -48,14 +48,6 @@ const parseInt8 = (value: string): number | string => {
   return Number.isSafeInteger(n) ? n : value;
 };
 
-/**
- * PostgreSQL's buffer cache inside PGlite's memory. PostgreSQL's default, 128MB, is allocated and
- * touched at start, so each embedded database (an app has two: its own and the central store)
- * held about 150 MB resident before its first query. An app's database on one machine needs far
- * less, and the operating system's page cache still holds the files.
- */
-const SHARED_BUFFERS = '32MB';
-
 async function open(): Promise<{ db: PGlite; info: PgliteOpenInfo }> {
   const started = performance.now();
   const extensions: NonNullable<PGliteOptions['extensions']> = {};
@@ -65,7 +57,7 @@ async function open(): Promise<{ db: PGlite; info: PgliteOpenInfo }> {
   }
   const base: PGliteOptions = {
     extensions,
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.bufferCacheMb}MB`],
     parsers: { [types.INT8]: parseInt8 },
     pgliteWasmModule: options.modules.pglite,
     initdbWasmModule: options.modules.initdb,

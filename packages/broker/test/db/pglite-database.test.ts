@@ -5,7 +5,7 @@ import { DatabaseError } from '../../src/db/database.ts';
 import { PgliteDatabase } from '../../src/db/pglite-database.ts';
 import { runAs } from '../../src/db/run-as.ts';
 import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
-import { appWithDatabase, reopen } from '../helpers/db.ts';
+import { appWithDatabase, openTestCentral, reopen, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -56,6 +56,33 @@ describe('PgliteDatabase', () => {
     cleanups.push(app.cleanup);
     const { rows } = await app.db.query<{ shared_buffers: string }>('show shared_buffers');
     expect(rows).toEqual([{ shared_buffers: '32MB' }]);
+  });
+
+  it('gives the central store a smaller buffer cache than an app database', async () => {
+    const central = await openTestCentral();
+    cleanups.push(() => central.close());
+    const { rows } = await central.query<{ shared_buffers: string }>('show shared_buffers');
+    expect(rows).toEqual([{ shared_buffers: '8MB' }]);
+  });
+
+  it('refuses a buffer cache that is not a whole number of MB from 1, before starting a worker', async () => {
+    const dataDir = await tempDir('pglite-buffers-');
+    cleanups.push(dataDir.remove);
+    for (const bufferCacheMb of [0, 1.5, Number.NaN]) {
+      await expect(PgliteDatabase.open({ dataDir: dataDir.path, bufferCacheMb })).rejects.toThrow(
+        /bufferCacheMb must be a whole number from 1/,
+      );
+    }
+    // The directory's lock was released: a valid open takes it.
+    const db = await PgliteDatabase.open({
+      dataDir: dataDir.path,
+      snapshotPath: testSnapshotPath,
+      bufferCacheMb: 4,
+      vector: false,
+    });
+    cleanups.push(() => db.close());
+    const { rows } = await db.query<{ shared_buffers: string }>('show shared_buffers');
+    expect(rows).toEqual([{ shared_buffers: '4MB' }]);
   });
 
   it('runs statements of ahead() before waiting ones, never inside a transaction', async () => {
