@@ -1,4 +1,4 @@
-import { unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseError } from '../../src/db/database.ts';
@@ -252,6 +252,64 @@ describe('PgliteDatabase', () => {
     } finally {
       await copied.close();
     }
+  });
+
+  it('unpacks a snapshot into a new directory whole, replacing what an interrupted start left', async () => {
+    const dir = await tempDir('unpack-');
+    cleanups.push(dir.remove);
+    const dataDir = join(dir.path, 'db');
+    // An earlier start that died while unpacking left its folder behind.
+    await mkdir(`${dataDir}.unpacking/base`, { recursive: true });
+    await writeFile(`${dataDir}.unpacking/PG_VERSION`, '17\n');
+    const db = await PgliteDatabase.open({
+      dataDir,
+      snapshotPath: testSnapshotPath,
+      vector: false,
+    });
+    try {
+      expect(db.openInfo.how).toBe('snapshot');
+      await db.exec('create table t (id int primary key)');
+      await db.query('insert into t values (1)');
+    } finally {
+      await db.close();
+    }
+    await expect(stat(`${dataDir}.unpacking`)).rejects.toMatchObject({ code: 'ENOENT' });
+    const again = await PgliteDatabase.open({
+      dataDir,
+      snapshotPath: testSnapshotPath,
+      vector: false,
+    });
+    try {
+      expect(again.openInfo.how).toBe('opened');
+      expect((await again.query('select id from t')).rows).toEqual([{ id: 1 }]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('refuses a directory that holds files but no database, and leaves it as it was', async () => {
+    const dir = await tempDir('not-a-cluster-');
+    cleanups.push(dir.remove);
+    const dataDir = join(dir.path, 'db');
+    await mkdir(dataDir);
+    await writeFile(join(dataDir, 'notes.txt'), 'mine');
+    await expect(
+      PgliteDatabase.open({ dataDir, snapshotPath: testSnapshotPath, vector: false }),
+    ).rejects.toThrow(`${dataDir} holds files but no database (it has no PG_VERSION)`);
+    expect(await readdir(dataDir)).toEqual(['notes.txt']);
+    expect(await readdir(dir.path)).toEqual(['db']);
+  });
+
+  it('refuses a damaged snapshot and leaves no directory behind', async () => {
+    const dir = await tempDir('damaged-');
+    cleanups.push(dir.remove);
+    const snapshotPath = join(dir.path, 'cut.tar');
+    await writeFile(snapshotPath, (await readFile(testSnapshotPath)).subarray(0, 1_000_000));
+    const dataDir = join(dir.path, 'db');
+    await expect(PgliteDatabase.open({ dataDir, snapshotPath, vector: false })).rejects.toThrow(
+      `The database snapshot ${snapshotPath} is damaged`,
+    );
+    expect((await readdir(dir.path)).sort()).toEqual(['cut.tar']);
   });
 
   it('persists across restarts and applies each migration once', async () => {
