@@ -89,10 +89,10 @@ async function open(): Promise<{ db: PGlite; info: PgliteOpenInfo }> {
 }
 
 /**
- * Unpacks a snapshot into a new data directory on disk, streaming, before PGlite opens it.
+ * Unpacks a snapshot into a new data directory on disk, 1 MB at a time, before PGlite opens it.
  * PGlite's own `loadDataDir` held the whole tarball in memory several times over while it wrote
  * the files through its file system layer, and the database's thread kept that memory for the
- * rest of its life: about 120 MB more for each new folder's database than for one opened later.
+ * rest of its life: about 100 MB more for each new folder's database than for one opened later.
  * The files go to a sibling folder first and are renamed into place, so a start that fails
  * half-way never leaves a directory that looks like a cluster (`PG_VERSION`) but is not one.
  */
@@ -114,18 +114,23 @@ async function unpackSnapshot(snapshot: string, dir: string): Promise<void> {
   // start. The entries are absolute (`/PG_VERSION`): tar makes them relative to `cwd` and says so
   // in a note, which is no damage.
   const problems: string[] = [];
-  await extract({
-    file: snapshot,
-    cwd: unpacking,
-    preserveOwner: false,
-    umask: 0o077,
-    maxReadSize: 1 << 20,
-    onwarn: (code, message) => {
-      if (code !== 'TAR_ENTRY_INFO') problems.push(`${code}: ${String(message)}`);
-    },
-  }).catch((error: unknown) => {
+  try {
+    // Synchronous, on this thread of its own: about five times faster than tar's asynchronous
+    // mode, whose every file operation is a trip through libuv's pool shared with the broker.
+    extract({
+      file: snapshot,
+      cwd: unpacking,
+      sync: true,
+      preserveOwner: false,
+      umask: 0o077,
+      maxReadSize: 1 << 20,
+      onwarn: (code, message) => {
+        if (code !== 'TAR_ENTRY_INFO') problems.push(`${code}: ${String(message)}`);
+      },
+    });
+  } catch (error) {
     problems.push(error instanceof Error ? error.message : String(error));
-  });
+  }
   if (problems.length > 0) {
     await rm(unpacking, { recursive: true, force: true });
     throw new Error(
