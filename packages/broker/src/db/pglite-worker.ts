@@ -137,6 +137,7 @@ async function unpackSnapshot(snapshot: string, dir: string): Promise<void> {
       `The database snapshot ${snapshot} is damaged (${problems[0]}). Delete it: the next start makes it again.`,
     );
   }
+  // `dir` is empty or absent (checked above); rename cannot replace a directory that exists.
   await rm(dir, { recursive: true, force: true });
   await rename(unpacking, dir);
 }

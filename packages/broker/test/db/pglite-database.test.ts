@@ -261,11 +261,9 @@ describe('PgliteDatabase', () => {
     // An earlier start that died while unpacking left its folder behind.
     await mkdir(`${dataDir}.unpacking/base`, { recursive: true });
     await writeFile(`${dataDir}.unpacking/PG_VERSION`, '17\n');
-    const db = await PgliteDatabase.open({
-      dataDir,
-      snapshotPath: testSnapshotPath,
-      vector: false,
-    });
+    const open = () =>
+      PgliteDatabase.open({ dataDir, snapshotPath: testSnapshotPath, vector: false });
+    const db = await open();
     try {
       expect(db.openInfo.how).toBe('snapshot');
       await db.exec('create table t (id int primary key)');
@@ -274,11 +272,7 @@ describe('PgliteDatabase', () => {
       await db.close();
     }
     await expect(stat(`${dataDir}.unpacking`)).rejects.toMatchObject({ code: 'ENOENT' });
-    const again = await PgliteDatabase.open({
-      dataDir,
-      snapshotPath: testSnapshotPath,
-      vector: false,
-    });
+    const again = await open();
     try {
       expect(again.openInfo.how).toBe('opened');
       expect((await again.query('select id from t')).rows).toEqual([{ id: 1 }]);
