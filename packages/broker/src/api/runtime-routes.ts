@@ -15,7 +15,7 @@ import type { InvocationGrant, InvocationTokens } from '../functions/invocation-
 import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, parseWith, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import type { IntegrationCallRequest } from '../integrations/integration-calls.ts';
+import type { AppIntegrationCalls, AppIntegrationEmit } from '../integrations/app-integrations.ts';
 import type { JobService } from '../jobs/job-service.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
@@ -50,17 +50,6 @@ export interface RuntimeServices {
    */
   readonly integrationEmit?: AppIntegrationEmit | undefined;
 }
-
-/** `integration.emit` of one provider app, for the invocation that emits. */
-export type AppIntegrationEmit = (
-  invocation: InvocationGrant['integration'],
-  event: { readonly type: string; readonly id: string; readonly data: JsonObject },
-) => number | Promise<number>;
-
-/** The integration calls of one app, as its Functions make them. */
-export type AppIntegrationCalls = (
-  call: Omit<IntegrationCallRequest, 'consumerAppId' | 'manifest'>,
-) => Promise<JsonValue>;
 
 type Body<R> = R extends ContractRoute<infer Q> ? ReturnType<Q['parse']> : never;
 

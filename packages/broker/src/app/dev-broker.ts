@@ -7,14 +7,12 @@ import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { MCP_PATH } from '../http/paths.ts';
-import { directIntegration } from '../integrations/direct-invocation.ts';
-import { mountIntegrationRoutes } from '../integrations/integration-routes.ts';
+import { appIntegrations } from '../integrations/app-integrations.ts';
 import type { OrgIntegrations } from '../integrations/org-integrations.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { agentHttp, oneAppSender } from '../mcp/agent-http.ts';
-import { mountCustomIntegrationRoutes, type PublishingApp } from '../org/custom-integrations.ts';
-import { Memberships } from '../org/memberships.ts';
+import type { PublishingApp } from '../org/custom-integrations.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
 import type { DevFront } from './dev-front.ts';
 import { type Broker, type BrokerOptions, startBrokerWith } from './start-broker.ts';
@@ -68,6 +66,8 @@ export async function launchDevBroker(
   const { appDir, print, devToken, frontend, clock, front } = context;
   const routes = RouteTable.fromManifest(manifest);
   const { integrations } = context;
+  // `platform invoke` of an integration Function runs for the session's test connection.
+  const { direct } = appIntegrations(integrations, context.appId, manifest);
   const broker = await startBrokerWith(
     {
       appDir,
@@ -95,40 +95,12 @@ export async function launchDevBroker(
       ...(context.inMemory ? { inMemory: true } : {}),
       ...(context.ai ? { ai: context.ai } : {}),
       ...(context.authenticate ? { authenticate: context.authenticate } : {}),
-      integrations: (call) =>
-        integrations.calls.call({ ...call, consumerAppId: context.appId, manifest }),
-      integrationEmit: (invocation, event) =>
-        integrations.events.emit(context.appId, invocation, event),
+      integrations: { organisation: integrations, manifest, publishers: context.publishers },
       mount: (app, services) => {
         mountBrokerApi(app, {
           invoker: services.invoker,
           devToken,
-          prepare: (name) =>
-            directIntegration(name, {
-              appId: context.appId,
-              manifest,
-              modes: integrations.modes,
-              connections: integrations.connections,
-              credentials: (connectionId, contract) =>
-                integrations.tokens.credentials(
-                  connectionId,
-                  contract,
-                  integrations.admin.published(contract.name).provider,
-                  `direct-${connectionId}`,
-                ),
-            }),
-        });
-        mountCustomIntegrationRoutes(app, { appId: context.appId, apps: context.publishers });
-        mountIntegrationRoutes(app, {
-          appId: context.appId,
-          admin: integrations.admin,
-          connections: integrations.connections,
-          bindings: integrations.bindings,
-          audit: integrations.audit,
-          modes: integrations.modes,
-          webhooks: integrations.webhooks,
-          events: integrations.events,
-          members: new Memberships(context.central),
+          prepare: (name) => direct(name),
         });
         // The agent tools, for this app's own owner API (a workspace serves them on {base_url}).
         const tools = agentHttp((credential) =>

@@ -6,7 +6,8 @@ import { applyMigrations } from '../db/migrations.ts';
 import { SerialQueue } from '../db/serial-queue.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
-import { type Broker, prepareSearches } from './start-broker.ts';
+import { prepareSearches } from '../search/search-feature.ts';
+import type { Broker } from './start-broker.ts';
 import { appRelative } from './watcher.ts';
 
 /** Starts a broker for one version of platform.yaml behind the dev's port (see `launchDevBroker`). */

@@ -15,9 +15,9 @@ import { bundleDeclared } from '../functions/function-bundles.ts';
 import { resolveSdk } from '../functions/sdk.ts';
 import { dashboardPaths } from '../http/paths.ts';
 import { SmtpListener } from '../inbound-mail/smtp-listener.ts';
+import { providerApp } from '../integrations/app-integrations.ts';
 import { type OrgIntegrations, openOrgIntegrations } from '../integrations/org-integrations.ts';
 import type { ProviderApp } from '../integrations/provider-app.ts';
-import { invokeIntegration, invokeSystem } from '../integrations/provider-invocation.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
@@ -234,21 +234,17 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       { appId, manifest: app?.manifest ?? manifest },
       ...(options.otherApps?.() ?? []),
     ];
-    const self: ProviderApp = {
-      appId,
-      get manifest() {
-        return app?.manifest ?? manifest;
-      },
-      invoke: (fn, call) => {
-        if (!app) throw new Error('The app is still starting.');
-        return invokeIntegration(app.broker.invoker, fn, call);
-      },
-      runSystem: (fn, input, requestId) => {
-        if (!app) throw new Error('The app is still starting.');
-        return invokeSystem(app.broker.invoker, fn, input, requestId);
-      },
-      paused: async () => (app ? app.broker.auth.appPaused() : false),
-    };
+    // The app as the organisation's integration calls reach it, whichever broker serves now.
+    const self = providerApp(appId, manifest, () => {
+      const serving = app?.broker;
+      return serving && app
+        ? {
+            manifest: app.manifest,
+            invoker: serving.invoker,
+            paused: () => serving.auth.appPaused(),
+          }
+        : undefined;
+    });
     const integrations =
       options.integrations ??
       (await openOrgIntegrations({

@@ -1,5 +1,6 @@
-/** Closes one thing a start opened. */
-export type CloseStep = () => Promise<void> | void;
+import type { CloseStep } from '../feature/broker-feature.ts';
+
+export type { CloseStep };
 
 /**
  * What a start has opened so far, closed in reverse order. Each step that opens something

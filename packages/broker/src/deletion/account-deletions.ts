@@ -1,10 +1,12 @@
 import { PlatformError } from '@platform/errors';
 import type { Account } from '../auth/accounts.ts';
 import type { Database } from '../db/database.ts';
+import type { ErasedPerson, FeatureErasure } from '../feature/broker-feature.ts';
+import { eraseRows, tableExists } from '../feature/erase-rows.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret } from '../kernel/crypto.ts';
 import type { Outbox } from '../outbox/outbox.ts';
-import { type DeletedPerson, exists, removePersonFromApp, wipeApp } from './app-erasure.ts';
+import { removePersonFromApp, wipeApp } from './app-erasure.ts';
 import { eraseOrganisation, erasePerson } from './central-erasure.ts';
 
 /** How recent the sign-in of the browser asking for a deletion must be (minutes, spec 3.5). */
@@ -26,9 +28,9 @@ export interface AccountDeletionsOptions {
   readonly appIds: () => readonly string[];
   readonly outbox: Outbox;
   readonly clock: Clock;
-  /** Called once a deletion has taken effect (sessions ended, apps offline). */
-  readonly onDeleted?: () => void;
   readonly print: (line: string) => void;
+  /** How each feature forgets a person, in registry order. */
+  readonly erasures: readonly FeatureErasure[];
 }
 
 /** A deletion asked for from the account page. */
@@ -70,6 +72,7 @@ export class AccountDeletions {
   readonly #o: AccountDeletionsOptions;
   #running: Promise<void> | undefined;
   #stopped = false;
+  readonly #onDeleted: (() => void)[] = [];
 
   constructor(options: AccountDeletionsOptions) {
     this.#o = options;
@@ -150,16 +153,14 @@ export class AccountDeletions {
         [account.id, `${id}@deleted.invalid`, new Date(now.getTime() + 1)],
       );
       await tx.query('DELETE FROM platform.email_links WHERE lower(email) = $1', [account.email]);
-      if (await exists(tx, 'handoffs')) {
-        await tx.query('DELETE FROM platform.handoffs WHERE account_id = $1', [account.id]);
-      }
+      await eraseRows(tx, 'handoffs', 'account_id = $1', [account.id]);
       // Its agents stop at once: their credentials are refused from the next request.
       await tx.query(
         'UPDATE platform.agent_credentials SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL',
         [account.id, now],
       );
       // The only member's organisation goes with them: its apps are offline from here on.
-      if (sole) await eraseOrganisation(tx);
+      if (sole) await eraseOrganisation(tx, this.#o.erasures);
       await tx.query(
         `INSERT INTO platform.account_deletions
            (id, account_id, notify_email, notify_app_id, whole_organisation, requested_at)
@@ -174,7 +175,7 @@ export class AccountDeletions {
       }
       return sole;
     });
-    this.#o.onDeleted?.();
+    for (const listener of this.#onDeleted) listener();
     this.#o.print(
       `[auth] Account ${account.id} is being deleted${wholeOrganisation ? ' with its organisation and apps' : ''}.`,
     );
@@ -195,6 +196,11 @@ export class AccountDeletions {
         });
     }
     return this.#running;
+  }
+
+  /** Calls `listener` each time a deletion has taken effect (sessions ended, apps offline). */
+  whenDeleted(listener: () => void): void {
+    this.#onDeleted.push(listener);
   }
 
   /** Resumes now and every `everyMs`; the answer stops it and waits for a run in progress. */
@@ -218,7 +224,7 @@ export class AccountDeletions {
     let wiped = false;
     for (const row of await this.#unfinished()) {
       if (row.app_done) continue;
-      await this.#appPart(row, { accountId: row.account_id, email: row.notify_email ?? '' });
+      await this.#appPart(row, personOf(row));
       wiped ||= row.whole_organisation;
     }
     return wiped;
@@ -253,7 +259,7 @@ export class AccountDeletions {
     const { central, appId, clock } = this.#o;
     // The address is needed until the confirmation email is sent; a finished central part
     // without one means it was sent already.
-    const person: DeletedPerson = { accountId: row.account_id, email: row.notify_email ?? '' };
+    const person = personOf(row);
     let pending = Number(row.pending_apps);
     if (!row.app_done) {
       await this.#appPart(row, person);
@@ -280,9 +286,9 @@ export class AccountDeletions {
   }
 
   // This app's part: wipe it with its organisation, or remove the person from it; then record it.
-  async #appPart(row: DeletionRow, person: DeletedPerson): Promise<void> {
-    if (row.whole_organisation) await wipeApp(this.#o.db, this.#o.stateDir);
-    else await removePersonFromApp(this.#o.db, person);
+  async #appPart(row: DeletionRow, person: ErasedPerson): Promise<void> {
+    if (row.whole_organisation) await wipeApp(this.#o.db, this.#o.stateDir, this.#o.erasures);
+    else await removePersonFromApp(this.#o.db, person, this.#o.erasures);
     await this.#o.central.query(
       `UPDATE platform.account_deletion_apps SET done_at = $3
        WHERE deletion_id = $1 AND app_id = $2 AND done_at IS NULL`,
@@ -292,7 +298,7 @@ export class AccountDeletions {
 
   // The person's rows and account record, once every app is done, by whichever broker takes
   // the lease first.
-  async #centralPart(row: DeletionRow, person: DeletedPerson): Promise<boolean> {
+  async #centralPart(row: DeletionRow, person: ErasedPerson): Promise<boolean> {
     const { central, clock } = this.#o;
     const now = clock.now();
     const { rowCount } = await central.query(
@@ -302,7 +308,7 @@ export class AccountDeletions {
     );
     if (rowCount === 0) return false;
     await central.transaction(async (tx) => {
-      await erasePerson(tx, person, new Date(row.requested_at));
+      await erasePerson(tx, person, this.#o.erasures);
       await tx.query(
         'UPDATE platform.account_deletions SET central_done_at = $2, lease_until = NULL WHERE id = $1',
         [row.id, clock.now()],
@@ -312,11 +318,20 @@ export class AccountDeletions {
   }
 
   async #ownedApps(tx: Parameters<Parameters<Database['transaction']>[0]>[0], accountId: string) {
-    if (!(await exists(tx, 'apps'))) return [];
+    if (!(await tableExists(tx, 'apps'))) return [];
     const { rows } = await tx.query<{ app_id: string }>(
       'SELECT app_id FROM platform.apps WHERE owner_account_id = $1 ORDER BY app_id',
       [accountId],
     );
     return rows.map((r) => r.app_id);
   }
+}
+
+/** The deleted person as each feature's erasure sees them. */
+function personOf(row: DeletionRow): ErasedPerson {
+  return {
+    accountId: row.account_id,
+    email: row.notify_email ?? '',
+    requestedAt: new Date(row.requested_at),
+  };
 }

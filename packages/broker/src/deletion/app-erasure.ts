@@ -1,30 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Database, Queryable } from '../db/database.ts';
-
-/** The account a deletion removes. */
-export interface DeletedPerson {
-  readonly accountId: string;
-  /** The old address, while the deletion still needs it. */
-  readonly email: string;
-}
-
-/**
- * Platform tables an app wipe leaves alone: the schema's own record, the app's signing keys,
- * and the accounts side (accounts, memberships, grants, links, deletions), which the central
- * part of a deletion handles even where it shares the app's database.
- */
-const keptTables = [
-  'schema_versions',
-  'auth_keys',
-  'accounts',
-  'email_links',
-  'app_grants',
-  'memberships',
-  'handoffs',
-  'account_deletions',
-  'account_deletion_apps',
-];
+import type { Database } from '../db/database.ts';
+import type { ErasedPerson, FeatureErasure } from '../feature/broker-feature.ts';
 
 // Every object the app's migrations made in `public` (not those an extension owns), dropped.
 const dropPublicObjects = `
@@ -77,14 +54,21 @@ END $$`;
  * later start begins the app anew from them. Idempotent, so a deletion that stopped half-way
  * runs it again.
  */
-export async function wipeApp(db: Database, stateDir: string): Promise<void> {
+export async function wipeApp(
+  db: Database,
+  stateDir: string,
+  erasures: readonly FeatureErasure[],
+): Promise<void> {
+  // The schema's own record stays, and the accounts side, which the features' erasures of the
+  // accounts' database handle even where it shares the app's database.
+  const kept = ['schema_versions', ...erasures.flatMap((erasure) => erasure.keptByAppWipe ?? [])];
   await db.transaction(async (tx) => {
     await tx.exec(dropPublicObjects);
     const { rows } = await tx.query<{ name: string }>(
       `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
        WHERE (schemaname = 'platform' AND NOT (tablename = ANY($1)))
           OR schemaname = 'platform_search'`,
-      [keptTables],
+      [kept],
     );
     if (rows.length > 0) await tx.exec(`TRUNCATE ${rows.map((r) => r.name).join(', ')} CASCADE`);
   });
@@ -95,37 +79,15 @@ export async function wipeApp(db: Database, stateDir: string): Promise<void> {
 
 /**
  * Removes a person from an app that stays (it belongs to an organisation with other members):
- * their sessions, push subscriptions and local push devices, and the captured emails sent to
- * them or received from them. Rows of the app's own tables are the app's data and stay.
+ * each feature erases its rows of the person in the app's database (sessions, push
+ * subscriptions, captured email). Rows of the app's own tables are the app's data and stay.
  */
-export async function removePersonFromApp(db: Database, person: DeletedPerson): Promise<void> {
+export async function removePersonFromApp(
+  db: Database,
+  person: ErasedPerson,
+  erasures: readonly FeatureErasure[],
+): Promise<void> {
   await db.transaction(async (tx) => {
-    const { accountId, email } = person;
-    await tx.query('DELETE FROM platform.sessions WHERE account_id = $1', [accountId]);
-    for (const table of ['push_subscriptions', 'push_local_devices', 'push_local_deliveries']) {
-      if (await exists(tx, table)) {
-        await tx.query(`DELETE FROM platform.${table} WHERE user_id = $1`, [accountId]);
-      }
-    }
-    await tx.query(
-      `DELETE FROM platform.outbox WHERE EXISTS (
-         SELECT 1 FROM jsonb_array_elements_text(recipients) AS r WHERE lower(r) = $1)`,
-      [email],
-    );
-    if (await exists(tx, 'inbound_mail')) {
-      await tx.query(
-        'DELETE FROM platform.inbound_mail WHERE lower(from_address) = $1 OR lower(envelope_from) = $1',
-        [email],
-      );
-    }
+    for (const erasure of erasures) await erasure.appPerson?.(tx, person);
   });
-}
-
-/** Whether the platform table exists in this database (older and lone databases lack some). */
-export async function exists(on: Queryable, table: string): Promise<boolean> {
-  const { rows } = await on.query<{ found: string | null }>(
-    'SELECT to_regclass($1)::text AS found',
-    [`platform.${table}`],
-  );
-  return rows[0]?.found != null;
 }

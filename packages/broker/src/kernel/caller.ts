@@ -41,3 +41,6 @@ export function systemCaller(connectionId?: string): Caller {
 export function contextUser(caller: Caller): { id: string } | null {
   return caller.kind === 'user' ? { id: caller.userId } : null;
 }
+
+/** Resolves who a browser or app-token request acts for (sign-in, or a test's own identity). */
+export type Authenticate = (request: Request) => Promise<Caller>;

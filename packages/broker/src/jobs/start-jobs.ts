@@ -2,12 +2,12 @@ import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifes
 import type { Database } from '../db/database.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
-import { adoptLocalRows } from '../jobs/adopt-local-rows.ts';
-import { CronScheduler } from '../jobs/cron/cron-scheduler.ts';
-import type { JobScope } from '../jobs/job-policy.ts';
-import { JobService } from '../jobs/job-service.ts';
-import { type AttemptReport, JobWorker } from '../jobs/job-worker.ts';
 import type { Clock } from '../kernel/clock.ts';
+import { adoptLocalRows } from './adopt-local-rows.ts';
+import { CronScheduler } from './cron/cron-scheduler.ts';
+import type { JobScope } from './job-policy.ts';
+import { JobService } from './job-service.ts';
+import { type AttemptReport, JobWorker } from './job-worker.ts';
 
 /** The jobs and cron part of `BrokerOptions`. */
 export interface BrokerJobsOptions {

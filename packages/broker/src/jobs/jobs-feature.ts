@@ -1,0 +1,39 @@
+import type { AuthService } from '../auth/auth-service.ts';
+import type { BrokerFeature } from '../feature/broker-feature.ts';
+import type { FileService } from '../files/file-service.ts';
+import { printableError } from '../logs/printable.ts';
+import { mountJobSummaryRoutes } from './dashboard/summary-routes.ts';
+import { localScope } from './job-service.ts';
+import { mountJobsRoutes } from './jobs-routes.ts';
+import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './start-jobs.ts';
+
+/** Queues, the job worker and the cron scheduler (docs/jobs.md), and the jobs API. */
+export function jobsFeature(
+  options: BrokerJobsOptions | undefined,
+): BrokerFeature<'jobs', { files: FileService; auth: AuthService }, BrokerJobs> {
+  return {
+    name: 'jobs',
+    start: async (base, { files, auth }) => {
+      const jobs = await startBrokerJobs(
+        base.db,
+        files,
+        base.invoker,
+        {
+          // Spec 3.3: while the owner is paused for verification, the worker and cron hold off.
+          paused: () => auth.appPaused(),
+          scope: { ...localScope, appId: base.appId },
+          ...options,
+        },
+        (error) => base.print(`broker jobs error: ${printableError(error)}`),
+      );
+      base.onClose(() => jobs.stop());
+      return jobs;
+    },
+    mount: {
+      routes: (app, jobs) => {
+        mountJobSummaryRoutes(app, { jobs: jobs.service }); // before /jobs/:jobId
+        mountJobsRoutes(app, { jobs: jobs.service });
+      },
+    },
+  };
+}

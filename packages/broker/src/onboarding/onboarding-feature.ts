@@ -1,0 +1,29 @@
+import type { AuthService } from '../auth/auth-service.ts';
+import type { BrokerFeature } from '../feature/broker-feature.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { Outbox } from '../outbox/outbox.ts';
+import { Onboarding, type OnboardingOptions } from './onboarding.ts';
+import { mountOnboardingRoutes } from './onboarding-routes.ts';
+
+/**
+ * Agent-created accounts with this app as the project (spec 5.2). `handOver` is what a confirmed
+ * request does to the app (the organisation's rule), given the services started before.
+ */
+export function onboardingFeature<Needs extends object>(settings: {
+  readonly clock: Clock;
+  readonly handOver: (needs: Needs) => OnboardingOptions['handOver'];
+}): BrokerFeature<'onboarding', Needs & { auth: AuthService; outbox: Outbox }, Onboarding> {
+  return {
+    name: 'onboarding',
+    start: (base, needs) =>
+      new Onboarding({
+        auth: needs.auth,
+        accounts: base.central,
+        outbox: needs.outbox,
+        clock: settings.clock,
+        print: base.print,
+        handOver: settings.handOver(needs),
+      }),
+    mount: { routes: (app, onboarding, { auth }) => mountOnboardingRoutes(app, auth, onboarding) },
+  };
+}

@@ -1,0 +1,56 @@
+import type { BrokerFeature } from '../feature/broker-feature.ts';
+import { eraseRows } from '../feature/erase-rows.ts';
+import { type CentralAuthority, centralAuthority } from './authority.ts';
+import { mountAuthorityRoutes } from './authority-routes.ts';
+import { Memberships } from './memberships.ts';
+
+/** The organisation of an app served with a central store: its authority facts and members. */
+export interface Organisation {
+  readonly authority: CentralAuthority;
+  readonly members: Memberships;
+}
+
+/** An app of the organisation with its `{app_url}`. */
+export interface OrganisationApp {
+  readonly appId: string;
+  readonly url: string;
+}
+
+/**
+ * The organisation's authority facts and members (docs/organisations.md), when the broker
+ * serves with an organisation's central store; `undefined` for a broker running alone. The app
+ * registers itself at start. `apps` lists the organisation's apps, this one included.
+ */
+export function orgFeature(settings: {
+  readonly apps: () => readonly OrganisationApp[];
+}): BrokerFeature<'org', object, Organisation | undefined> {
+  return {
+    name: 'org',
+    start: async (base) => {
+      if (!base.organisation) return undefined;
+      const authority = centralAuthority(base.central);
+      await authority.register([base.appId]);
+      return { authority, members: new Memberships(base.central) };
+    },
+    mount: {
+      routes: (app, org, _needs, { appId }) => {
+        if (org) mountAuthorityRoutes(app, { appId, ...org, apps: settings.apps });
+      },
+    },
+    erasure: {
+      person: async (tx, { accountId }) => {
+        for (const table of ['app_audience_accounts', 'app_editors', 'platform_admins']) {
+          await eraseRows(tx, table, 'account_id = $1', [accountId]);
+        }
+        // Rejoining the organisation needs a new invitation.
+        await eraseRows(tx, 'memberships', 'account_id = $1', [accountId]);
+      },
+      organisation: async (tx) => {
+        const tables = ['app_audience_accounts', 'app_audiences', 'app_editors', 'apps'];
+        for (const table of [...tables, 'platform_admins', 'memberships']) {
+          await eraseRows(tx, table);
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { BrokerFeature } from '../feature/broker-feature.ts';
+import { eraseRows } from '../feature/erase-rows.ts';
+import { mountPushRoutes } from './push-routes.ts';
+import { PushService } from './push-service.ts';
+
+/**
+ * Web Push (docs/notifications.md): VAPID keys, subscriptions, `ctx.notifications`, the
+ * browser's push routes and, in development, the local push service, which authenticates its
+ * senders by VAPID and so answers before sign-in's admission.
+ */
+export const pushFeature: BrokerFeature<'push', object, PushService> = {
+  name: 'push',
+  start: (base) =>
+    PushService.create(base.db, {
+      stateDir: base.stateDir,
+      brokerUrl: `http://127.0.0.1:${base.port}`,
+    }),
+  mount: {
+    edge: (app, push) => push.local?.mount(app),
+    routes: (app, push, _needs, { authenticate }) => mountPushRoutes(app, { push, authenticate }),
+  },
+  erasure: {
+    appPerson: async (tx, { accountId }) => {
+      for (const table of ['push_subscriptions', 'push_local_devices', 'push_local_deliveries']) {
+        await eraseRows(tx, table, 'user_id = $1', [accountId]);
+      }
+    },
+  },
+};
