@@ -1,5 +1,6 @@
 import type { AuthService } from '../auth/auth-service.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
+import { eraseRows } from '../feature/erase-rows.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { Onboarding, type OnboardingOptions } from './onboarding.ts';
@@ -24,6 +25,18 @@ export function onboardingFeature<Needs extends object>(settings: {
         print: base.print,
         handOver: settings.handOver(needs),
       }),
+    erasure: {
+      // The requests that onboarded the person, and those naming their address.
+      person: (tx, { accountId, email }) =>
+        eraseRows(tx, 'onboarding_requests', 'account_id = $1 OR lower(email) = $2', [
+          accountId,
+          email,
+        ]),
+      organisation: async (tx) => {
+        await eraseRows(tx, 'onboarding_requests');
+        await eraseRows(tx, 'organisation_profile');
+      },
+    },
     mount: { routes: (app, onboarding, { auth }) => mountOnboardingRoutes(app, auth, onboarding) },
   };
 }
