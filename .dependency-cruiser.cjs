@@ -1,39 +1,56 @@
 // The import rules CI enforces (`npm run check:imports`): no cycle between files or folders of
-// any package's src, and inside the broker, imports that only run down its floors
-// (CONTRIBUTING.md, "Where does a new thing go").
+// any package's src, and inside the broker, imports that only run down its floors. FLOORS.md
+// beside this file describes the floors and what goes on each.
 
-/** The broker's floors, top first. A folder may import its own floor's folders and any below. */
+/**
+ * The broker's floors, top first; `null` is the features floor, which holds every folder of
+ * `src/` that no other floor names. A folder may import its own floor's folders and any below.
+ */
 const brokerFloors = [
   ['bin\\.ts', 'index\\.ts'],
   ['cli'],
   ['app'],
   ['api', 'mcp'],
-  [
-    'auth',
-    'jobs',
-    'search',
-    'data',
-    'files',
-    'outbox',
-    'org',
-    'integrations',
-    'deletion',
-    'onboarding',
-  ],
-  ['functions', 'secrets', 'http', 'db'],
+  null,
+  ['feature', 'pages', 'functions', 'secrets', 'http', 'db'],
   ['project', 'logs', 'kernel'],
 ];
 
 const broker = 'packages/broker/src';
 const anyOf = (names) => `^${broker}/(${names.join('|')})($|/)`;
+const named = brokerFloors.filter(Boolean).flat();
+const featuresAt = brokerFloors.indexOf(null);
+const above = (index) => brokerFloors.slice(0, index).flat().filter(Boolean);
+const below = (index) => brokerFloors.slice(index + 1).flat().filter(Boolean);
 
-const floorRules = brokerFloors.slice(1).map((floor, index) => ({
-  name: `broker-floor-${floor.join('-')}`,
-  severity: 'error',
-  comment: `${floor.join(', ')} may not import the floors above them.`,
-  from: { path: anyOf(floor) },
-  to: { path: anyOf(brokerFloors.slice(0, index + 1).flat()) },
-}));
+// A named floor may not import the floors above it, and a floor below the features may import
+// nothing but its own floor and those below: so a new folder, a feature, is fenced in at once.
+const floorRules = brokerFloors.flatMap((floor, index) => {
+  if (index === 0) return [];
+  if (floor === null) {
+    return [
+      {
+        name: 'broker-floor-features',
+        severity: 'error',
+        comment: 'A feature folder may not import the floors above the features.',
+        from: { path: `^${broker}/`, pathNot: anyOf(named) },
+        to: { path: anyOf(above(index)) },
+      },
+    ];
+  }
+  return [
+    {
+      name: `broker-floor-${floor.join('-')}`,
+      severity: 'error',
+      comment: `${floor.join(', ')} may not import the floors above them.`,
+      from: { path: anyOf(floor) },
+      to:
+        index > featuresAt
+          ? { path: `^${broker}/`, pathNot: anyOf([...floor, ...below(index)]) }
+          : { path: anyOf(above(index)) },
+    },
+  ];
+});
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -52,6 +69,14 @@ module.exports = {
       comment: 'Files import each other in a circle.',
       from: { path: '^packages/[^/]+/src' },
       to: { circular: true },
+    },
+    {
+      name: 'broker-file-outside-floors',
+      severity: 'error',
+      comment:
+        'Every broker file lives in a folder (a floor or a feature); only bin.ts and index.ts sit in src/.',
+      from: { path: `^${broker}/[^/]+$`, pathNot: anyOf(brokerFloors[0]) },
+      to: {},
     },
     {
       name: 'http-imports-no-feature',
