@@ -11,10 +11,15 @@ import type {
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
+/** What a feature placed above the features it needs is asked to be: nothing can be. */
+interface NeedsUnmet<Name extends string, Missing> {
+  readonly placedAboveWhatItNeeds: { readonly feature: Name; readonly missing: Missing };
+}
+
 /**
  * The features in registry order, each checked against the services started before it: a
- * feature whose `Needs` the earlier ones do not provide turns into the type it would need to
- * be, so a misplaced registry line fails to compile at that line.
+ * feature whose `Needs` the earlier ones do not provide must also be a {@link NeedsUnmet},
+ * which no feature is, so a misplaced registry line fails to compile and names what it misses.
  */
 export type InOrder<
   Features extends readonly AnyFeature[],
@@ -22,7 +27,7 @@ export type InOrder<
 > = Features extends readonly [infer First, ...infer Rest extends readonly AnyFeature[]]
   ? First extends BrokerFeature<infer Name, infer Needs, infer Service>
     ? readonly [
-        Have extends Needs ? First : BrokerFeature<Name, Simplify<Have>, Service>,
+        Have extends Needs ? First : First & NeedsUnmet<Name, Exclude<keyof Needs, keyof Have>>,
         ...InOrder<Rest, Have & Record<Name, Service>>,
       ]
     : never
