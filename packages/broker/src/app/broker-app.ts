@@ -3,7 +3,7 @@ import { mountAiRoutes } from '../ai/ai-routes.ts';
 import type { AiService } from '../ai/ai-service.ts';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { mountLegacyAppPaths } from '../api/legacy-app-paths.ts';
-import { type Authenticate, mountRestRoutes } from '../api/rest-routes.ts';
+import { mountRestRoutes } from '../api/rest-routes.ts';
 import {
   type AppIntegrationCalls,
   type AppIntegrationEmit,
@@ -27,7 +27,7 @@ import { mountInboundMailRoutes } from '../inbound-mail/inbound-routes.ts';
 import { mountJobSummaryRoutes } from '../jobs/dashboard/summary-routes.ts';
 import type { JobService } from '../jobs/job-service.ts';
 import { mountJobsRoutes } from '../jobs/jobs-routes.ts';
-import { anonymousCaller } from '../kernel/caller.ts';
+import { type Authenticate, anonymousCaller } from '../kernel/caller.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Onboarding } from '../onboarding/onboarding.ts';
 import { mountOnboardingRoutes } from '../onboarding/onboarding-routes.ts';

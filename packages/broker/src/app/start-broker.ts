@@ -4,7 +4,6 @@ import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
 import { type AiOptions, createAiProvider } from '../ai/ai-config.ts';
 import { AiService } from '../ai/ai-service.ts';
-import type { Authenticate } from '../api/rest-routes.ts';
 import type { AppIntegrationCalls, AppIntegrationEmit } from '../api/runtime-routes.ts';
 import { type AuthOptions, resolveAuthOptions } from '../auth/auth-options.ts';
 import { AuthService } from '../auth/auth-service.ts';
@@ -28,6 +27,7 @@ import { type BrokerListener, listenBroker, type RunningServer } from '../http/s
 import { devMailDomain, InboundAddresses } from '../inbound-mail/addresses.ts';
 import { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { localScope } from '../jobs/job-service.ts';
+import type { Authenticate } from '../kernel/caller.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { printableError } from '../logs/printable.ts';
