@@ -2,7 +2,7 @@ import { browserRoutes } from '@platform/schema/routes';
 import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
-import { parseEmail } from './auth-options.ts';
+import { parseEmail } from '../kernel/email.ts';
 import type { AuthService } from './auth-service.ts';
 import { claimRoute } from './claim-route.ts';
 import { CONFIRMATION_COOKIE_SECONDS } from './confirmation-cookie.ts';

@@ -3,6 +3,7 @@ import type { Account } from '../auth/accounts.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret } from '../kernel/crypto.ts';
+import { normalizeEmail } from '../kernel/email.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { type DeletedPerson, exists, removePersonFromApp, wipeApp } from './app-erasure.ts';
 import { eraseOrganisation, erasePerson } from './central-erasure.ts';
@@ -97,7 +98,7 @@ export class AccountDeletions {
         message: `Deleting the account needs a sign-in within the last ${RECENT_SIGN_IN_MINUTES} minutes: sign out, sign in again and come back.`,
       });
     }
-    if (request.typedEmail.trim().toLowerCase() !== account.email) {
+    if (normalizeEmail(request.typedEmail) !== account.email) {
       throw new PlatformError({
         code: 'INVALID_INPUT',
         message: `Type the account's address, ${account.email}, exactly to confirm.`,

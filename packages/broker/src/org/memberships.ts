@@ -1,5 +1,6 @@
 import { PlatformError } from '@platform/errors';
 import type { Database, Transaction } from '../db/database.ts';
+import { normalizeEmail } from '../kernel/email.ts';
 
 /** A member's role in the organisation. */
 export type OrgRole = 'member' | 'administrator';
@@ -100,7 +101,7 @@ async function memberByEmail(tx: Transaction, email: string): Promise<Member> {
   const { rows } = await tx.query<{ account_id: string; email: string; role: OrgRole }>(
     `SELECT m.account_id, a.email, m.role FROM platform.memberships m
      JOIN platform.accounts a ON a.id = m.account_id WHERE a.email = $1`,
-    [email.trim().toLowerCase()],
+    [normalizeEmail(email)],
   );
   const row = rows[0];
   if (row === undefined) {
