@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret } from '../kernel/crypto.ts';
 import { normalizeEmail } from '../kernel/email.ts';
+import { keepAnAdministrator, type OrgRole } from '../org/memberships.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { type DeletedPerson, exists, removePersonFromApp, wipeApp } from './app-erasure.ts';
 import { eraseOrganisation, erasePerson } from './central-erasure.ts';
@@ -108,7 +109,7 @@ export class AccountDeletions {
     const id = `del_${randomSecret(12)}`;
     const wholeOrganisation = await this.#o.central.transaction(async (tx) => {
       // Serialises with role changes and other deletions: the rules below read the members.
-      const { rows: members } = await tx.query<{ account_id: string; role: string }>(
+      const { rows: members } = await tx.query<{ account_id: string; role: OrgRole }>(
         'SELECT account_id, role FROM platform.memberships ORDER BY account_id FOR UPDATE',
       );
       const { rowCount: running } = await tx.query(
@@ -125,11 +126,11 @@ export class AccountDeletions {
       const sole = others.length === 0;
       if (!sole) {
         const me = members.find((m) => m.account_id === account.id);
-        if (me?.role === 'administrator' && !others.some((m) => m.role === 'administrator')) {
-          throw new PlatformError({
-            code: 'LAST_ADMINISTRATOR',
-            message:
-              "You are the organisation's only administrator: make another member administrator first (platform org role <email> administrator).",
+        if (me !== undefined) {
+          await keepAnAdministrator(tx, {
+            accountId: account.id,
+            email: account.email,
+            role: me.role,
           });
         }
         const owned = await this.#ownedApps(tx, account.id);
