@@ -3,6 +3,7 @@ import { PlatformError } from '@platform/errors';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 import type { AgentCredentialInfo } from './agent-credentials.ts';
 import type { AppTokenInfo, AppTokens } from './app-tokens.ts';
 
@@ -97,7 +98,7 @@ export class AppTokenRequests {
          (id, app_id, name, user_code, claim_hash, state, created_at, expires_at, kind)
        VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8) RETURNING *`,
       [
-        `${kind === 'agent' ? 'agentreq' : 'tokreq'}_${randomSecret(12)}`,
+        newId(kind === 'agent' ? 'agentRequest' : 'tokenRequest'),
         this.#appId,
         name,
         `${code.slice(0, 4).join('')}-${code.slice(4).join('')}`,

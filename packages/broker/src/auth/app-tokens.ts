@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 
 /**
  * The fixed start of every app access token (spec 2.2: the service prefix, then `app_`). Secret
@@ -80,7 +81,7 @@ export class AppTokens {
     const { rows } = await on.query<TokenRow>(
       `INSERT INTO platform.app_tokens (id, app_id, name, token_hash, hint, created_at)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [newId(), this.#appId, name, sha256(token), hintOf(token), this.#clock.now()],
+      [newId('appToken'), this.#appId, name, sha256(token), hintOf(token), this.#clock.now()],
     );
     return { ...this.#info(rows[0] as TokenRow), token };
   }
@@ -97,7 +98,7 @@ export class AppTokens {
          (id, app_id, name, reveal_hash, reveal_expires_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
       [
-        newId(),
+        newId('appToken'),
         this.#appId,
         name,
         sha256(revealSecret),
@@ -192,5 +193,4 @@ export class AppTokens {
   }
 }
 
-const newId = () => `tok_${randomSecret(9)}`;
 const hintOf = (token: string) => `${token.slice(0, APP_TOKEN_PREFIX.length + 4)}…`;

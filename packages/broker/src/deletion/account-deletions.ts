@@ -2,8 +2,8 @@ import { PlatformError } from '@platform/errors';
 import type { Account } from '../auth/accounts.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
-import { randomSecret } from '../kernel/crypto.ts';
 import { normalizeEmail } from '../kernel/email.ts';
+import { newId } from '../kernel/ids.ts';
 import { keepAnAdministrator, type OrgRole } from '../org/memberships.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { type DeletedPerson, exists, removePersonFromApp, wipeApp } from './app-erasure.ts';
@@ -106,7 +106,7 @@ export class AccountDeletions {
         details: { field: 'email' },
       });
     }
-    const id = `del_${randomSecret(12)}`;
+    const id = newId('accountDeletion');
     const wholeOrganisation = await this.#o.central.transaction(async (tx) => {
       // Serialises with role changes and other deletions: the rules below read the members.
       const { rows: members } = await tx.query<{ account_id: string; role: OrgRole }>(
