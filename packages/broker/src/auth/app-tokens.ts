@@ -1,5 +1,6 @@
+import { limits } from '@platform/schema';
 import type { Database, Queryable } from '../db/database.ts';
-import type { Clock } from '../kernel/clock.ts';
+import { addSeconds, type Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import { newId } from '../kernel/ids.ts';
 
@@ -8,9 +9,6 @@ import { newId } from '../kernel/ids.ts';
  * scanners can match `plat_app_[A-Za-z0-9_-]{43}`.
  */
 export const APP_TOKEN_PREFIX = 'plat_app_';
-
-/** How long a reveal link stays good (minutes). */
-export const REVEAL_LINK_MINUTES = 15;
 
 /**
  * `active`: usable; `awaiting_reveal`: made, its value not yet shown (its reveal link is still
@@ -88,7 +86,7 @@ export class AppTokens {
 
   /**
    * Makes a token whose value is made only when `revealSecret` is used ({@link reveal}), within
-   * {@link REVEAL_LINK_MINUTES}: the caller hands the secret on as a link, never the value.
+   * `limits.revealLinkSeconds`: the caller hands the secret on as a link, never the value.
    */
   async createRevealable(name: string): Promise<{ info: AppTokenInfo; revealSecret: string }> {
     const revealSecret = randomSecret();
@@ -102,7 +100,7 @@ export class AppTokens {
         this.#appId,
         name,
         sha256(revealSecret),
-        new Date(now.getTime() + REVEAL_LINK_MINUTES * 60_000),
+        addSeconds(now, limits.revealLinkSeconds),
         now,
       ],
     );

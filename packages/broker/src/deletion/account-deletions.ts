@@ -1,16 +1,14 @@
 import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import type { Account } from '../auth/accounts.ts';
 import type { Database } from '../db/database.ts';
-import type { Clock } from '../kernel/clock.ts';
+import { type Clock, inMinutes } from '../kernel/clock.ts';
 import { normalizeEmail } from '../kernel/email.ts';
 import { newId } from '../kernel/ids.ts';
 import { keepAnAdministrator, type OrgRole } from '../org/memberships.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { type DeletedPerson, exists, removePersonFromApp, wipeApp } from './app-erasure.ts';
 import { eraseOrganisation, erasePerson } from './central-erasure.ts';
-
-/** How recent the sign-in of the browser asking for a deletion must be (minutes, spec 3.5). */
-export const RECENT_SIGN_IN_MINUTES = 10;
 
 // How long one broker holds the central part of a deletion before another may take it over.
 const LEASE_MS = 30_000;
@@ -80,12 +78,12 @@ export class AccountDeletions {
   /** Whether a sign-in at `signedInAt` is recent enough to delete the account. */
   isRecent(signedInAt: Date): boolean {
     const age = this.#o.clock.now().getTime() - signedInAt.getTime();
-    return age <= RECENT_SIGN_IN_MINUTES * 60_000;
+    return age <= limits.recentSignInSeconds * 1000;
   }
 
   /**
    * Deletes `request.account`: `RECENT_SIGN_IN_REQUIRED` for a sign-in older than
-   * {@link RECENT_SIGN_IN_MINUTES}, `INVALID_INPUT` when the typed address is not the
+   * `limits.recentSignInSeconds`, `INVALID_INPUT` when the typed address is not the
    * account's, `ACCOUNT_DELETION_IN_PROGRESS` for a second request, `LAST_ADMINISTRATOR` for
    * the only administrator of an organisation with other members, `ACCOUNT_OWNS_APPS` for the
    * owner of apps that other members use. Nothing changes when it refuses.
@@ -96,7 +94,7 @@ export class AccountDeletions {
     if (!this.isRecent(request.signedInAt)) {
       throw new PlatformError({
         code: 'RECENT_SIGN_IN_REQUIRED',
-        message: `Deleting the account needs a sign-in within the last ${RECENT_SIGN_IN_MINUTES} minutes: sign out, sign in again and come back.`,
+        message: `Deleting the account needs a sign-in within the last ${inMinutes(limits.recentSignInSeconds)}: sign out, sign in again and come back.`,
       });
     }
     if (normalizeEmail(request.typedEmail) !== account.email) {
