@@ -1,19 +1,13 @@
 #!/usr/bin/env node
 // A small entry: check the Node version first, then load the CLI. A static import of the CLI
 // would load its dependencies (undici needs Node 22.19) before the check could run.
-import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
 import { nodeTooOld } from './cli/node-version.ts';
+import { brokerPackage } from './kernel/broker-package.ts';
 import { platformCacheDir } from './kernel/cache-dir.ts';
 
-// `../package.json` from both src/bin.ts and dist/bin.js.
-const engines = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    engines: { node: string };
-  }
-).engines;
-const tooOld = nodeTooOld(process.versions.node, engines.node, process.execPath);
+const tooOld = nodeTooOld(process.versions.node, brokerPackage.engines.node, process.execPath);
 if (tooOld !== undefined) {
   process.stderr.write(`${tooOld}\n`);
   process.exit(1);

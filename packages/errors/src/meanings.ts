@@ -105,7 +105,8 @@ export const errorMeanings = {
   INVOCATION_TOKEN_INVALID:
     'The invocation token is missing, expired or not valid for this runtime route.',
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',
-  RECENT_SIGN_IN_REQUIRED: 'This action needs a sign-in within the last 10 minutes; sign in again.',
+  RECENT_SIGN_IN_REQUIRED:
+    'This action needs a recent sign-in (`limits.recentSignInSeconds`); sign in again.',
   ACCOUNT_DELETION_IN_PROGRESS: 'The account is already being deleted.',
   ACCOUNT_OWNS_APPS:
     'The account owns apps that other members of the organisation use; hand them over first.',

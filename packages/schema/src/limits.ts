@@ -17,6 +17,20 @@ export const limits = {
   /** The access token is refreshed during its final minute. */
   accessTokenRefreshWindowSeconds: 60,
   customDomainDataAuthorizationSeconds: 60,
+  /**
+   * The cookie that ties the confirmation of an email link to the browser that opened its
+   * review page (ours; the spec shows none).
+   */
+  confirmationCookieSeconds: 10 * 60,
+  /** The sign-in age that account deletion requires (spec 3.5). */
+  recentSignInSeconds: 10 * 60,
+  /**
+   * A request for an app access token or an agent credential: the owner's time to approve it in
+   * the browser and the requester's to claim it (ours; the spec shows none).
+   */
+  tokenRequestSeconds: 10 * 60,
+  /** The one-time link that reveals a new app access token once (ours; the spec shows none). */
+  revealLinkSeconds: 15 * 60,
   search: {
     queryMaxLength: 2048,
     limitMin: 1,
@@ -55,6 +69,10 @@ export const limits = {
     webhookBodyMaxBytes: 256 * KiB,
     eventDataMaxBytes: 64 * KiB,
     eventRetentionSeconds: 14 * DAY,
+    /** The one-time link to a connection's page, made for one person (ours). */
+    connectLinkSeconds: 30 * 60,
+    /** An OAuth authorization in flight, from the redirect to the provider to its callback. */
+    oauthStateSeconds: 10 * 60,
   },
   cron: { recoveryWindowSeconds: DAY },
   /**

@@ -3,7 +3,7 @@ import type { Context, Hono, Next } from 'hono';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import type { Authenticate } from './rest-routes.ts';
+import type { Authenticate } from '../kernel/caller.ts';
 import type { RouteTable } from './route-table.ts';
 
 /** What the Function routes need. */

@@ -3,10 +3,7 @@ import type { Hono } from 'hono';
 import type { DataService } from '../data/data-service.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import type { Caller } from '../kernel/caller.ts';
-
-/** Resolves the identity of a browser or token request (sessions and app access tokens). */
-export type Authenticate = (request: Request) => Promise<Caller>;
+import type { Authenticate } from '../kernel/caller.ts';
 
 /**
  * `POST {app_url}/rest/v1/rpc/<function>` (spec 2.2) calls a database function of the public

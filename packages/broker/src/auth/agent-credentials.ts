@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 
 /** The fixed start of every agent credential: `plat_agent_` and 256 random bits. */
 export const AGENT_CREDENTIAL_PREFIX = 'plat_agent_';
@@ -65,7 +66,7 @@ export class AgentCredentials {
          (id, account_id, app_id, name, token_hash, hint, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
       [
-        `agent_${randomSecret(9)}`,
+        newId('agentCredential'),
         accountId,
         appId,
         name,

@@ -1,8 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
-import type { Clock } from '../kernel/clock.ts';
+import { addSeconds, type Clock, inMinutes } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 import type { AgentCredentialInfo } from './agent-credentials.ts';
 import type { AppTokenInfo, AppTokens } from './app-tokens.ts';
 
@@ -14,9 +16,6 @@ export type IssueAgentCredential = (
   accountId: string,
   name: string,
 ) => Promise<AgentCredentialInfo & { token: string }>;
-
-/** How long the owner has to approve a request, and the requester to claim it (minutes). */
-export const TOKEN_REQUEST_MINUTES = 10;
 
 /** A request as the owner's approval page shows it. */
 export interface AppTokenRequestView {
@@ -97,13 +96,13 @@ export class AppTokenRequests {
          (id, app_id, name, user_code, claim_hash, state, created_at, expires_at, kind)
        VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8) RETURNING *`,
       [
-        `${kind === 'agent' ? 'agentreq' : 'tokreq'}_${randomSecret(12)}`,
+        newId(kind === 'agent' ? 'agentRequest' : 'tokenRequest'),
         this.#appId,
         name,
         `${code.slice(0, 4).join('')}-${code.slice(4).join('')}`,
         sha256(claimSecret),
         now,
-        new Date(now.getTime() + TOKEN_REQUEST_MINUTES * 60_000),
+        addSeconds(now, limits.tokenRequestSeconds),
         kind,
       ],
     );
@@ -166,7 +165,7 @@ export class AppTokenRequests {
             message:
               view.state === 'claimed'
                 ? 'This request was already claimed; make a new one.'
-                : `The request was not approved within ${TOKEN_REQUEST_MINUTES} minutes; make a new one.`,
+                : `The request was not approved within ${inMinutes(limits.tokenRequestSeconds)}; make a new one.`,
           });
         }
         if (view.state === 'pending') return { state: 'pending', expiresAt: view.expiresAt };

@@ -1,15 +1,14 @@
+import { limits } from '@platform/schema';
 import type { Database, Queryable } from '../db/database.ts';
-import type { Clock } from '../kernel/clock.ts';
+import { addSeconds, type Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 
 /**
  * The fixed start of every app access token (spec 2.2: the service prefix, then `app_`). Secret
  * scanners can match `plat_app_[A-Za-z0-9_-]{43}`.
  */
 export const APP_TOKEN_PREFIX = 'plat_app_';
-
-/** How long a reveal link stays good (minutes). */
-export const REVEAL_LINK_MINUTES = 15;
 
 /**
  * `active`: usable; `awaiting_reveal`: made, its value not yet shown (its reveal link is still
@@ -80,14 +79,14 @@ export class AppTokens {
     const { rows } = await on.query<TokenRow>(
       `INSERT INTO platform.app_tokens (id, app_id, name, token_hash, hint, created_at)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [newId(), this.#appId, name, sha256(token), hintOf(token), this.#clock.now()],
+      [newId('appToken'), this.#appId, name, sha256(token), hintOf(token), this.#clock.now()],
     );
     return { ...this.#info(rows[0] as TokenRow), token };
   }
 
   /**
    * Makes a token whose value is made only when `revealSecret` is used ({@link reveal}), within
-   * {@link REVEAL_LINK_MINUTES}: the caller hands the secret on as a link, never the value.
+   * `limits.revealLinkSeconds`: the caller hands the secret on as a link, never the value.
    */
   async createRevealable(name: string): Promise<{ info: AppTokenInfo; revealSecret: string }> {
     const revealSecret = randomSecret();
@@ -97,11 +96,11 @@ export class AppTokens {
          (id, app_id, name, reveal_hash, reveal_expires_at, created_at)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
       [
-        newId(),
+        newId('appToken'),
         this.#appId,
         name,
         sha256(revealSecret),
-        new Date(now.getTime() + REVEAL_LINK_MINUTES * 60_000),
+        addSeconds(now, limits.revealLinkSeconds),
         now,
       ],
     );
@@ -192,5 +191,4 @@ export class AppTokens {
   }
 }
 
-const newId = () => `tok_${randomSecret(9)}`;
 const hintOf = (token: string) => `${token.slice(0, APP_TOKEN_PREFIX.length + 4)}…`;

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { isEmailAddress } from '@platform/schema';
 import { type Clock, systemClock } from '../kernel/clock.ts';
+import { normalizeEmail } from '../kernel/email.ts';
 
 /** Whether anonymous visitors may open the app (manifest top-level `visibility`). */
 export type AppVisibility = 'public' | 'private';
@@ -130,19 +130,4 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     peers: options.peers ?? (() => []),
     isReviewer: options.isReviewer ?? (async () => false),
   };
-}
-
-/**
- * Lower-cases and trims an address; `undefined` when it is not one plain address (the rule of
- * `isEmailAddress`, the same as for sending mail: no control characters, so an address can
- * never print as more than one line of the terminal or reach the database with a NUL).
- */
-export function parseEmail(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const email = normalizeEmail(value);
-  return isEmailAddress(email) ? email : undefined;
-}
-
-function normalizeEmail(value: string): string {
-  return value.trim().toLowerCase();
 }

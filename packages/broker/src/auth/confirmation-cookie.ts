@@ -1,15 +1,13 @@
+import { limits } from '@platform/schema';
 import type { Clock } from '../kernel/clock.ts';
 import { hmac, randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
 import { authCookies, setCookie } from './cookies.ts';
-
-/** How long the review page's confirmation cookie is valid (ours; "short-lived" in spec 2.1). */
-export const CONFIRMATION_COOKIE_SECONDS = 600;
 
 /**
  * The preview-bound confirmation cookie (spec 2.1, 5.2.4). Rendering the review page of an
  * email link sets `platform_confirm` = `<issued ms>.<nonce>.<HMAC(link token digest, nonce,
  * issued)>` (HttpOnly, SameSite=Strict, Path=/_platform/auth/confirm, for
- * {@link CONFIRMATION_COOKIE_SECONDS}) and puts the nonce in the form. The approving POST must
+ * `limits.confirmationCookieSeconds`, "short-lived" in spec 2.1) and puts the nonce in the form. The approving POST must
  * carry both, for that same link: a prefetcher that only GETs approves nothing, and a cookie
  * from one preview cannot approve another link.
  */
@@ -31,7 +29,7 @@ export class ConfirmationCookies {
       preview,
       setCookie: setCookie(authCookies.confirm, value, {
         secure,
-        maxAgeSeconds: CONFIRMATION_COOKIE_SECONDS,
+        maxAgeSeconds: limits.confirmationCookieSeconds,
       }),
     };
   }
@@ -42,7 +40,7 @@ export class ConfirmationCookies {
     const [issued, nonce, mac] = cookie.split('.');
     if (issued === undefined || nonce === undefined || mac === undefined) return false;
     const age = this.#clock.now().getTime() - Number(issued);
-    if (!(age >= 0 && age <= CONFIRMATION_COOKIE_SECONDS * 1000)) return false;
+    if (!(age >= 0 && age <= limits.confirmationCookieSeconds * 1000)) return false;
     return safeEqual(nonce, preview) && safeEqual(mac, this.#mac(token, nonce, issued));
   }
 

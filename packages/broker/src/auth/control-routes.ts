@@ -4,7 +4,7 @@ import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths } from '../http/paths.ts';
-import { parseEmail } from './auth-options.ts';
+import { parseEmail } from '../kernel/email.ts';
 import type { AuthService } from './auth-service.ts';
 
 const field = (body: unknown, name: string): unknown =>

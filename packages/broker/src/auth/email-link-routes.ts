@@ -1,11 +1,12 @@
+import { limits } from '@platform/schema';
 import { browserRoutes } from '@platform/schema/routes';
 import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
-import { parseEmail } from './auth-options.ts';
+import { inMinutes } from '../kernel/clock.ts';
+import { parseEmail } from '../kernel/email.ts';
 import type { AuthService } from './auth-service.ts';
 import { claimRoute } from './claim-route.ts';
-import { CONFIRMATION_COOKIE_SECONDS } from './confirmation-cookie.ts';
 import type { LinkProblem } from './email-links.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
 import { readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
@@ -13,7 +14,6 @@ import { pageResponse } from './page-layout.ts';
 import {
   approvedPage,
   checkEmailPage,
-  inMinutes,
   linkProblemPage,
   messagePage,
   reviewPage,
@@ -82,7 +82,7 @@ async function confirm(auth: AuthService, c: Context<BrokerEnv>): Promise<Respon
     });
   }
   if (confirmed.problem !== 'not-previewed') return linkProblem(confirmed.problem);
-  const within = inMinutes(CONFIRMATION_COOKIE_SECONDS);
+  const within = inMinutes(limits.confirmationCookieSeconds);
   return pageResponse(
     messagePage(
       'Open the link again to confirm',

@@ -2,6 +2,7 @@ import { limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 
 /** `sign-in` approves a browser's sign-in; `confirm` only confirms the address (spec 3.3). */
 export type LinkPurpose = 'sign-in' | 'confirm';
@@ -70,7 +71,7 @@ export class EmailLinks {
     purpose: LinkPurpose,
     returnTo: string,
   ): Promise<{ link: EmailLink; token: string; claim: string }> {
-    const id = `lnk_${randomSecret(12)}`;
+    const id = newId('emailLink');
     const token = randomSecret();
     const claimSecret = randomSecret();
     const now = this.#clock.now();

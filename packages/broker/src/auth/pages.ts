@@ -1,14 +1,9 @@
 import { limits } from '@platform/schema';
 import { AUTH_BASE } from '../http/paths.ts';
+import { inMinutes } from '../kernel/clock.ts';
 import { escapeHtml as e } from '../kernel/escape-html.ts';
 import type { LinkProblem } from './email-links.ts';
 import { type AuthPage, hidden } from './page-layout.ts';
-
-/** A duration of whole minutes as the pages, emails and terminal say it: `15 minutes`. */
-export function inMinutes(seconds: number): string {
-  const minutes = seconds / 60;
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
-}
 
 /** How long an email link is valid, in words (`limits.emailLinkSeconds`). */
 export const linkLifetime = inMinutes(limits.emailLinkSeconds);

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
-import { parseEmail } from './auth-options.ts';
+import { parseEmail } from '../kernel/email.ts';
 import type { AuthService } from './auth-service.ts';
 import { attemptClient } from './client-key.ts';
 import { formPage, staleFormPage } from './form-pages.ts';

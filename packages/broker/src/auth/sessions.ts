@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { hmac, randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 
 /**
  * How long the refresh token replaced by a rotation is still accepted (ours): two tabs of one
@@ -93,7 +94,7 @@ export class Sessions {
     accountId: string,
     options: { provisional: boolean; expiresAt: Date },
   ): Promise<{ session: Session; cookie: string }> {
-    const id = `ses_${randomSecret(16)}`;
+    const id = newId('session');
     const refresh = this.#issue(id);
     const now = this.#clock.now();
     await this.#db.query(

@@ -1,5 +1,7 @@
+import { limits } from '@platform/schema';
 import type { AppTokenInfo } from '../auth/app-tokens.ts';
 import { brokerApiPaths } from '../http/paths.ts';
+import { inMinutes } from '../kernel/clock.ts';
 import { callBroker } from './broker-call.ts';
 import { requestCredential } from './credential-request.ts';
 import { type CliIO, exitCodes } from './io.ts';
@@ -15,7 +17,7 @@ Authorization: Bearer plat_app_...; never on the broker API. No command prints o
   request  asks the owner to approve a token in the browser (the page shows the code this
            command prints), then keeps it in the operating system's credential store (the
            Secret Service, Keychain or Credential Manager) under "app-access-token/<app id>";
-  create   answers a one-time reveal link for the owner's browser (15 minutes);
+  create   answers a one-time reveal link for the owner's browser (${inMinutes(limits.revealLinkSeconds)});
   list     shows each token's id, state and first characters; revoke ends one at once.`;
 
 /** Where `request` keeps the app's token in the credential store. */

@@ -1,4 +1,4 @@
-import packageJson from '../../package.json' with { type: 'json' };
+import { brokerPackage } from '../kernel/broker-package.ts';
 
 /** What {@link starterApp} fills into the files it writes. */
 export interface StarterOptions {
@@ -8,11 +8,11 @@ export interface StarterOptions {
 
 // The @platform/* versions the starter depends on: this broker's own version and the SDK copies it
 // was released with, so a new app installs exactly what this CLI was tested against.
-const sdkVersion = packageJson.dependencies['@platform/server'];
+const sdkVersion = brokerPackage.sdk['@platform/server'];
 const versions = {
-  '@platform/broker': packageJson.version,
-  '@platform/browser': packageJson.dependencies['@platform/browser'],
-  '@platform/schema': packageJson.dependencies['@platform/schema'],
+  '@platform/broker': brokerPackage.version,
+  '@platform/browser': brokerPackage.sdk['@platform/browser'],
+  '@platform/schema': brokerPackage.sdk['@platform/schema'],
   '@platform/server': sdkVersion,
 } as const;
 
@@ -149,7 +149,7 @@ function packageFile(name: string): string {
         '@platform/schema': versions['@platform/schema'],
         typescript: '^5.9.3',
       },
-      engines: packageJson.engines,
+      engines: brokerPackage.engines,
     },
     null,
     2,

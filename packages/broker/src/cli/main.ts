@@ -1,4 +1,4 @@
-import packageJson from '../../package.json' with { type: 'json' };
+import { brokerPackage } from '../kernel/broker-package.ts';
 import { accessCommand } from './access.ts';
 import { adminsCommand } from './admins.ts';
 import { agentCommand } from './agent.ts';
@@ -63,7 +63,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     return name === undefined ? exitCodes.usage : exitCodes.ok;
   }
   if (name === '--version' || name === '-v') {
-    io.stdout(packageJson.version);
+    io.stdout(brokerPackage.version);
     return exitCodes.ok;
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;

@@ -1,16 +1,16 @@
 import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import type { Account } from '../auth/accounts.ts';
 import type { Database } from '../db/database.ts';
 import type { ErasedPerson, FeatureErasure } from '../feature/broker-feature.ts';
 import { eraseRows, tableExists } from '../feature/erase-rows.ts';
-import type { Clock } from '../kernel/clock.ts';
-import { randomSecret } from '../kernel/crypto.ts';
+import { type Clock, inMinutes } from '../kernel/clock.ts';
+import { normalizeEmail } from '../kernel/email.ts';
+import { newId } from '../kernel/ids.ts';
+import { keepAnAdministrator, type OrgRole } from '../org/memberships.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { removePersonFromApp, wipeApp } from './app-erasure.ts';
 import { eraseOrganisation, erasePerson } from './central-erasure.ts';
-
-/** How recent the sign-in of the browser asking for a deletion must be (minutes, spec 3.5). */
-export const RECENT_SIGN_IN_MINUTES = 10;
 
 // How long one broker holds the central part of a deletion before another may take it over.
 const LEASE_MS = 30_000;
@@ -81,12 +81,12 @@ export class AccountDeletions {
   /** Whether a sign-in at `signedInAt` is recent enough to delete the account. */
   isRecent(signedInAt: Date): boolean {
     const age = this.#o.clock.now().getTime() - signedInAt.getTime();
-    return age <= RECENT_SIGN_IN_MINUTES * 60_000;
+    return age <= limits.recentSignInSeconds * 1000;
   }
 
   /**
    * Deletes `request.account`: `RECENT_SIGN_IN_REQUIRED` for a sign-in older than
-   * {@link RECENT_SIGN_IN_MINUTES}, `INVALID_INPUT` when the typed address is not the
+   * `limits.recentSignInSeconds`, `INVALID_INPUT` when the typed address is not the
    * account's, `ACCOUNT_DELETION_IN_PROGRESS` for a second request, `LAST_ADMINISTRATOR` for
    * the only administrator of an organisation with other members, `ACCOUNT_OWNS_APPS` for the
    * owner of apps that other members use. Nothing changes when it refuses.
@@ -97,20 +97,20 @@ export class AccountDeletions {
     if (!this.isRecent(request.signedInAt)) {
       throw new PlatformError({
         code: 'RECENT_SIGN_IN_REQUIRED',
-        message: `Deleting the account needs a sign-in within the last ${RECENT_SIGN_IN_MINUTES} minutes: sign out, sign in again and come back.`,
+        message: `Deleting the account needs a sign-in within the last ${inMinutes(limits.recentSignInSeconds)}: sign out, sign in again and come back.`,
       });
     }
-    if (request.typedEmail.trim().toLowerCase() !== account.email) {
+    if (normalizeEmail(request.typedEmail) !== account.email) {
       throw new PlatformError({
         code: 'INVALID_INPUT',
         message: `Type the account's address, ${account.email}, exactly to confirm.`,
         details: { field: 'email' },
       });
     }
-    const id = `del_${randomSecret(12)}`;
+    const id = newId('accountDeletion');
     const wholeOrganisation = await this.#o.central.transaction(async (tx) => {
       // Serialises with role changes and other deletions: the rules below read the members.
-      const { rows: members } = await tx.query<{ account_id: string; role: string }>(
+      const { rows: members } = await tx.query<{ account_id: string; role: OrgRole }>(
         'SELECT account_id, role FROM platform.memberships ORDER BY account_id FOR UPDATE',
       );
       const { rowCount: running } = await tx.query(
@@ -127,11 +127,11 @@ export class AccountDeletions {
       const sole = others.length === 0;
       if (!sole) {
         const me = members.find((m) => m.account_id === account.id);
-        if (me?.role === 'administrator' && !others.some((m) => m.role === 'administrator')) {
-          throw new PlatformError({
-            code: 'LAST_ADMINISTRATOR',
-            message:
-              "You are the organisation's only administrator: make another member administrator first (platform org role <email> administrator).",
+        if (me !== undefined) {
+          await keepAnAdministrator(tx, {
+            accountId: account.id,
+            email: account.email,
+            role: me.role,
           });
         }
         const owned = await this.#ownedApps(tx, account.id);

@@ -1,15 +1,16 @@
+import { limits } from '@platform/schema';
 import type { AuthPage } from '../auth/page-layout.ts';
 import { hidden } from '../auth/page-layout.ts';
 import { AUTH_BASE } from '../http/paths.ts';
+import { inMinutes } from '../kernel/clock.ts';
 import { escapeHtml as e } from '../kernel/escape-html.ts';
-import { RECENT_SIGN_IN_MINUTES } from './account-deletions.ts';
 
 /** The signed-in person's account page, under `{auth_url}`. */
 export const ACCOUNT_PAGE = `${AUTH_BASE}/account`;
 
 /**
  * The account page: the address, a link to the preferences, and account deletion, which
- * offers its form only to a browser signed in within {@link RECENT_SIGN_IN_MINUTES} minutes.
+ * offers its form only to a browser signed in within `limits.recentSignInSeconds`.
  */
 export function accountPage(input: {
   readonly email: string;
@@ -25,7 +26,7 @@ export function accountPage(input: {
 <label for="email">Type your address, ${e(input.email)}, to confirm</label>
 <input id="email" name="email" type="email" autocomplete="off" required>
 <button id="delete" type="submit">Delete my account</button></form>`
-    : `<p id="sign-in-again">Deleting your account needs a sign-in within the last ${RECENT_SIGN_IN_MINUTES} minutes.
+    : `<p id="sign-in-again">Deleting your account needs a sign-in within the last ${inMinutes(limits.recentSignInSeconds)}.
 <a href="${AUTH_BASE}/sign-out?returnTo=${encodeURIComponent(ACCOUNT_PAGE)}">Sign out</a>, sign in again and come back.</p>`;
   return {
     title: 'Your account',

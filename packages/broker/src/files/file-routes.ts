@@ -4,7 +4,7 @@ import { fileRoutes } from '@platform/schema/routes';
 import type { Context, Hono } from 'hono';
 import { readBodyBytes } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import type { Caller } from '../kernel/caller.ts';
+import type { Authenticate } from '../kernel/caller.ts';
 import type { FileService } from './file-service.ts';
 
 const NAME_MAX = 255;
@@ -64,7 +64,7 @@ function attachment(name: string): string {
  */
 export function mountFileRoutes(
   app: Hono<BrokerEnv>,
-  services: { files: FileService; authenticate: (request: Request) => Promise<Caller> },
+  services: { files: FileService; authenticate: Authenticate },
 ): void {
   const { files, authenticate } = services;
   const max = limits.files.maxBytes;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
@@ -6,6 +6,7 @@ import type { Database } from '../db/database.ts';
 import type { FileGrant, GrantedFile } from '../functions/invocation-tokens.ts';
 import type { Caller } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
+import { newId } from '../kernel/ids.ts';
 import { FileBlobs } from './file-blobs.ts';
 import { checkGrantedRead, pinFileGrant } from './file-grants.ts';
 
@@ -86,7 +87,7 @@ export class FileService {
   ): Promise<FileInfo> {
     requireWriter(caller);
     checkSize(input.data);
-    const id = `file_${randomBytes(16).toString('hex')}`;
+    const id = newId('file');
     const sha = sha256(input.data);
     await this.blobs.write(id, 1, input.data);
     try {

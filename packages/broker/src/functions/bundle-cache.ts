@@ -1,5 +1,5 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
-import packageJson from '../../package.json' with { type: 'json' };
+import { brokerPackage } from '../kernel/broker-package.ts';
 import type { BundleResult } from './bundler.ts';
 
 /** Bump when the bundle's shape changes (host entry, esbuild options) to drop older bundles. */
@@ -20,7 +20,7 @@ interface Record {
 }
 
 const keyText = (key: BundleKey) =>
-  JSON.stringify({ ...key, format: BUNDLE_FORMAT, broker: packageJson.version });
+  JSON.stringify({ ...key, format: BUNDLE_FORMAT, broker: brokerPackage.version });
 
 const metaPath = (outFile: string) => `${outFile}.inputs.json`;
 

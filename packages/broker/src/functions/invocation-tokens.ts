@@ -1,5 +1,5 @@
 import type { Caller } from '../kernel/caller.ts';
-import { randomBase64url } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 
 /** A file of a delegated read grant, pinned to the content generation it had at enqueue. */
 export interface GrantedFile {
@@ -54,7 +54,7 @@ export class InvocationTokens {
     // load: sweeping all of them on every mint made each call cost O(live tokens). `verify`
     // checks expiry itself, so a sweep at most once a second only bounds memory.
     if (Date.now() - this.#sweptAt >= SWEEP_INTERVAL_MS) this.#sweep();
-    const token = `inv_${randomBase64url(24)}`;
+    const token = newId('invocationToken');
     this.#grants.set(token, { grant, expiresAt: Date.now() + ttlMs });
     return token;
   }

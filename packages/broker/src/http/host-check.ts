@@ -1,5 +1,5 @@
 import { errorResponse, PlatformError } from '@platform/errors';
-import { newRequestId } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 
 /**
  * Whether a `Host` header names this broker: a loopback name at the port it serves. The names
@@ -23,7 +23,7 @@ export function isOwnHost(host: string | null | undefined, port: number): boolea
  * `HOST_NOT_ALLOWED` (403) in the error envelope, before any route runs.
  */
 export function foreignHostResponse(host: string | null): Response {
-  const requestId = newRequestId();
+  const requestId = newId('request');
   const shown = host === null ? 'no Host header' : `Host ${JSON.stringify(host.slice(0, 100))}`;
   const response = errorResponse(
     new PlatformError({

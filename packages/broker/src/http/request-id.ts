@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { newRequestId } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 import type { BrokerEnv } from './broker-env.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { BrokerEnv } from './broker-env.ts';
  */
 export function requestId(): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
-    const id = newRequestId();
+    const id = newId('request');
     c.set('requestId', id);
     await next();
     c.res.headers.set('x-request-id', id);

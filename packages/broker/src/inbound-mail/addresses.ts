@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { PlatformError } from '@platform/errors';
+import { normalizeEmail } from '../kernel/email.ts';
 
 /**
  * The mail domain of an app in development: `<app>.localhost`, where `<app>` is the app folder's
@@ -37,7 +38,7 @@ export class InboundAddresses {
 
   /** `address` in lower case when it is one of the app's, otherwise `undefined`. */
   match(address: string): string | undefined {
-    const lower = address.trim().toLowerCase();
+    const lower = normalizeEmail(address);
     const at = lower.lastIndexOf('@');
     if (at <= 0 || lower.slice(at + 1) !== this.domain) return undefined;
     const local = lower.slice(0, at);

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { isPlatformError, PlatformError } from '@platform/errors';
 import { type InboundEmail, inboundEmailPayload, limits } from '@platform/schema';
 import type { Database } from '../db/database.ts';
 import type { FileService } from '../files/file-service.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
-import { newRequestId } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 import type { ReceivedEmail, ReceivedMailLog } from '../outbox/mail-log.ts';
 import type { InboundAddresses } from './addresses.ts';
 import { parseMessage } from './parse-message.ts';
@@ -139,8 +138,8 @@ export class InboundMail implements ReceivedMailLog {
         });
       }
     }
-    const id = `inmail_${randomBytes(12).toString('hex')}`;
-    const requestId = newRequestId();
+    const id = newId('inboundMail');
+    const requestId = newId('request');
     const caller = systemCaller();
     const stored: InboundEmail['attachments'][number][] = [];
     const removeStored = async () => {

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
-import { randomBase64url } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 
 /** A consumer app's slot joined to one connection (spec 2.11). */
 export interface Binding {
@@ -77,7 +77,7 @@ export class Bindings {
            (id, consumer_app_id, slot, account, person_account_id, connection_id, capabilities, created_by, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
         [
-          `bnd_${randomBase64url(12)}`,
+          newId('binding'),
           fields.consumerAppId,
           fields.slot,
           fields.account,

@@ -1,10 +1,8 @@
+import { limits } from '@platform/schema';
 import type { Database, Queryable } from '../db/database.ts';
-import { type Clock, systemClock } from '../kernel/clock.ts';
+import { addSeconds, type Clock, systemClock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import type { ConnectionKind } from './connections.ts';
-
-/** How long a connect link stays usable (ours; docs/integrations.md). */
-export const CONNECT_LINK_TTL_SECONDS = 30 * 60;
 
 /** What a connect link lets its holder do, once. */
 export interface ConnectLink {
@@ -52,7 +50,7 @@ export class ConnectLinks {
     link: Omit<ConnectLink, 'expiresAt'>,
   ): Promise<{ token: string; expiresAt: string }> {
     const token = randomSecret();
-    const expiresAt = new Date(this.#clock.now().getTime() + CONNECT_LINK_TTL_SECONDS * 1000);
+    const expiresAt = addSeconds(this.#clock.now(), limits.integration.connectLinkSeconds);
     await this.#db.query(
       `INSERT INTO platform.connect_links
          (token_hash, provider_app_id, integration, kind, account_id, connection_id, bind_app_id, bind_slot, expires_at)

@@ -2,7 +2,7 @@ import { PlatformError } from '@platform/errors';
 import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database, Queryable } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
-import { randomBase64url } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 import type { CredentialCipher } from './credential-cipher.ts';
 
 /** Who a connection belongs to (spec 2.11). */
@@ -103,7 +103,7 @@ export class Connections {
 
   /** A new connection id, for an OAuth sign-in that stores the connection once it completes. */
   static newId(): string {
-    return `con_${randomBase64url(12)}`;
+    return newId('connection');
   }
 
   /** Stores a new, active connection with its sealed `values` (and OAuth tokens). */

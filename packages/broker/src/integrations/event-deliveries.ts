@@ -3,7 +3,7 @@ import { limits } from '@platform/schema';
 import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
-import { randomBase64url } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { Binding, Bindings } from './bindings.ts';
 import type { Connections } from './connections.ts';
@@ -115,7 +115,7 @@ export class EventDeliveries {
          VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, 'emitted', $8, $7)
          ON CONFLICT (binding_id, event_id) WHERE source = 'emitted' DO NOTHING`,
         [
-          `dlv_${randomBase64url(12)}`,
+          newId('eventDelivery'),
           binding.consumerAppId,
           binding.slot,
           binding.id,

@@ -2,7 +2,7 @@ import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors
 import { checkEmit, checkEventData, declaredEvent } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
-import { randomBase64url } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 import type { Bindings } from './bindings.ts';
 import type { EventDeliveries } from './event-deliveries.ts';
 import { findPublisher, type ProviderApp } from './provider-app.ts';
@@ -145,7 +145,7 @@ export class IntegrationEvents {
     checkEventData(data);
     const binding = await this.#bindings.find(appId, slot);
     const payload: EventPayload = {
-      id: event.id ?? `evt_${randomBase64url(12)}`,
+      id: event.id ?? newId('integrationEvent'),
       type: event.type,
       occurredAt: this.#clock.now().toISOString(),
       integration: slot,
@@ -189,7 +189,7 @@ export class IntegrationEvents {
          (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $10) RETURNING ${COLUMNS}`,
       [
-        `dlv_${randomBase64url(12)}`,
+        newId('eventDelivery'),
         appId,
         slot,
         payload.bindingId,

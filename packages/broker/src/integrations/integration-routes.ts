@@ -9,6 +9,7 @@ import {
   integrationApiPaths as paths,
   WEBHOOK_PREFIX,
 } from '../http/paths.ts';
+import { normalizeEmail } from '../kernel/email.ts';
 import type { Memberships } from '../org/memberships.ts';
 import type { Bindings } from './bindings.ts';
 import {
@@ -91,7 +92,7 @@ export function mountIntegrationRoutes(
     if (typeof email !== 'string' || email === '') {
       throw invalid('actingAs must be the email address of the member acting.', 'actingAs');
     }
-    const wanted = email.trim().toLowerCase();
+    const wanted = normalizeEmail(email);
     const found = (await members.list()).find((m) => m.email === wanted);
     if (!found) {
       throw new PlatformError({

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
+import { limits } from '@platform/schema';
 import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
-import { type Clock, systemClock } from '../kernel/clock.ts';
+import { addSeconds, type Clock, systemClock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import type { ConnectLink } from './connect-links.ts';
 import type { CredentialCipher } from './credential-cipher.ts';
-
-/** How long a person has to sign in at the provider (ours; docs/integrations.md). */
-export const OAUTH_STATE_TTL_SECONDS = 10 * 60;
 
 /** An OAuth sign-in on its way: what the connect link allowed, and what the callback needs. */
 export interface PendingSignIn {
@@ -65,7 +63,7 @@ export function authorizationRequest(
 /**
  * The OAuth sign-ins between the connect page and the provider's redirect back (spec 2.10):
  * each keyed by the SHA-256 of its one-time `state`, with the PKCE verifier and the entered
- * credential values sealed, taken once by the callback and unusable after ten minutes.
+ * credential values sealed, taken once by the callback and unusable after `limits.integration.oauthStateSeconds`.
  */
 export class OAuthStates {
   readonly #db: Database;
@@ -105,7 +103,7 @@ export class OAuthStates {
         link.bind?.appId ?? null,
         link.bind?.slot ?? null,
         this.#cipher.seal(scope(hash), secrets),
-        new Date(this.#clock.now().getTime() + OAUTH_STATE_TTL_SECONDS * 1000),
+        addSeconds(this.#clock.now(), limits.integration.oauthStateSeconds),
       ],
     );
     return state;

@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
 import type { GrantedFile } from '../functions/invocation-tokens.ts';
 import { addSeconds } from '../kernel/clock.ts';
+import { newId } from '../kernel/ids.ts';
 import type { JobScope, PinnedPolicy, StoredError } from './job-policy.ts';
 import { type JobRow, jobColumns } from './job-rows.ts';
 
@@ -25,9 +26,6 @@ export const scopeParams = (scope: JobScope): string[] => [
   scope.environment,
   scope.namespace,
 ];
-
-/** A new job id: `job_` and 32 hex digits. */
-export const newJobId = (): string => `job_${randomBytes(16).toString('hex')}`;
 
 /**
  * The hash the idempotency comparison uses: the payload with its keys sorted (so `{a,b}` and
@@ -115,7 +113,7 @@ async function insertRow(
      RETURNING ${jobColumns}`,
     [
       ...scopeParams(scope),
-      newJobId(),
+      newId('job'),
       job.kind,
       job.queue,
       JSON.stringify(job.payload),

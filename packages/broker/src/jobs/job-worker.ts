@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import type { Database } from '../db/database.ts';
 import type { FileGrant } from '../functions/invocation-tokens.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
 import { addSeconds } from '../kernel/clock.ts';
-import { newRequestId } from '../kernel/ids.ts';
+import { newId } from '../kernel/ids.ts';
 import { Completions } from './completions.ts';
 import { claimJobs, failJob, type Lease, recoverExpiredLeases, renewLease } from './job-claims.ts';
 import { classifyFailure } from './job-policy.ts';
@@ -75,7 +74,7 @@ const preciseNow = (): number => performance.timeOrigin + performance.now();
  */
 export class JobWorker {
   /** This worker's lease owner id. */
-  readonly id = `worker_${randomBytes(8).toString('hex')}`;
+  readonly id = newId('jobWorker');
   readonly #o: Required<Omit<JobWorkerOptions, 'onAttempt' | 'onError' | 'paused'>> &
     Pick<JobWorkerOptions, 'onAttempt' | 'onError' | 'paused'>;
   readonly #running = new Set<Promise<void>>();
@@ -213,7 +212,7 @@ export class JobWorker {
     const { jobs, invoker } = this.#o;
     const startedAt = preciseNow();
     const lease: Lease = { owner: this.id, attempt: row.attempt };
-    const requestId = newRequestId();
+    const requestId = newId('request');
     const controller = new AbortController();
     let lost = false;
     const renew = setInterval(

@@ -13,6 +13,13 @@ export type Caller =
    */
   | { readonly kind: 'system'; readonly connectionId?: string | undefined };
 
+/**
+ * Resolves who a browser or token request acts for (sessions and app access tokens). Features
+ * take it as a dependency so each can authenticate its own routes without importing the
+ * service that implements it.
+ */
+export type Authenticate = (request: Request) => Promise<Caller>;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -41,6 +48,3 @@ export function systemCaller(connectionId?: string): Caller {
 export function contextUser(caller: Caller): { id: string } | null {
   return caller.kind === 'user' ? { id: caller.userId } : null;
 }
-
-/** Resolves who a browser or app-token request acts for (sign-in, or a test's own identity). */
-export type Authenticate = (request: Request) => Promise<Caller>;

@@ -43,6 +43,20 @@ export class ManualClock implements Clock {
   }
 }
 
+/**
+ * A lifetime of whole minutes as the pages, emails, errors, CLI help and terminal say it:
+ * `inMinutes(limits.emailLinkSeconds)` is `15 minutes`.
+ *
+ * @example
+ * ```ts
+ * `The link is valid for ${inMinutes(limits.emailLinkSeconds)}.`;
+ * ```
+ */
+export function inMinutes(seconds: number): string {
+  const minutes = seconds / 60;
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 /** `at` plus `seconds`. */
 export function addSeconds(at: Date, seconds: number): Date {
   return new Date(at.getTime() + seconds * 1000);

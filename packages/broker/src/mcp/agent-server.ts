@@ -1,6 +1,6 @@
 import { type CallToolResult, McpServer } from '@modelcontextprotocol/server';
 import { isPlatformError } from '@platform/errors';
-import packageJson from '../../package.json' with { type: 'json' };
+import { brokerPackage } from '../kernel/broker-package.ts';
 import { type AgentTool, agentTools, type ToolSurface, type TwinRequest } from './agent-tools.ts';
 
 /** Sends a tool's REST twin to the app it names, with the dev token; answers its response. */
@@ -19,7 +19,7 @@ const errorResult = (code: string, message: string): CallToolResult => ({
  */
 export function agentServer(surface: ToolSurface, send: SendTwin): McpServer {
   const server = new McpServer(
-    { name: 'platform-dev', title: 'platform dev agent tools', version: packageJson.version },
+    { name: 'platform-dev', title: 'platform dev agent tools', version: brokerPackage.version },
     { capabilities: { tools: {} } },
   );
   for (const tool of agentTools) {

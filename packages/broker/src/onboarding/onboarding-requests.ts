@@ -2,6 +2,7 @@ import { PlatformError } from '@platform/errors';
 import type { Database, Queryable } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { newId } from '../kernel/ids.ts';
 
 /** How long the person has to confirm an onboarding or approval email (spec 5.2.2). */
 export const ONBOARDING_HOURS = 24;
@@ -85,7 +86,7 @@ export class OnboardingRequests {
          (id, app_id, email, account_id, kind, state, link_hash, claim_hash, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
       [
-        `onb_${randomSecret(12)}`,
+        newId('onboardingRequest'),
         input.appId,
         input.email,
         input.accountId,

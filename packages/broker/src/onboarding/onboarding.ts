@@ -1,9 +1,9 @@
 import { PlatformError } from '@platform/errors';
 import type { AgentCredentialInfo } from '../auth/agent-credentials.ts';
-import { parseEmail } from '../auth/auth-options.ts';
 import type { AuthService } from '../auth/auth-service.ts';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
+import { parseEmail } from '../kernel/email.ts';
 import { printable } from '../logs/printable.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { ONBOARDING_CONFIRM } from './onboarding-pages.ts';

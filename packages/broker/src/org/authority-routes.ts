@@ -2,6 +2,7 @@ import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths, orgApiPaths } from '../http/paths.ts';
+import { normalizeEmail } from '../kernel/email.ts';
 import type { Audience, CentralAuthority } from './authority.ts';
 import type { Member, Memberships } from './memberships.ts';
 
@@ -160,7 +161,7 @@ function invalid(message: string, field: string): PlatformError {
 }
 
 function memberByEmail(members: readonly Member[], email: string): Member {
-  const found = members.find((m) => m.email === email.trim().toLowerCase());
+  const found = members.find((m) => m.email === normalizeEmail(email));
   if (!found) {
     throw new PlatformError({
       code: 'MEMBER_NOT_FOUND',

@@ -1,5 +1,6 @@
 import { PlatformError } from '@platform/errors';
 import type { Database, Queryable } from '../db/database.ts';
+import { roleOf } from './memberships.ts';
 
 /** Who is in an app's Use or Administer audience (spec 5.4). */
 export type Audience =
@@ -78,13 +79,6 @@ const DEFAULT_AUDIENCE: Record<AudienceName, Audience> = {
  * ```
  */
 export function centralAuthority(central: Database): CentralAuthority {
-  const role = async (db: Queryable, accountId: string) =>
-    (
-      await db.query<{ role: string }>(
-        'SELECT role FROM platform.memberships WHERE account_id = $1',
-        [accountId],
-      )
-    ).rows[0]?.role;
   const owner = async (appId: string) =>
     (
       await central.query<{ owner: string | null }>(
@@ -97,22 +91,22 @@ export function centralAuthority(central: Database): CentralAuthority {
     return audience.kind === 'organisation' || audience.accountIds.includes(accountId);
   };
   return {
-    isMember: async (accountId) => (await role(central, accountId)) !== undefined,
-    isAdministrator: async (accountId) => (await role(central, accountId)) === 'administrator',
+    isMember: async (accountId) => (await roleOf(central, accountId)) !== undefined,
+    isAdministrator: async (accountId) => (await roleOf(central, accountId)) === 'administrator',
     async mayUse(appId, accountId) {
-      const [memberRole, app] = await Promise.all([role(central, accountId), owner(appId)]);
+      const [memberRole, app] = await Promise.all([roleOf(central, accountId), owner(appId)]);
       if (memberRole === undefined || app === undefined) return false;
       if (memberRole === 'administrator' || app.owner === accountId) return true;
       return inAudience(appId, 'use', accountId);
     },
     async mayAdminister(appId, accountId) {
-      const [memberRole, app] = await Promise.all([role(central, accountId), owner(appId)]);
+      const [memberRole, app] = await Promise.all([roleOf(central, accountId), owner(appId)]);
       if (memberRole === undefined || app === undefined) return false;
       if (memberRole === 'administrator' || app.owner === accountId) return true;
       return inAudience(appId, 'administer', accountId);
     },
     async mayEdit(appId, accountId) {
-      const [memberRole, app] = await Promise.all([role(central, accountId), owner(appId)]);
+      const [memberRole, app] = await Promise.all([roleOf(central, accountId), owner(appId)]);
       if (memberRole === undefined || app === undefined) return false;
       if (app.owner === accountId) return true;
       const { rows } = await central.query(

@@ -1,5 +1,6 @@
 import { PlatformError } from '@platform/errors';
-import type { Database, Transaction } from '../db/database.ts';
+import type { Database, Queryable, Transaction } from '../db/database.ts';
+import { normalizeEmail } from '../kernel/email.ts';
 
 /** A member's role in the organisation. */
 export type OrgRole = 'member' | 'administrator';
@@ -45,12 +46,8 @@ export class Memberships {
   }
 
   /** The member's role; `undefined` when the account is not a member. */
-  async roleOf(accountId: string): Promise<OrgRole | undefined> {
-    const { rows } = await this.#db.query<{ role: OrgRole }>(
-      'SELECT role FROM platform.memberships WHERE account_id = $1',
-      [accountId],
-    );
-    return rows[0]?.role;
+  roleOf(accountId: string): Promise<OrgRole | undefined> {
+    return roleOf(this.#db, accountId);
   }
 
   /** `actorId` (an administrator) gives the member with address `email` the role `role`. */
@@ -59,7 +56,7 @@ export class Memberships {
       await tx.lock(ROLES_LOCK);
       await requireAdministrator(tx, actorId);
       const target = await memberByEmail(tx, email);
-      if (target.role === 'administrator' && role === 'member') await requireAnother(tx, target);
+      if (role === 'member') await keepAnAdministrator(tx, target);
       await tx.query('UPDATE platform.memberships SET role = $2 WHERE account_id = $1', [
         target.accountId,
         role,
@@ -77,18 +74,31 @@ export class Memberships {
       await tx.lock(ROLES_LOCK);
       const target = await memberByEmail(tx, email);
       if (target.accountId !== actorId) await requireAdministrator(tx, actorId);
-      if (target.role === 'administrator') await requireAnother(tx, target);
+      await keepAnAdministrator(tx, target);
       await tx.query('DELETE FROM platform.memberships WHERE account_id = $1', [target.accountId]);
     });
   }
 }
 
-async function requireAdministrator(tx: Transaction, accountId: string): Promise<void> {
-  const { rows } = await tx.query<{ role: OrgRole }>(
+/**
+ * The role of the account `accountId` in the organisation; `undefined` when it is not a member.
+ * Pass a transaction to read it under the lock of a change.
+ *
+ * @example
+ * ```ts
+ * if ((await roleOf(central, accountId)) === 'administrator') showAdminTools();
+ * ```
+ */
+export async function roleOf(db: Queryable, accountId: string): Promise<OrgRole | undefined> {
+  const { rows } = await db.query<{ role: OrgRole }>(
     'SELECT role FROM platform.memberships WHERE account_id = $1',
     [accountId],
   );
-  if (rows[0]?.role !== 'administrator') {
+  return rows[0]?.role;
+}
+
+async function requireAdministrator(tx: Transaction, accountId: string): Promise<void> {
+  if ((await roleOf(tx, accountId)) !== 'administrator') {
     throw new PlatformError({
       code: 'ROLE_CHANGE_FORBIDDEN',
       message: "Only the organisation's administrators change roles and remove members.",
@@ -100,7 +110,7 @@ async function memberByEmail(tx: Transaction, email: string): Promise<Member> {
   const { rows } = await tx.query<{ account_id: string; email: string; role: OrgRole }>(
     `SELECT m.account_id, a.email, m.role FROM platform.memberships m
      JOIN platform.accounts a ON a.id = m.account_id WHERE a.email = $1`,
-    [email.trim().toLowerCase()],
+    [normalizeEmail(email)],
   );
   const row = rows[0];
   if (row === undefined) {
@@ -113,7 +123,23 @@ async function memberByEmail(tx: Transaction, email: string): Promise<Member> {
   return { accountId: row.account_id, email: row.email, role: row.role };
 }
 
-async function requireAnother(tx: Transaction, leaving: Member): Promise<void> {
+/**
+ * The last-administrator rule: a member who leaves the administrator role (stepping down,
+ * leaving, deleting the account) needs another administrator to stay, otherwise
+ * `LAST_ADMINISTRATOR` (409). Does nothing for a member who is not an administrator. Run it in
+ * the transaction that makes the change, after taking the lock that serialises role changes
+ * (or the memberships' rows), so two administrators leaving at once cannot both pass.
+ *
+ * @example
+ * ```ts
+ * await central.transaction(async (tx) => {
+ *   await keepAnAdministrator(tx, { accountId, email, role });
+ *   await tx.query('DELETE FROM platform.memberships WHERE account_id = $1', [accountId]);
+ * });
+ * ```
+ */
+export async function keepAnAdministrator(tx: Transaction, leaving: Member): Promise<void> {
+  if (leaving.role !== 'administrator') return;
   const { rows } = await tx.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM platform.memberships
      WHERE role = 'administrator' AND account_id <> $1`,
@@ -122,7 +148,7 @@ async function requireAnother(tx: Transaction, leaving: Member): Promise<void> {
   if ((rows[0]?.n ?? 0) === 0) {
     throw new PlatformError({
       code: 'LAST_ADMINISTRATOR',
-      message: `${leaving.email} is the organisation's only administrator: make another member administrator first.`,
+      message: `${leaving.email} is the organisation's only administrator: make another member administrator first (platform org role <email> administrator).`,
     });
   }
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import type { Database } from '../db/database.ts';
+import { newId } from '../kernel/ids.ts';
 
 /** One email as a Function asked to send it. */
 export interface EmailMessage {
@@ -93,7 +93,7 @@ export class Outbox {
         });
       }
     }
-    const id = `email_${randomBytes(12).toString('hex')}`;
+    const id = newId('email');
     await this.#db.query(
       `INSERT INTO platform.outbox (id, from_alias, recipients, subject, text_body, html_body, reply_to, request_id, function_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

@@ -4,6 +4,7 @@ import { jwtVerify } from 'jose';
 import type { Database } from '../db/database.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { LOCAL_PUSH_PREFIX } from '../http/paths.ts';
+import { newId } from '../kernel/ids.ts';
 import { ece } from './ece.ts';
 import type { PushSubscriptionKeys } from './subscription-check.ts';
 
@@ -152,7 +153,7 @@ export class LocalPushService {
     } catch {
       payload = text;
     }
-    const id = `push_${randomBytes(12).toString('hex')}`;
+    const id = newId('push');
     await this.#db.query(
       `INSERT INTO platform.push_local_deliveries (id, endpoint, user_id, payload, ttl_seconds, urgency, topic)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,

@@ -4,13 +4,13 @@ import type { Hono } from 'hono';
 import { bodyLimits, parseWith, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths } from '../http/paths.ts';
-import type { Caller } from '../kernel/caller.ts';
+import type { Authenticate } from '../kernel/caller.ts';
 import type { PushService } from './push-service.ts';
 
 /** What the push routes need: the service and who a browser request is. */
 export interface PushRouteServices {
   readonly push: PushService;
-  readonly authenticate: (request: Request) => Promise<Caller>;
+  readonly authenticate: Authenticate;
 }
 
 async function signedIn(services: PushRouteServices, request: Request): Promise<string> {

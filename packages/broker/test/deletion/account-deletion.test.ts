@@ -90,10 +90,14 @@ describe('deleting a member of an organisation', () => {
   it('refuses the only administrator, and the owner of apps other members use', async () => {
     const owner = new FakeBrowser(env.broker);
     await owner.signInByEmail(OWNER);
-    expect(await deleteAccount(owner, OWNER)).toMatchObject({
+    const last = await deleteAccount(owner, OWNER);
+    expect(last).toMatchObject({
       status: 409,
       code: 'LAST_ADMINISTRATOR',
     });
+    // The same words as when the administrator steps down or leaves the organisation.
+    expect(last.html).toContain(`${OWNER} is the organisation`);
+    expect(last.html).toContain('make another member administrator first (platform org role');
     await env.broker.db.query(
       "UPDATE platform.memberships SET role = 'administrator' WHERE account_id = $1",
       [bobId],

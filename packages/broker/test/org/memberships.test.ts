@@ -54,6 +54,19 @@ describe('the organisation', { timeout: 30_000 }, () => {
     ).toEqual({ code: 'MEMBER_NOT_FOUND', status: 404 });
   });
 
+  it('says who the only administrator is and how to name another', async () => {
+    const ada = ids['ada@example.com']!;
+    const messageOf = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => (isPlatformError(error) ? error.message : String(error)),
+      );
+    const expected =
+      "ada@example.com is the organisation's only administrator: make another member administrator first (platform org role <email> administrator).";
+    expect(await messageOf(members.setRole(ada, 'ada@example.com', 'member'))).toBe(expected);
+    expect(await messageOf(members.remove(ada, 'ada@example.com'))).toBe(expected);
+  });
+
   it('keeps the only administrator until another member is one', async () => {
     const ada = ids['ada@example.com']!;
     expect(await codeOf(members.setRole(ada, 'ada@example.com', 'member'))).toEqual({
