@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { Declarations } from '@platform/schema/contract';
+import { type Declarations, Redactor } from '@platform/schema/contract';
 import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
 import { type AiOptions, createAiProvider } from '../ai/ai-config.ts';
@@ -31,7 +31,6 @@ import { localScope } from '../jobs/job-service.ts';
 import { systemClock } from '../kernel/clock.ts';
 import { LogSink, type LogWriter } from '../logs/log-sink.ts';
 import { printableError } from '../logs/printable.ts';
-import { Redactor } from '../logs/redactor.ts';
 import { Onboarding } from '../onboarding/onboarding.ts';
 import { centralAuthority } from '../org/authority.ts';
 import { Memberships } from '../org/memberships.ts';

@@ -1,10 +1,9 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PlatformError } from '@platform/errors';
-import type { FunctionAccess } from '@platform/schema/contract';
+import type { FunctionAccess, Redactor } from '@platform/schema/contract';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { printable } from '../logs/printable.ts';
-import type { Redactor } from '../logs/redactor.ts';
 import type { BundleResult } from './bundler.ts';
 import { type BundlePlace, bundleDeclared } from './function-bundles.ts';
 import { FunctionProcess } from './function-process.ts';

@@ -4,10 +4,10 @@ import {
   type FunctionAccess,
   type Invocation,
   REQUEST_ID_HEADER,
+  type Redactor,
 } from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
-import type { Redactor } from '../logs/redactor.ts';
 import type { FunctionProcess } from './function-process.ts';
 import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 
