@@ -55,6 +55,11 @@ export const limits = {
     webhookBodyMaxBytes: 256 * KiB,
     eventDataMaxBytes: 64 * KiB,
     eventRetentionSeconds: 14 * DAY,
+    /**
+     * How long a call's credential values stay redacted from its provider Function's printed
+     * output after the call ended (the spec fixes none; ours, in docs/integrations.md).
+     */
+    credentialRedactionGraceSeconds: 30,
   },
   cron: { recoveryWindowSeconds: DAY },
   /**

@@ -1,4 +1,5 @@
-import type { JsonValue } from '@platform/errors';
+import { type JsonValue, PlatformError } from '@platform/errors';
+import { Redactor } from '@platform/schema/contract';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
 import type { ProviderCall } from './provider-app.ts';
@@ -8,7 +9,9 @@ import type { ProviderCall } from './provider-app.ts';
  * the provider's system identity acting for the connection (`auth.connection_id()`), with
  * `ctx.integration = { connectionId, trigger, operation?, consumerAppId? }` and the connection's
  * credentials readable through `ctx.secrets` for this call only. Answers the Function's result;
- * its errors are thrown as the host reported them.
+ * its errors are thrown as the host reported them. The result of an operation or a webhook
+ * leaves the provider (to the consumer, to the webhook's sender), so one that holds a credential
+ * value is refused with `INTEGRATION_PROVIDER_FAILED`, naming the credential, never its value.
  */
 export async function invokeIntegration(
   invoker: FunctionInvoker,
@@ -31,7 +34,33 @@ export async function invokeIntegration(
     credentials: call.credentials,
   });
   const body = (await response.json()) as { result?: JsonValue };
-  return body.result ?? null;
+  const result = body.result ?? null;
+  if (call.trigger === 'operation' || call.trigger === 'webhook') {
+    refuseCredentialsIn(result, functionName, call.credentials);
+  }
+  return result;
+}
+
+// Scrubbing would hand the consumer data that silently differs from what the provider meant
+// (and that it may store); a refusal names the mistake where the provider's developer sees it.
+function refuseCredentialsIn(
+  result: JsonValue,
+  functionName: string,
+  credentials: ProviderCall['credentials'],
+): void {
+  const known = Object.entries(credentials).filter(
+    (entry): entry is [string, string] => entry[1] !== null,
+  );
+  const finder = new Redactor();
+  finder.set(known.map(([, value]) => value));
+  const found = finder.find(result);
+  if (found === undefined) return;
+  const name = known.find(([, value]) => value === found)?.[0] ?? 'a credential';
+  throw new PlatformError({
+    code: 'INTEGRATION_PROVIDER_FAILED',
+    message: `${functionName} answered a result that contains the connection's credential ${name}; a provider Function never hands a credential value out. Return what the credential fetched instead.`,
+    details: { function: functionName, credential: name },
+  });
 }
 
 /** Runs an app's system Function as its system identity (an event handler); answers its result. */
