@@ -84,6 +84,12 @@ export interface BrokerOptions {
    */
   readonly allowNet?: readonly string[] | undefined;
   /**
+   * Push services that browsers' subscriptions may name besides the broker's own local one:
+   * host names (`https:` on it and its subdomains) or exact origins (docs/notifications.md).
+   * @default `PLATFORM_PUSH_SERVICE_HOSTS` of the environment (comma-separated), else none
+   */
+  readonly pushServiceHosts?: readonly string[] | undefined;
+  /**
    * How long a Function's process runs without a call before it stops (the next call starts it
    * again). @default 120000 (two minutes)
    */
@@ -408,6 +414,7 @@ export async function startBrokerWith(
     const push = await PushService.create(db, {
       stateDir,
       brokerUrl: `http://127.0.0.1:${listener.port}`,
+      pushServiceHosts: options.pushServiceHosts ?? pushServiceHostsFromEnvironment(),
     });
     const app = createBrokerApp({
       ai,
@@ -486,3 +493,11 @@ export async function prepareSearches(
 }
 
 const stackOf = printableError;
+
+// `PLATFORM_PUSH_SERVICE_HOSTS=fcm.googleapis.com,updates.push.services.mozilla.com platform dev`
+function pushServiceHostsFromEnvironment(): string[] {
+  return (process.env.PLATFORM_PUSH_SERVICE_HOSTS ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
+}
