@@ -1,7 +1,8 @@
 import { PlatformError } from '@platform/errors';
 import { encodeNotificationPayload, type NotificationPayload } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
-import { currentLocalEndpoint, LocalPushService, localDeviceId } from './local-push-service.ts';
+import { currentLocalEndpoint, localDeviceId } from './local-endpoints.ts';
+import { LocalPushService } from './local-push-service.ts';
 import { type DeliveryOutcome, deliverPush } from './push-delivery.ts';
 import { PushSubscriptions } from './push-subscriptions.ts';
 import {

@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { LOCAL_PUSH_PREFIX } from '../http/paths.ts';
-import { localDeviceId } from './local-push-service.ts';
+import { LOOPBACK_HOSTS, localDeviceId } from './local-endpoints.ts';
 
 /** A push subscription as the broker stores it: endpoint and the device's keys, base64url. */
 export interface PushSubscriptionKeys {
@@ -27,8 +27,6 @@ export interface EndpointRules {
    */
   readonly hosts?: readonly string[] | undefined;
 }
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 // After WHATWG parsing, which writes every IPv4 form (`2130706433`, `0x7f.0.0.1`, `127.1`) as
 // dotted decimal and every IPv6 one bracketed and compressed, an address host is one of these.
@@ -72,7 +70,7 @@ function isLocalServiceEndpoint(url: URL, localServiceUrl: string): boolean {
   const local = new URL(localServiceUrl);
   return (
     url.protocol === 'http:' &&
-    LOOPBACK.has(url.hostname) &&
+    LOOPBACK_HOSTS.has(url.hostname) &&
     url.port === local.port &&
     url.search === '' &&
     localDeviceId(url.href) !== undefined
