@@ -241,7 +241,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       },
       invoke: (fn, call) => {
         if (!app) throw new Error('The app is still starting.');
-        return invokeIntegration(app.broker.invoker, fn, call);
+        return invokeIntegration(app.broker.invoker, fn, call, self.manifest.provides?.integration);
       },
       runSystem: (fn, input, requestId) => {
         if (!app) throw new Error('The app is still starting.');

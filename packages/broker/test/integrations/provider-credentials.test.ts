@@ -3,6 +3,7 @@
 // redacted, and a result of an operation or a webhook that holds one is refused.
 import { isPlatformError, type JsonValue } from '@platform/errors';
 import { limits } from '@platform/schema';
+import { parseManifest } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokeIntegration } from '../../src/integrations/provider-invocation.ts';
 import { brokerFor } from '../helpers/broker.ts';
@@ -10,6 +11,31 @@ import { brokerFor } from '../helpers/broker.ts';
 const KEY = 'crm_key_4b8e1d7f';
 const TOKEN = 'oauth_access_9c3a55e2';
 const SECRET = 'app_secret_71d0c3';
+const REGION = 'europe-west';
+
+const contract = parseManifest(`schemaVersion: 3
+runtime:
+  sdk:
+    version: 2.6.0
+functions:
+  - { name: op, entrypoint: functions/op.ts, access: system }
+provides:
+  integration:
+    name: crm
+    title: CRM
+    authorization:
+      type: oauth2
+      authorizationUrl: https://crm.example/authorize
+      clientId: abc
+      exchange: op
+    credentials:
+      - { name: CRM_API_KEY, label: Key }
+      - { name: CRM_REGION, label: Region, secret: false }
+    capabilities:
+      - { name: contacts.read, description: Read. }
+    operations:
+      - { name: contacts.get, description: One., capability: contacts.read, function: op, fake: {} }
+`).manifest!.provides!.integration!;
 
 const files = {
   '.platform/secrets.json': JSON.stringify({ APP_SECRET: SECRET }),
@@ -30,6 +56,7 @@ export default defineFunction({
     if (what === 'throw') throw errors.notFound('CONTACT_NOT_FOUND', 'no contact for ' + key, { token });
     if (what === 'return') return { contacts: [{ note: 'saved with ' + key }] };
     if (what === 'return-token') return { deep: [[{ [token]: 1 }]] };
+    if (what === 'return-region') return { region: await ctx.secrets.get('CRM_REGION') };
     return { done: what };
   },
 });
@@ -41,7 +68,7 @@ let env: Awaited<ReturnType<typeof brokerFor>>;
 beforeAll(async () => {
   env = await brokerFor(files, {
     declared: {
-      secrets: ['APP_SECRET', 'CRM_API_KEY', 'OAUTH_ACCESS_TOKEN'],
+      secrets: ['APP_SECRET', 'CRM_API_KEY', 'CRM_REGION', 'OAUTH_ACCESS_TOKEN'],
       searches: {},
       emailAliases: [],
     },
@@ -51,16 +78,21 @@ beforeAll(async () => {
 afterAll(() => env.cleanup());
 
 const invoke = (what: string, trigger: 'operation' | 'webhook' | 'sync' = 'operation') =>
-  invokeIntegration(env.broker.invoker, 'op', {
-    requestId: `req_${what}_${trigger}`,
-    input: { what },
-    connectionId: 'conn_test',
-    trigger,
-    operation: trigger === 'operation' ? 'contacts.get' : undefined,
-    consumerAppId: trigger === 'operation' ? 'shop' : undefined,
-    credentials: { CRM_API_KEY: KEY, OAUTH_ACCESS_TOKEN: TOKEN },
-    timeoutMs: limits.integration.operationTimeoutSeconds * 1000,
-  });
+  invokeIntegration(
+    env.broker.invoker,
+    'op',
+    {
+      requestId: `req_${what}_${trigger}`,
+      input: { what },
+      connectionId: 'conn_test',
+      trigger,
+      operation: trigger === 'operation' ? 'contacts.get' : undefined,
+      consumerAppId: trigger === 'operation' ? 'shop' : undefined,
+      credentials: { CRM_API_KEY: KEY, CRM_REGION: REGION, OAUTH_ACCESS_TOKEN: TOKEN },
+      timeoutMs: limits.integration.operationTimeoutSeconds * 1000,
+    },
+    contract,
+  );
 
 const failure = async (promise: Promise<JsonValue>) => {
   try {
@@ -118,6 +150,8 @@ describe("a provider Function's credentials", () => {
 
   it('leave a result without them as it is, and a sync result unchecked', async () => {
     expect(await invoke('plain')).toEqual({ done: 'plain' });
+    // A credential declared `secret: false` (a region) may be part of what the provider answers.
+    expect(await invoke('return-region')).toEqual({ region: REGION });
     // Nobody receives a sync's result, so a value in it is no leak.
     expect(await invoke('return', 'sync')).toEqual({ contacts: [{ note: `saved with ${KEY}` }] });
   });
