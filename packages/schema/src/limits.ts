@@ -73,6 +73,11 @@ export const limits = {
     connectLinkSeconds: 30 * 60,
     /** An OAuth authorization in flight, from the redirect to the provider to its callback. */
     oauthStateSeconds: 10 * 60,
+    /**
+     * How long a call's credential values stay redacted from its provider Function's printed
+     * output after the call ended (the spec fixes none; ours, in docs/integrations.md).
+     */
+    credentialRedactionGraceSeconds: 30,
   },
   cron: { recoveryWindowSeconds: DAY },
   /**

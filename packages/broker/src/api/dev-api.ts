@@ -22,7 +22,9 @@ export interface DirectInvocation {
  * - `POST /_platform/broker/invoke/:name` with `{ input?, user? }` and
  *   `Authorization: Bearer <dev token>` (the token `platform dev` writes to `.platform/dev.json`):
  *   a direct invocation (`platform invoke`). It may pick any user, so it needs the token that
- *   only someone who can read the app folder has. The answer is the host's (`{ result }` or
+ *   only someone who can read the app folder has, or an agent credential of this app that
+ *   control-plane admission let through (`invoke_dev_function`, docs/agents.md): its person may
+ *   change the app, and so its Functions, anyway. The answer is the host's (`{ result }` or
  *   bytes).
  */
 export function mountBrokerApi(
@@ -39,11 +41,13 @@ export function mountBrokerApi(
 ): void {
   app.post(brokerApiPaths.invoke, async (c) => {
     const presented = readBearer(c.req.header('authorization'));
-    if (typeof presented !== 'string' || !safeEqual(presented, services.devToken)) {
+    // Admission sets `agent` only after checking the credential against this app and its route.
+    const agent = c.get('agent') !== undefined;
+    if (!agent && (typeof presented !== 'string' || !safeEqual(presented, services.devToken))) {
       throw new PlatformError({
         code: 'AUTH_REQUIRED',
         message:
-          'Direct invocation needs the dev token of .platform/dev.json (use platform invoke).',
+          'Direct invocation needs the dev token of .platform/dev.json (use platform invoke) or an agent credential of this app.',
       });
     }
     const body =

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Redactor } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import type { FeatureBase, FeatureErasure } from '../feature/broker-feature.ts';
 import { FunctionDeployments } from '../functions/function-deployments.ts';
@@ -7,7 +8,6 @@ import { FunctionInvoker } from '../functions/invoker.ts';
 import { resolveSdk } from '../functions/sdk.ts';
 import type { BrokerListener } from '../http/serve.ts';
 import { LogSink } from '../logs/log-sink.ts';
-import { Redactor } from '../logs/redactor.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
 import { SecretStore } from '../secrets/secret-store.ts';
 import type { ResolvedBrokerOptions } from './broker-options.ts';

@@ -53,6 +53,12 @@ export interface BrokerOptions {
    */
   readonly allowNet?: readonly string[] | undefined;
   /**
+   * Push services that browsers' subscriptions may name besides the broker's own local one:
+   * host names (`https:` on it and its subdomains) or exact origins (docs/notifications.md).
+   * @default `PLATFORM_PUSH_SERVICE_HOSTS` of the environment (comma-separated), else none
+   */
+  readonly pushServiceHosts?: readonly string[] | undefined;
+  /**
    * How long a Function's process runs without a call before it stops (the next call starts it
    * again). @default 120000 (two minutes)
    */
@@ -98,12 +104,16 @@ const emptyDeclarations: Declarations = { secrets: [], searches: {}, emailAliase
 
 /** {@link BrokerOptions} with every default applied once. */
 export interface ResolvedBrokerOptions
-  extends Omit<BrokerOptions, 'appId' | 'logWriter' | 'declared' | 'searches' | 'environment'> {
+  extends Omit<
+    BrokerOptions,
+    'appId' | 'logWriter' | 'declared' | 'searches' | 'environment' | 'pushServiceHosts'
+  > {
   readonly appId: string;
   readonly logWriter: LogWriter;
   readonly declared: Declarations;
   readonly searches: readonly SearchDeclaration[];
   readonly environment: 'development' | 'production';
+  readonly pushServiceHosts: readonly string[];
   /** Sign-in's clock, which deletions and onboarding also keep. */
   readonly clock: Clock;
   /** The organisation's other apps and this one, for sign-in across them. */
@@ -124,7 +134,16 @@ export async function resolveBrokerOptions(options: BrokerOptions): Promise<Reso
     declared: options.declared ?? emptyDeclarations,
     searches: options.searches ?? [],
     environment: options.environment ?? 'development',
+    pushServiceHosts: options.pushServiceHosts ?? pushServiceHostsFromEnvironment(),
     clock: options.auth?.clock ?? systemClock,
     peerAppIds: () => (options.auth?.peers?.() ?? []).map((peer) => peer.appId),
   };
+}
+
+// `PLATFORM_PUSH_SERVICE_HOSTS=fcm.googleapis.com,updates.push.services.mozilla.com platform dev`
+function pushServiceHostsFromEnvironment(): string[] {
+  return (process.env.PLATFORM_PUSH_SERVICE_HOSTS ?? '')
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
 }

@@ -43,7 +43,7 @@ export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
     }),
     jobsFeature(o.jobs),
     searchFeature(o.searches),
-    pushFeature,
+    pushFeature({ pushServiceHosts: o.pushServiceHosts }),
     integrationsFeature(o.integrations),
   ]);
 }

@@ -1,10 +1,9 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PlatformError } from '@platform/errors';
-import type { FunctionAccess } from '@platform/schema/contract';
+import { type FunctionAccess, Redactor } from '@platform/schema/contract';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { printable } from '../logs/printable.ts';
-import type { Redactor } from '../logs/redactor.ts';
 import type { BundleResult } from './bundler.ts';
 import { type BundlePlace, bundleDeclared } from './function-bundles.ts';
 import { FunctionProcess } from './function-process.ts';
@@ -48,7 +47,11 @@ export interface FunctionDeploymentsOptions extends BundlePlace {
    * it again. @default 120000 (two minutes)
    */
   readonly idleStopMs?: number | undefined;
-  /** Redacts known secret values from the processes' output before it is printed. @default none */
+  /**
+   * Redacts known secret values from the processes' output before it is printed; each process
+   * redacts these and its calls' credential values (see `DeployedFunction.redactor`).
+   * @default the calls' credential values only
+   */
   readonly redactor?: Redactor | undefined;
 }
 
@@ -168,7 +171,9 @@ export class FunctionDeployments {
     this.#refuseWhenClosed(fn.name);
     const bundle = await bundling;
     this.#refuseWhenClosed(fn.name);
-    const process = this.#process(fn.name, bundle.outFile, fn.memoryMb);
+    // The broker's secrets and, while a call runs (and a while after), its credentials.
+    const redactor = new Redactor(this.#options.redactor);
+    const process = this.#process(fn.name, bundle.outFile, fn.memoryMb, redactor);
     const previous = this.#deployed.get(fn.name);
     // A first version waits for its first call; a new one is checked by starting it before it
     // takes over, so a version that cannot start never replaces one that works.
@@ -189,6 +194,7 @@ export class FunctionDeployments {
       name: fn.name,
       access: fn.access,
       process,
+      redactor,
       ...(fn.timeoutMs ? { timeoutMs: fn.timeoutMs } : {}),
     });
     this.#deployed.set(fn.name, { declaration: fn, process, inputs: new Set(bundle.inputs) });
@@ -196,8 +202,13 @@ export class FunctionDeployments {
     return bundle;
   }
 
-  #process(name: string, bundlePath: string, memoryMb: number | undefined): FunctionProcess {
-    const { print, brokerPort, stateDir, redactor, appDir, allowNet, idleStopMs } = this.#options;
+  #process(
+    name: string,
+    bundlePath: string,
+    memoryMb: number | undefined,
+    redactor: Redactor,
+  ): FunctionProcess {
+    const { print, brokerPort, stateDir, appDir, allowNet, idleStopMs } = this.#options;
     const limitMb = memoryLimitMb(memoryMb);
     return new FunctionProcess({
       name,
@@ -210,7 +221,7 @@ export class FunctionDeployments {
       appUrl: `${pathToFileURL(resolve(appDir)).href}/`,
       onOutput: (line, stream) =>
         print(
-          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${printable(redactor ? redactor.text(line) : line)}`,
+          `${stream === 'stderr' ? 'ERR  ' : 'OUT  '} [${name}] ${printable(redactor.text(line))}`,
         ),
       onCrash: ({ code, signal, outOfMemory }) =>
         print(

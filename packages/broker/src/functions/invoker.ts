@@ -1,13 +1,14 @@
 import { errorFromResponse, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import {
   type Declarations,
   type FunctionAccess,
   type Invocation,
   REQUEST_ID_HEADER,
+  type Redactor,
 } from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
-import type { Redactor } from '../logs/redactor.ts';
 import type { FunctionProcess } from './function-process.ts';
 import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 
@@ -19,6 +20,13 @@ export interface DeployedFunction {
   readonly name: string;
   readonly access: FunctionAccess;
   readonly process: FunctionProcess;
+  /**
+   * The redaction of this Function's printed output and errors: the broker's secrets (it has
+   * {@link InvokerOptions.redactor} as its parent) plus the credential values of its calls, each
+   * from the call's start until {@link CREDENTIAL_REDACTION_GRACE_MS} after its end.
+   * @default {@link InvokerOptions.redactor}, without the calls' credentials
+   */
+  readonly redactor?: Redactor | undefined;
   /** Time limit of one call. @default 60000 */
   readonly timeoutMs?: number;
 }
@@ -50,7 +58,8 @@ export interface CallRequest {
   readonly integration?: Invocation['integration'];
   /**
    * The connection's credential values: the Function reads them through `ctx.secrets` under
-   * their declared names during this call only. @default none
+   * their declared names during this call only, and they are redacted from its printed output
+   * and its errors like secrets. @default none
    */
   readonly credentials?: Readonly<Record<string, string | null>> | undefined;
 }
@@ -79,6 +88,14 @@ type FixedMembers = Pick<Invocation, 'function' | 'sdkVersion' | 'environment' |
  * ends; the expiry only bounds a token whose end was never reported.
  */
 const TOKEN_GRACE_MS = 30_000;
+
+/**
+ * How long a call's credential values stay redacted from its Function's output after the call
+ * ended: a line printed during the call may still be on its way through the pipe, and a
+ * Function may print a value it kept a little later (docs/integrations.md).
+ */
+export const CREDENTIAL_REDACTION_GRACE_MS =
+  limits.integration.credentialRedactionGraceSeconds * 1000;
 
 /**
  * Runs calls of declared Functions: enforces `access` (`user` needs a signed-in caller,
@@ -175,9 +192,13 @@ export class FunctionInvoker {
       broker: { url: this.#options.brokerUrl, token },
     };
     const perCallJson = JSON.stringify(perCall);
+    const unhold = holdCredentials(fn, request.credentials);
     // The token ends with the call (the SDK flushes its logs before answering): module-level
     // code that kept a context cannot act as this caller during later calls.
-    const revoke = () => tokens.revoke(token);
+    const revoke = () => {
+      tokens.revoke(token);
+      unhold();
+    };
     let response: Response;
     try {
       response = await fn.process.request({
@@ -194,11 +215,11 @@ export class FunctionInvoker {
       throw error;
     }
     if (response.ok) return response;
-    throw this.#redact(await errorFromResponse(response));
+    throw this.#redact(fn, await errorFromResponse(response));
   }
 
-  #redact(error: PlatformError): PlatformError {
-    const redactor = this.#options.redactor;
+  #redact(fn: DeployedFunction, error: PlatformError): PlatformError {
+    const redactor = fn.redactor ?? this.#options.redactor;
     if (!redactor) return error;
     const message = redactor.text(error.message);
     const details = error.details === undefined ? undefined : redactor.value(error.details);
@@ -212,6 +233,23 @@ export class FunctionInvoker {
       requestId: error.requestId,
     });
   }
+}
+
+// Adds a call's credential values to its Function's redaction; the returned function, called
+// when the call ends, keeps them there for the grace period more.
+function holdCredentials(
+  fn: DeployedFunction,
+  credentials: CallRequest['credentials'],
+): () => void {
+  if (!credentials || !fn.redactor) return () => {};
+  const values = Object.values(credentials).filter((value): value is string => value !== null);
+  const release = fn.redactor.hold(values);
+  let ended = false;
+  return () => {
+    if (ended) return;
+    ended = true;
+    setTimeout(release, CREDENTIAL_REDACTION_GRACE_MS).unref();
+  };
 }
 
 function admit(fn: DeployedFunction, request: CallRequest): Caller {

@@ -90,7 +90,10 @@ export function providerApp(
     get manifest() {
       return serving()?.manifest ?? manifest;
     },
-    invoke: (fn, call) => invokeIntegration(started().invoker, fn, call),
+    invoke: (fn, call) => {
+      const app = started();
+      return invokeIntegration(app.invoker, fn, call, app.manifest.provides?.integration);
+    },
     runSystem: (fn, input, requestId) => invokeSystem(started().invoker, fn, input, requestId),
     paused: async () => (await serving()?.paused()) ?? false,
   };

@@ -1,6 +1,6 @@
 import { type JsonValue, PlatformError } from '@platform/errors';
 import { jsonByteLength, limits } from '@platform/schema';
-import { checkIntegrationCall } from '@platform/schema/contract';
+import { checkIntegrationCall, Redactor } from '@platform/schema/contract';
 import {
   type IntegrationContract,
   jsonSchemaProblem,
@@ -198,7 +198,9 @@ export class IntegrationCalls {
       }
       throw error;
     }
-    const hide = redactor(Object.values(credentials));
+    // Credential values are replaced wherever a provider's message might repeat them.
+    const hide = new Redactor();
+    hide.set(Object.values(credentials).filter((value) => value !== null));
     let output: JsonValue;
     try {
       output = await provider.invoke(operation.function, {
@@ -227,7 +229,7 @@ export class IntegrationCalls {
     if (problem !== undefined) {
       throw fail(
         'INTEGRATION_PROVIDER_FAILED',
-        `${operation.name} answered output that does not match its declared output schema: ${hide(problem)}.`,
+        `${operation.name} answered output that does not match its declared output schema: ${hide.text(problem)}.`,
         { operation: operation.name },
       );
     }
@@ -256,7 +258,7 @@ export class IntegrationCalls {
     error: unknown,
     connection: Connection,
     slot: string,
-    hide: (text: string) => string,
+    hide: Redactor,
   ): Promise<PlatformError> {
     const integration = connection.integration;
     const known = error instanceof PlatformError ? error : undefined;
@@ -267,13 +269,13 @@ export class IntegrationCalls {
     if (known && known.status >= 400 && known.status < 500 && known.code !== 'FUNCTION_NOT_FOUND') {
       return new PlatformError({
         code: known.code,
-        message: hide(known.message),
+        message: hide.text(known.message),
         status: known.status,
-        ...(known.details ? { details: JSON.parse(hide(JSON.stringify(known.details))) } : {}),
+        ...(known.details ? { details: hide.value(known.details) } : {}),
       });
     }
     this.#options.print(
-      `integration ${integration}: the provider failed: ${hide(known ? `${known.code}: ${known.message}` : String(error))}`,
+      `integration ${integration}: the provider failed: ${hide.text(known ? `${known.code}: ${known.message}` : String(error))}`,
     );
     const retryable = known ? known.retryable : false;
     return fail(
@@ -288,12 +290,4 @@ export class IntegrationCalls {
 function userIdOf(caller: Caller): string {
   if (caller.kind !== 'user') throw new TypeError('a calling_user slot needs a user caller');
   return caller.userId;
-}
-
-// Credential values are replaced wherever a provider's message might repeat them.
-function redactor(values: readonly (string | null)[]): (text: string) => string {
-  const secrets = values
-    .filter((value): value is string => value !== null && value.length >= 4)
-    .sort((a, b) => b.length - a.length);
-  return (text) => secrets.reduce((out, value) => out.split(value).join('[redacted]'), text);
 }

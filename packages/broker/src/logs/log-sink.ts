@@ -1,5 +1,5 @@
+import { Redactor } from '@platform/schema/contract';
 import { printable } from './printable.ts';
-import { Redactor } from './redactor.ts';
 
 /** A log level, lowest first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

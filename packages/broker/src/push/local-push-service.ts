@@ -6,6 +6,7 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import { LOCAL_PUSH_PREFIX } from '../http/paths.ts';
 import { newId } from '../kernel/ids.ts';
 import { ece } from './ece.ts';
+import { localDeviceId } from './local-endpoints.ts';
 import type { PushSubscriptionKeys } from './subscription-check.ts';
 
 /** A notification the local push service received, verified and decrypted. */
@@ -240,30 +241,4 @@ interface DeliveryRow {
   urgency: string | null;
   topic: string | null;
   received_at: Date;
-}
-
-/** The device id of a local push service endpoint, or `undefined` for any other endpoint. */
-export function localDeviceId(endpoint: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' || !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
-    return undefined;
-  }
-  const prefix = `${LOCAL_PUSH_PREFIX}/`;
-  if (!url.pathname.startsWith(prefix)) return undefined;
-  const id = url.pathname.slice(prefix.length);
-  return /^[A-Za-z0-9_-]+$/.test(id) ? id : undefined;
-}
-
-/**
- * `endpoint` re-pointed at `brokerUrl` when it is a local push service endpoint: `platform dev`
- * may run on another port than when the device subscribed.
- */
-export function currentLocalEndpoint(endpoint: string, brokerUrl: string): string {
-  const id = localDeviceId(endpoint);
-  return id === undefined ? endpoint : new URL(`${LOCAL_PUSH_PREFIX}/${id}`, brokerUrl).href;
 }

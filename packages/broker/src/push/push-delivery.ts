@@ -10,8 +10,11 @@ export type DeliveryOutcome =
   | { readonly kind: 'gone'; readonly status: number }
   /** Unreachable, or 429/5xx on every attempt: may succeed later. */
   | { readonly kind: 'unavailable'; readonly status: number | null; readonly reason: string }
-  /** Any other answer (400, 403, 413…): this message will never be accepted as it is. */
-  | { readonly kind: 'rejected'; readonly status: number };
+  /**
+   * Any other answer (400, 403, 413…, and any redirect): this message will never be accepted as
+   * it is; `null` when it was not sent, its endpoint being one the broker no longer sends to.
+   */
+  | { readonly kind: 'rejected'; readonly status: number | null };
 
 /** How {@link deliverPush} sends. */
 export interface DeliveryOptions {
@@ -77,6 +80,9 @@ export async function deliverPush(
           Authorization: await options.signer.authorization(new URL(subscription.endpoint).origin),
         },
         body: new Uint8Array(cipherText),
+        // A push service answers; it never redirects. Following one would re-POST the message
+        // (307) or reach any host (302) the endpoint check never saw.
+        redirect: 'manual',
         signal: AbortSignal.timeout(options.timeoutMilliseconds ?? 10_000),
       });
       // The body is the push service's business; read it so the connection is reused.
@@ -97,6 +103,7 @@ export async function deliverPush(
     if (response.status === 404 || response.status === 410) {
       return { kind: 'gone', status: response.status };
     }
+    // A redirect (3xx) lands here too: a failed send, never followed.
     if (response.status !== 429 && response.status < 500) {
       return { kind: 'rejected', status: response.status };
     }

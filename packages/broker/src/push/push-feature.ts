@@ -8,22 +8,28 @@ import { PushService } from './push-service.ts';
  * browser's push routes and, in development, the local push service, which authenticates its
  * senders by VAPID and so answers before sign-in's admission.
  */
-export const pushFeature: BrokerFeature<'push', object, PushService> = {
-  name: 'push',
-  start: (base) =>
-    PushService.create(base.db, {
-      stateDir: base.stateDir,
-      brokerUrl: `http://127.0.0.1:${base.port}`,
-    }),
-  mount: {
-    edge: (app, push) => push.local?.mount(app),
-    routes: (app, push, _needs, { authenticate }) => mountPushRoutes(app, { push, authenticate }),
-  },
-  erasure: {
-    appPerson: async (tx, { accountId }) => {
-      for (const table of ['push_subscriptions', 'push_local_devices', 'push_local_deliveries']) {
-        await eraseRows(tx, table, 'user_id = $1', [accountId]);
-      }
+export function pushFeature(settings: {
+  /** Push services subscriptions may name besides the local one (docs/notifications.md). */
+  readonly pushServiceHosts: readonly string[];
+}): BrokerFeature<'push', object, PushService> {
+  return {
+    name: 'push',
+    start: (base) =>
+      PushService.create(base.db, {
+        stateDir: base.stateDir,
+        brokerUrl: `http://127.0.0.1:${base.port}`,
+        pushServiceHosts: settings.pushServiceHosts,
+      }),
+    mount: {
+      edge: (app, push) => push.local?.mount(app),
+      routes: (app, push, _needs, { authenticate }) => mountPushRoutes(app, { push, authenticate }),
     },
-  },
-};
+    erasure: {
+      appPerson: async (tx, { accountId }) => {
+        for (const table of ['push_subscriptions', 'push_local_devices', 'push_local_deliveries']) {
+          await eraseRows(tx, table, 'user_id = $1', [accountId]);
+        }
+      },
+    },
+  };
+}

@@ -1,10 +1,16 @@
 import { PlatformError } from '@platform/errors';
 import { encodeNotificationPayload, type NotificationPayload } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
-import { currentLocalEndpoint, LocalPushService, localDeviceId } from './local-push-service.ts';
+import { currentLocalEndpoint, localDeviceId } from './local-endpoints.ts';
+import { LocalPushService } from './local-push-service.ts';
 import { type DeliveryOutcome, deliverPush } from './push-delivery.ts';
 import { PushSubscriptions } from './push-subscriptions.ts';
-import { checkSubscription, type PushSubscriptionKeys } from './subscription-check.ts';
+import {
+  checkSubscription,
+  type EndpointRules,
+  endpointProblem,
+  type PushSubscriptionKeys,
+} from './subscription-check.ts';
 import { loadVapidKeys, type VapidKeys } from './vapid-keys.ts';
 import { VapidSigner } from './vapid-signer.ts';
 
@@ -23,10 +29,17 @@ export interface PushServiceOptions {
   /** @default 'local' */
   readonly appId?: string;
   /**
-   * `local` (development, the default): subscriptions go to the broker's own push service and
-   * loopback http endpoints are accepted. `browser`: only the browsers' https push services.
+   * `local` (development, the default): subscriptions go to the broker's own push service, and
+   * only its endpoints (and `pushServiceHosts`) are accepted. `browser`: the browsers' https
+   * push services.
    */
   readonly pushService?: 'local' | 'browser';
+  /**
+   * The push services subscriptions may name besides the local one: host names (https on it
+   * and its subdomains) or exact origins. @default with `local` none; with `browser` any https
+   * host named by DNS
+   */
+  readonly pushServiceHosts?: readonly string[] | undefined;
   /** The VAPID `sub` contact. @default 'mailto:push@localhost.invalid' */
   readonly subject?: string;
   /** Waits between retries (tests and benches). @default setTimeout */
@@ -56,6 +69,7 @@ export class PushService {
   readonly #vapid: VapidKeys;
   readonly #signer: VapidSigner;
   readonly #options: PushServiceOptions;
+  readonly #rules: EndpointRules;
 
   private constructor(db: Database, vapid: VapidKeys, options: PushServiceOptions) {
     this.#vapid = vapid;
@@ -66,6 +80,10 @@ export class PushService {
       (options.pushService ?? 'local') === 'local'
         ? new LocalPushService(db, vapid.publicKey)
         : undefined;
+    this.#rules = {
+      localServiceUrl: this.local ? options.brokerUrl : undefined,
+      hosts: options.pushServiceHosts,
+    };
   }
 
   /** Loads (or makes, on the first start) the app's VAPID key pair. */
@@ -88,9 +106,7 @@ export class PushService {
    * (`PUSH_SUBSCRIPTION_INVALID`). Answers the stored endpoint.
    */
   async subscribe(userId: string, subscription: PushSubscriptionKeys): Promise<string> {
-    const checked = checkSubscription(subscription, {
-      allowLoopbackHttp: this.local !== undefined,
-    });
+    const checked = checkSubscription(subscription, this.#rules);
     await this.subscriptions.save(userId, checked);
     return checked.endpoint;
   }
@@ -127,7 +143,9 @@ export class PushService {
 
   /**
    * Sends a visible notification to every subscribed device of the addressed users:
-   * `NOTIFICATION_TOO_LARGE` before anything is sent when it cannot fit one push message.
+   * `NOTIFICATION_TOO_LARGE` before anything is sent when it cannot fit one push message. A
+   * stored endpoint the rules refuse now (stored by an earlier version, or before the allowed
+   * push services changed) is not contacted and counts as not delivered.
    */
   async send(notification: Notification): Promise<{ delivered: number }> {
     const payload = encodeNotificationPayload(notification);
@@ -136,6 +154,9 @@ export class PushService {
     const outcomes = await Promise.all(
       devices.map(async (device) => {
         const endpoint = currentLocalEndpoint(device.endpoint, this.#options.brokerUrl);
+        if (endpointProblem(endpoint, this.#rules) !== undefined) {
+          return { kind: 'rejected', status: null } satisfies DeliveryOutcome;
+        }
         const outcome = await deliverPush({ endpoint, keys: device.keys }, payload, {
           signer: this.#signer,
           ...(this.#options.sleep ? { sleep: this.#options.sleep } : {}),

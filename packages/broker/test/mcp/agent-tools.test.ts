@@ -417,6 +417,36 @@ describe('with an agent credential', { timeout: 120_000 }, () => {
     expect(forged.status).toBe(403);
   });
 
+  it('invoke a Function of their app through the tool, as its REST twin does', async () => {
+    const credential = await agentOf('sales', 'owner@localhost');
+    const client = new Client({ name: 'agent-invoking', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${ws.url}/v1/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${credential}` } },
+      }),
+    );
+    clients.push(client);
+    await call(client, 'set_dev_integration_mode', {
+      appId: 'sales',
+      sessionId: 'default',
+      integrationName: 'crm',
+      mode: 'fake',
+    });
+    const answer = await call(client, 'invoke_dev_function', {
+      appId: 'sales',
+      name: 'lookupCustomer',
+      input: { email: 'grace@example.com' },
+    });
+    expect(answer.isError ?? false).toBe(false);
+    expect(answer.structuredContent).toMatchObject({
+      result: { contact: { name: 'Ada (fake)' } },
+    });
+    // Another app's Functions stay out of reach.
+    const other = await call(client, 'invoke_dev_function', { appId: 'crm', name: 'anything' });
+    expect(other.isError).toBe(true);
+    expect(codeOf(other)).toBe('AUTH_REQUIRED');
+  });
+
   it('bind an existing connection only as the app owner’s agent, and only app slots', async () => {
     // A person makes the connection: entering credential values is a human action.
     const link = await asDeveloper(`${ws.url}/v1/apps/crm/connections/links`, {

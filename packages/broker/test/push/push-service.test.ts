@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpush from 'web-push';
 import { deliverPush } from '../../src/push/push-delivery.ts';
+import { PushService } from '../../src/push/push-service.ts';
 import { type VapidKeys, vapidKeysPath } from '../../src/push/vapid-keys.ts';
 import { VapidSigner } from '../../src/push/vapid-signer.ts';
 import { brokerFor } from '../helpers/broker.ts';
@@ -14,7 +15,8 @@ const NOBODY = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
 
 let env: Awaited<ReturnType<typeof brokerFor>>;
 beforeAll(async () => {
-  env = await brokerFor({});
+  // A browser's push service as `platform dev` may be told to accept one.
+  env = await brokerFor({}, { pushServiceHosts: ['push.example.com'] });
 });
 afterAll(() => env.cleanup());
 
@@ -27,6 +29,13 @@ const post = (path: string, body: unknown, user?: string) =>
   });
 const subscribe = (body: unknown, user = ALICE) =>
   post('/_platform/api/push/subscriptions', body, user);
+/** The app's push service accepting, besides the local one, exactly `origins`. */
+const pushTo = (...origins: string[]) =>
+  PushService.create(env.broker.db, {
+    stateDir: join(env.appDir, '.platform'),
+    brokerUrl: env.broker.server.url,
+    pushServiceHosts: origins.map((url) => new URL(url).origin),
+  });
 const rowCount = async () =>
   Number(
     (
@@ -202,10 +211,11 @@ describe('notifications.send to browser push services', () => {
 
   it('encrypts for the device (RFC 8291) and retries a 429', async () => {
     const service = await scriptedPushService([429, 201]);
+    const push = await pushTo(service.url);
     try {
       const device = testDevice(service.url);
-      expect((await subscribe(device.subscription, CAROL)).status).toBe(200);
-      expect(await env.broker.push.send({ to: CAROL, title: 'Hi' })).toEqual({ delivered: 1 });
+      await push.subscribe(CAROL, device.subscription);
+      expect(await push.send({ to: CAROL, title: 'Hi' })).toEqual({ delivered: 1 });
       expect(service.received).toHaveLength(2);
       const last = service.received[1]!;
       expect(last.headers['content-encoding']).toBe('aes128gcm');
@@ -221,10 +231,11 @@ describe('notifications.send to browser push services', () => {
     const service = await scriptedPushService([503]);
     await service.close(); // a push service that is down: nothing listens on its port
     const busy = await scriptedPushService([503]);
+    const push = await pushTo(service.url, busy.url);
     try {
-      await subscribe(testDevice(service.url).subscription, CAROL);
-      await subscribe(testDevice(`${busy.url}-2`).subscription, CAROL);
-      await expect(env.broker.push.send({ to: CAROL, title: 'Hi' })).rejects.toMatchObject({
+      await push.subscribe(CAROL, testDevice(service.url).subscription);
+      await push.subscribe(CAROL, testDevice(`${busy.url}-2`).subscription);
+      await expect(push.send({ to: CAROL, title: 'Hi' })).rejects.toMatchObject({
         code: 'PUSH_SERVICE_UNAVAILABLE',
         status: 503,
         retryable: true,

@@ -151,6 +151,7 @@ export { jobSchema, jobStates } from './jobs.ts';
 export { emailMessageSchema, notificationSchema } from './messaging.ts';
 export { encodeNotificationPayload, type NotificationPayload } from './notification-payload.ts';
 export { pushSubscriptionSchema } from './push.ts';
+export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redaction.ts';
 export {
   type CheckedSearchOptions,
   checkSearchOptions,

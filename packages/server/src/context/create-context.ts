@@ -1,11 +1,11 @@
-import { featureSince, type Invocation } from '@platform/schema/contract';
+import { featureSince, type Invocation, Redactor } from '@platform/schema/contract';
 import { createAi } from './ai.ts';
 import { createData } from './data.ts';
 import { createFiles } from './files.ts';
 import { createIntegration, createIntegrations } from './integrations.ts';
 import { createJobs } from './jobs.ts';
 import { createEmail, createNotifications } from './messaging.ts';
-import { type BufferedLogger, createLogger, createSecrets, SecretMemory } from './secrets-log.ts';
+import { type BufferedLogger, createLogger, createSecrets } from './secrets-log.ts';
 import { type FetchLike, RuntimeClient, requireVersion } from './transport.ts';
 import type {
   AiClient,
@@ -48,7 +48,7 @@ interface Members {
   readonly client: RuntimeClient;
   readonly invocation: Pick<Invocation, 'sdkVersion' | 'declared' | 'http' | 'integration'>;
   readonly made: Partial<Made>;
-  memory?: SecretMemory;
+  redactor?: Redactor;
   logger?: BufferedLogger;
 }
 
@@ -68,14 +68,14 @@ function once<K extends keyof Made>(
   return members.made[key] as Made[K];
 }
 
-function secretMemory(m: Members): SecretMemory {
-  m.memory ??= new SecretMemory();
-  return m.memory;
+function secretsRead(m: Members): Redactor {
+  m.redactor ??= new Redactor();
+  return m.redactor;
 }
 
-// Log lines redact the secret values this invocation has read, so both share one memory.
+// Log lines redact the secret values this invocation has read, so both share one redactor.
 function logger(m: Members): BufferedLogger {
-  m.logger ??= createLogger(m.client, secretMemory(m));
+  m.logger ??= createLogger(m.client, secretsRead(m));
   return m.logger;
 }
 
@@ -161,7 +161,7 @@ class InvocationContext<Input> implements HandlerContext<Input> {
 
   get secrets(): SecretsClient {
     return once(this, 'secrets', (m) =>
-      createSecrets(m.client, m.invocation.declared, secretMemory(m)),
+      createSecrets(m.client, m.invocation.declared, secretsRead(m)),
     );
   }
 

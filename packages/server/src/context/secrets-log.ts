@@ -1,35 +1,18 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
-import type { Declarations } from '@platform/schema/contract';
+import type { Declarations, Redactor } from '@platform/schema/contract';
 import type { RuntimeClient } from './transport.ts';
 import type { Logger, SecretsClient } from './types.ts';
 
-const REDACTED = '[REDACTED]';
 const FLUSH_AT = 50;
 
-/** Secret values the invocation has read, so the logger can redact them. */
-export class SecretMemory {
-  readonly #values = new Set<string>();
-
-  remember(value: string): void {
-    if (value !== '') this.#values.add(value);
-  }
-
-  /** `text` with every remembered value replaced by `[REDACTED]`, longest first. */
-  redact(text: string): string {
-    if (this.#values.size === 0) return text;
-    let out = text;
-    for (const value of [...this.#values].sort((a, b) => b.length - a.length)) {
-      out = out.split(value).join(REDACTED);
-    }
-    return out;
-  }
-}
-
-/** `ctx.secrets`: only declared names (checked here first); values come from the broker. */
+/**
+ * `ctx.secrets`: only declared names (checked here first); values come from the broker. Every
+ * value read is added to `redactor`, so the invocation's logger redacts it.
+ */
 export function createSecrets(
   client: RuntimeClient,
   declared: Declarations,
-  memory: SecretMemory,
+  redactor: Redactor,
 ): SecretsClient {
   const get = async (name: string): Promise<string | undefined> => {
     if (typeof name !== 'string') throw new TypeError('Secret name must be a string');
@@ -42,7 +25,7 @@ export function createSecrets(
     }
     const { value } = await client.call('secretsGet', {}, { name });
     if (value === null) return undefined;
-    memory.remember(value);
+    redactor.add([value]);
     return value;
   };
   return {
@@ -68,7 +51,7 @@ export interface BufferedLogger extends Logger {
 }
 
 /** `ctx.log`: structured, redacted, batched. Logging never throws into the handler. */
-export function createLogger(client: RuntimeClient, memory: SecretMemory): BufferedLogger {
+export function createLogger(client: RuntimeClient, redactor: Redactor): BufferedLogger {
   let buffer: {
     level: 'debug' | 'info' | 'warn' | 'error';
     message: string;
@@ -93,8 +76,8 @@ export function createLogger(client: RuntimeClient, memory: SecretMemory): Buffe
     (message: string, fields?: Record<string, unknown>) => {
       const entry = {
         level,
-        message: memory.redact(String(message)),
-        ...(fields === undefined ? {} : { fields: redactFields(fields, memory) }),
+        message: redactor.text(String(message)),
+        ...(fields === undefined ? {} : { fields: redactor.value(jsonFields(fields)) }),
         at: new Date().toISOString(),
       };
       buffer.push(entry);
@@ -109,11 +92,12 @@ export function createLogger(client: RuntimeClient, memory: SecretMemory): Buffe
   };
 }
 
-function redactFields(fields: Record<string, unknown>, memory: SecretMemory): JsonObject {
+// The fields as the JSON they travel as (a bigint as its digits, an Error as its name and
+// message), so the redaction sees exactly what is sent.
+function jsonFields(fields: Record<string, unknown>): JsonObject {
   const json = JSON.stringify(fields, (_key, value: unknown) => {
-    if (typeof value === 'string') return memory.redact(value);
     if (typeof value === 'bigint') return value.toString();
-    if (value instanceof Error) return { name: value.name, message: memory.redact(value.message) };
+    if (value instanceof Error) return { name: value.name, message: value.message };
     return value;
   });
   const parsed: unknown = json === undefined ? {} : JSON.parse(json);
