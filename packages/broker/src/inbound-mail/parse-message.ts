@@ -22,6 +22,7 @@ export interface ParsedMessage {
 
 // C0 controls and DEL: no file name holds one (a NUL cannot even be stored), so a name with
 // one is a broken or hostile message, not a name to store.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 // RFC 5322 2.2: a header field name is printable US-ASCII except the colon. A message whose
