@@ -132,6 +132,66 @@ export const hostRoutes = {
   health: route('GET', '/_platform/health'),
 } as const;
 
+/** The prefix of the platform's own pages and APIs on an app's origin (spec 4.1, 5.3.1). */
+export const PLATFORM_PATH_PREFIX = '/_platform';
+
+/** The prefix of the owner API and the developer's tools (spec 4.1, 9). */
+export const OWNER_PATH_PREFIX = '/v1';
+
+/** The prefix of the REST data API on an app's origin (spec 4.1: `/rest/v1/<table>`). */
+export const REST_PATH_PREFIX = '/rest';
+
+/** The REST data API: `GET …/:table`, `POST …/rpc/:fn` (spec 2.2, 4.1). */
+export const REST_API_PREFIX = `${REST_PATH_PREFIX}/v1`;
+
+/**
+ * Path prefixes only the platform serves on an app's origin. This is the one list: the manifest
+ * refuses a Function route below any of them (`ROUTE_PATH_RESERVED`), the broker never serves a
+ * frontend file or the app's `index.html` below them, and its control plane lies below them.
+ * Compare with {@link reservedPrefixOf}, never with a plain `startsWith`.
+ */
+export const reservedPathPrefixes = [
+  PLATFORM_PATH_PREFIX,
+  OWNER_PATH_PREFIX,
+  REST_PATH_PREFIX,
+] as const;
+
+/** One of {@link reservedPathPrefixes}. */
+export type ReservedPathPrefix = (typeof reservedPathPrefixes)[number];
+
+/**
+ * The form of a URL path that prefix checks compare: lower case, repeated and trailing `/`
+ * dropped, `.` and `..` segments resolved. A reserved prefix must hold however the request spells
+ * it (`//_platform/…`, `/V1/…`): a router or a file server may read those spellings as the
+ * reserved path while a literal comparison does not.
+ *
+ * @example
+ * ```ts
+ * canonicalPath('//V1/./apps/'); // '/v1/apps'
+ * ```
+ */
+export function canonicalPath(path: string): string {
+  const segments: string[] = [];
+  for (const segment of path.toLowerCase().split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+}
+
+/** Whether `path` is `prefix` or below it, comparing the {@link canonicalPath} of both. */
+export function isUnderPrefix(path: string, prefix: string): boolean {
+  const canonical = canonicalPath(path);
+  const base = canonicalPath(prefix);
+  return canonical === base || canonical.startsWith(base === '/' ? '/' : `${base}/`);
+}
+
+/** The reserved prefix `path` lies under ({@link reservedPathPrefixes}), if any. */
+export function reservedPrefixOf(path: string): ReservedPathPrefix | undefined {
+  return reservedPathPrefixes.find((prefix) => isUnderPrefix(path, prefix));
+}
+
 /** Fills the `:name` segments of a path template, encoding each value. */
 export function fillPath(path: string, params: Readonly<Record<string, string>>): string {
   return path.replace(/:([A-Za-z]\w*)/g, (_, key: string) => {

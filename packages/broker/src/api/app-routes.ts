@@ -16,10 +16,21 @@ export interface AppRouteServices {
 
 const bodiless = new Set(['GET', 'HEAD']);
 
-/** `?a=1&a=2&b=3` as `{ a: ['1', '2'], b: '3' }`: repeated keys become arrays. */
+/**
+ * `?a=1&a=2&b=3` as `{ a: ['1', '2'], b: '3' }`: repeated keys become arrays. A `__proto__` key
+ * is refused with `INVALID_REQUEST`, as in a JSON body: assigned to a record it would set the
+ * prototype instead, so the Function would silently never see it.
+ */
 export function queryOf(url: URL): Record<string, string | string[]> {
   const query: Record<string, string | string[]> = {};
   for (const key of new Set(url.searchParams.keys())) {
+    if (key === '__proto__') {
+      throw new PlatformError({
+        code: 'INVALID_REQUEST',
+        message: 'The query parameter `__proto__` is not accepted; rename it.',
+        details: { path: 'query.__proto__' },
+      });
+    }
     const values = url.searchParams.getAll(key);
     query[key] = values.length === 1 ? values[0]! : values;
   }

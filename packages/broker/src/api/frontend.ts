@@ -81,8 +81,9 @@ function decodeSegments(pathname: string): string | undefined {
  * `public/x.js` but a `public/x.ts` (or `.tsx`) gets that module bundled for the browser by
  * esbuild (cached until `invalidate()`), so a frontend written in TypeScript needs no build
  * step. Anything else falls through to `ROUTE_NOT_FOUND`, and so does every path under a
- * reserved prefix (`/_platform`, `/v1`) and every path with an encoded separator (`%2F`, `%5C`)
- * or NUL: a segment of the URL is one step in `public/`, never more.
+ * reserved prefix (`/_platform`, `/v1`, `/rest`, compared case-insensitively after collapsing
+ * repeated `/`, so `//_platform/…` and `/V1/…` too) and every path with an encoded separator
+ * (`%2F`, `%5C`) or NUL: a segment of the URL is one step in `public/`, never more.
  */
 export class Frontend {
   readonly dir: string;

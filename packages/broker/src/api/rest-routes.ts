@@ -1,4 +1,5 @@
 import { PlatformError } from '@platform/errors';
+import { REST_API_PREFIX } from '@platform/schema/routes';
 import type { Hono } from 'hono';
 import type { DataService } from '../data/data-service.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
@@ -18,12 +19,12 @@ export function mountRestRoutes(
   app: Hono<BrokerEnv>,
   services: { data: DataService; authenticate: Authenticate },
 ): void {
-  app.post('/rest/v1/rpc/:fn', async (c) => {
+  app.post(`${REST_API_PREFIX}/rpc/:fn`, async (c) => {
     const caller = await services.authenticate(c.req.raw);
     const body = await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true });
     return c.json(await services.data.rpc(caller, c.req.param('fn'), body));
   });
-  app.get('/rest/v1/:table', async (c) => {
+  app.get(`${REST_API_PREFIX}/:table`, async (c) => {
     const caller = await services.authenticate(c.req.raw);
     const select = c.req.query('select');
     const limit = c.req.query('limit');

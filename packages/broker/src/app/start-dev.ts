@@ -286,6 +286,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       port: options.smtpPort ?? 0,
       target: () => app.broker.inboundMail,
       onError: (error) => print(describeError(error)),
+      log: print,
     });
     teardown.add(() => smtp.close());
     // Node's resolver knows no `*.localhost`: the command line reaches the app as `localhost`.

@@ -6,11 +6,17 @@ import { type AuthPage, hidden } from './page-layout.ts';
 /** Where the owner's pages for app access tokens live, under `{auth_url}`. */
 export const ACCESS_TOKEN_PAGES = '/_platform/auth/access-tokens';
 
-/** The approval page of a token request: compare the code, then approve or decline. */
+/**
+ * The approval page of a token request: the approver types the code their terminal shows, then
+ * approves (or declines). The page never shows the code itself: an approver who only compares
+ * tends to click through, and one sent somebody else's link has no terminal to read a code from
+ * (RFC 8628, 5.4). `error` explains a code that did not match.
+ */
 export function approveRequestPage(input: {
   readonly app: string;
   readonly request: AppTokenRequestView;
   readonly csrf: string;
+  readonly error?: string | undefined;
 }): AuthPage {
   const { request } = input;
   if (request.state !== 'pending') {
@@ -31,17 +37,20 @@ export function approveRequestPage(input: {
 <p>A terminal asks for an agent credential named <b>${e(request.name)}</b>. The agent will use the agent tools
 for you on this app (read its jobs and integration events, switch integrations to live, inject events, invoke
 Functions) and, if you own the app, bind existing connections. It never gets your browser session and never
-enters credential values. Approve only if the terminal shows this code:</p>`
+enters credential values.</p>`
       : `<h1>Approve an app access token for ${e(input.app)}?</h1>
 <p>A terminal asks for an app access token named <b>${e(request.name)}</b>. It acts as you, the owner,
-on the app's data, files and Functions (never on its settings). Approve only if the terminal shows this code:</p>`;
+on the app's data, files and Functions (never on its settings).</p>`;
+  const error =
+    input.error === undefined ? '' : `<p class="error" role="alert">${e(input.error)}</p>`;
   return {
     title: request.kind === 'agent' ? 'Approve a coding agent' : 'Approve an app access token',
-    body: `${asked}
-<p><code id="code">${e(request.userCode)}</code></p>
+    body: `${asked}${error}
 <form method="post">${hidden('csrf', input.csrf)}
+<label for="code">Type the code your terminal shows (like BCDF-GHJK). If you did not start this in a terminal of your own, decline.</label>
+<input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="20">
 <button id="approve" name="decision" value="approve">Approve</button>
-<button id="decline" name="decision" value="decline">Decline</button></form>`,
+<button id="decline" name="decision" value="decline" formnovalidate>Decline</button></form>`,
   };
 }
 

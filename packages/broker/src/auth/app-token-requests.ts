@@ -55,7 +55,7 @@ const CODE_LETTERS = 'BCDFGHJKLMNPQRSTVWXZ';
  * Credentials asked for from a terminal and approved in the browser, in the manner of the OAuth
  * device grant (RFC 8628): app access tokens (the owner approves) and agent credentials (the
  * person the agent will act for approves). The requester gets a claim secret and a short code,
- * the approver compares the code on the approval page and approves or declines, and the
+ * the approver types the code on the approval page and approves (or declines), and the
  * requester's next claim mints the credential, once. The value is made at the claim, so it is
  * never stored.
  */

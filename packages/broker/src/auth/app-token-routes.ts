@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths } from '../http/paths.ts';
+import { safeEqual } from '../kernel/crypto.ts';
 import {
   ACCESS_TOKEN_PAGES,
   approveRequestPage,
@@ -34,7 +35,9 @@ const field = (body: unknown, name: string): unknown =>
  *   token, info }` once (200);
  * - `GET {agents}` lists the app's agent credentials, `DELETE {agents}/:id` revokes one;
  * - the approval page and the reveal page need the owner signed in, confirmed; their GETs
- *   change nothing (link prefetchers approve and reveal nothing), their forms carry CSRF tokens.
+ *   change nothing (link prefetchers approve and reveal nothing), their forms carry CSRF tokens;
+ *   approving needs the code the requesting terminal shows, typed (a mismatch is a 400 page and
+ *   leaves the request pending).
  */
 export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
   const { tokens } = brokerApiPaths;
@@ -185,11 +188,18 @@ function decide(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
         details: { field: 'decision' },
       });
     }
-    const request = await auth.tokenRequests.decide(
-      asked.id,
-      form.decision === 'approve',
-      approver,
-    );
+    const approve = form.decision === 'approve';
+    if (approve && asked.state === 'pending' && !sameCode(form.code ?? '', asked.userCode)) {
+      const error =
+        'That is not the code of this request. Type the code the terminal that asked shows; if no terminal of yours shows one, decline.';
+      return formPage(
+        auth,
+        c.req.raw,
+        (csrf) => approveRequestPage({ app: auth.appId, request: asked, csrf, error }),
+        { status: 400 },
+      );
+    }
+    const request = await auth.tokenRequests.decide(asked.id, approve, approver);
     if (request === undefined) return notFound();
     return formPage(auth, c.req.raw, (csrf) =>
       approveRequestPage({ app: auth.appId, request, csrf }),
@@ -216,6 +226,12 @@ function reveal(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
     if (typeof revealed === 'string') return revealProblem(revealed);
     return pageResponse(revealedPage({ name: revealed.name, token: revealed.token }));
   });
+}
+
+// The typed code against the request's: letter case, spaces and the dash do not matter.
+function sameCode(typed: string, code: string): boolean {
+  const bare = (value: string) => value.toUpperCase().replace(/[^A-Z]/g, '');
+  return safeEqual(bare(typed), bare(code));
 }
 
 const notFound = () =>

@@ -11,6 +11,11 @@ export interface PasswordRateLimit {
   readonly perEmail: number;
   /** Failed attempts per client address within the window. @default 20 */
   readonly perClient: number;
+  /**
+   * New accounts registered by password per client within the window: each one is an account
+   * and a confirmation email, so one browser must not mint them without end. @default 5
+   */
+  readonly registrationsPerClient: number;
   /** The sliding window in seconds. @default 900 */
   readonly windowSeconds: number;
 }
@@ -48,7 +53,7 @@ export interface AuthOptions {
   readonly clock?: Clock;
   /** log2 of scrypt's cost parameter N for new verifiers. @default 15 */
   readonly passwordCost?: number;
-  /** @default { perEmail: 5, perClient: 20, windowSeconds: 900 } */
+  /** @default { perEmail: 5, perClient: 20, registrationsPerClient: 5, windowSeconds: 900 } */
   readonly passwordRateLimit?: Partial<PasswordRateLimit>;
   /** Mark cookies `Secure`. @default true when the request URL is https */
   readonly secureCookies?: boolean;
@@ -120,6 +125,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     passwordRateLimit: {
       perEmail: options.passwordRateLimit?.perEmail ?? 5,
       perClient: options.passwordRateLimit?.perClient ?? 20,
+      registrationsPerClient: options.passwordRateLimit?.registrationsPerClient ?? 5,
       windowSeconds: options.passwordRateLimit?.windowSeconds ?? 900,
     },
     secureCookies: options.secureCookies,

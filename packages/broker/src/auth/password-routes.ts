@@ -19,7 +19,7 @@ const PAST_DEADLINE = `The ${confirmationHours}-hour confirmation deadline has p
  * Passwords (spec 5.1.3-4): sign-in with a configured password, registration of an unknown
  * address (unconfirmed account, confirmation email, provisional session until the 24-hour
  * deadline), and setting a password in Preferences. Failed attempts are limited per address
- * and per client (`RATE_LIMITED`, 429, with `Retry-After`).
+ * and per client, registrations per client (`RATE_LIMITED`, 429, with `Retry-After`).
  */
 export function mountPasswordRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
   app.post(`${AUTH_BASE}/password`, (c) => passwordSignIn(auth, c));
@@ -47,17 +47,24 @@ async function passwordSignIn(auth: AuthService, c: Context<BrokerEnv>): Promise
     case 'wrong':
       return again(WRONG_PASSWORD, 401);
     case 'rate-limited':
-      return tooManyAttempts(result.retryAfterSeconds, returnTo);
+      return tooManyAttempts(result.retryAfterSeconds, result.limit, returnTo);
     case 'paused':
       return pageResponse(messagePage('Confirm your email first', PAST_DEADLINE), { status: 403 });
   }
 }
 
-function tooManyAttempts(wait: number, returnTo: string): Response {
+function tooManyAttempts(
+  wait: number,
+  limit: 'failures' | 'registrations',
+  returnTo: string,
+): Response {
+  const minutes = Math.ceil(wait / 60);
   return pageResponse(
     messagePage(
-      'Too many attempts',
-      `Too many wrong passwords. Wait ${Math.ceil(wait / 60)} minute(s), or use an email link.`,
+      limit === 'registrations' ? 'Too many new accounts' : 'Too many attempts',
+      limit === 'registrations'
+        ? `Too many new accounts were registered from this browser. Wait ${minutes} minute(s), or sign in to an account you have.`
+        : `Too many wrong passwords. Wait ${minutes} minute(s), or use an email link.`,
       { href: signInPath(returnTo), label: 'Sign in with an email link' },
     ),
     { status: 429, headers: { 'retry-after': String(wait), 'x-platform-error': 'RATE_LIMITED' } },

@@ -23,8 +23,15 @@ export interface PasswordAttempt {
 export type PasswordSignInResult =
   /** Signed in, or registered with a provisional session: `setCookie` is the session cookie. */
   | { readonly outcome: 'signed-in'; readonly setCookie: string }
-  /** Too many failures for the address or the client: try again after this many seconds. */
-  | { readonly outcome: 'rate-limited'; readonly retryAfterSeconds: number }
+  /**
+   * Too many failures for the address or the client (`failures`), or too many new accounts
+   * from the client (`registrations`): try again after this many seconds.
+   */
+  | {
+      readonly outcome: 'rate-limited';
+      readonly retryAfterSeconds: number;
+      readonly limit: 'failures' | 'registrations';
+    }
   /** The password cannot be one (its length); `message` says why. */
   | { readonly outcome: 'invalid'; readonly message: string }
   /** Unknown address (registration off), no password set, or the wrong one: alike on purpose. */
@@ -35,8 +42,8 @@ export type PasswordSignInResult =
 /**
  * Passwords (spec 5.1.3-4): sign-in with a configured password, registration of an unknown
  * address (unconfirmed account, confirmation email, provisional session until the 24-hour
- * deadline), and setting a password. Failures are limited per address and per client
- * (`options.passwordRateLimit`, in memory).
+ * deadline), and setting a password. Failures are limited per address and per client, and
+ * registrations per client (`options.passwordRateLimit`, in memory).
  */
 export class PasswordSignIn {
   readonly #accounts: Accounts;
@@ -45,6 +52,9 @@ export class PasswordSignIn {
   readonly #options: ResolvedAuthOptions;
   readonly #emailFailures: FailureLimiter;
   readonly #clientFailures: FailureLimiter;
+  // Not failures, but counted the same way: a registration is a success that costs an account
+  // and an email.
+  readonly #registrations: FailureLimiter;
 
   constructor(
     accounts: Accounts,
@@ -56,9 +66,11 @@ export class PasswordSignIn {
     this.#links = links;
     this.#sessions = sessions;
     this.#options = options;
-    const { perEmail, perClient, windowSeconds } = options.passwordRateLimit;
+    const { perEmail, perClient, registrationsPerClient, windowSeconds } =
+      options.passwordRateLimit;
     this.#emailFailures = new FailureLimiter(options.clock, perEmail, windowSeconds);
     this.#clientFailures = new FailureLimiter(options.clock, perClient, windowSeconds);
+    this.#registrations = new FailureLimiter(options.clock, registrationsPerClient, windowSeconds);
   }
 
   /** Signs in (or registers) with a password; `request` is the form post. */
@@ -70,7 +82,7 @@ export class PasswordSignIn {
       this.#emailFailures.blockedFor(emailKey),
       this.#clientFailures.blockedFor(clientKey),
     );
-    if (wait > 0) return { outcome: 'rate-limited', retryAfterSeconds: wait };
+    if (wait > 0) return { outcome: 'rate-limited', retryAfterSeconds: wait, limit: 'failures' };
     const problem = passwordProblem(password);
     if (problem !== undefined) return { outcome: 'invalid', message: problem };
     // Counted before the slow check (no await since `blockedFor`): attempts arriving meanwhile
@@ -84,6 +96,16 @@ export class PasswordSignIn {
     const account = await this.#accounts.byEmail(email);
     if (account === undefined && this.#options.registration) {
       notAFailure();
+      // Checked and counted in one step (no await between), as the failures are.
+      const registrationWait = this.#registrations.blockedFor(clientKey);
+      if (registrationWait > 0) {
+        return {
+          outcome: 'rate-limited',
+          retryAfterSeconds: registrationWait,
+          limit: 'registrations',
+        };
+      }
+      this.#registrations.reserve(clientKey);
       const verifier = await hashPassword(password, this.#options.passwordCost);
       const created = await this.#accounts.create(email, 'unconfirmed', verifier);
       await this.#links.send(email, 'confirm', returnTo, request);

@@ -14,8 +14,8 @@ export const accessTokenUsage = `       platform app access-token request [--nam
 
 App access tokens act as the app's owner on its runtime (REST, Functions, files), sent as
 Authorization: Bearer plat_app_...; never on the broker API. No command prints one:
-  request  asks the owner to approve a token in the browser (the page shows the code this
-           command prints), then keeps it in the operating system's credential store (the
+  request  asks the owner to approve a token in the browser (they type the code this
+           command prints there), then keeps it in the operating system's credential store (the
            Secret Service, Keychain or Credential Manager) under "app-access-token/<app id>";
   create   answers a one-time reveal link for the owner's browser (${inMinutes(limits.revealLinkSeconds)});
   list     shows each token's id, state and first characters; revoke ends one at once.`;

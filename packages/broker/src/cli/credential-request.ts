@@ -59,7 +59,7 @@ export async function requestCredential(io: CliIO, request: CredentialRequest): 
   io.stdout(`Ask ${request.approver} to open, signed in:`);
   io.stdout(`  ${asked.approveUrl}`);
   io.stdout(
-    `and approve if it shows the code ${asked.userCode}. Waiting until ${asked.expiresAt}…`,
+    `and type the code ${asked.userCode} there to approve. Waiting until ${asked.expiresAt}…`,
   );
   const claimPath = `${tokens}/requests/${encodeURIComponent(asked.id)}/claim`;
   for (;;) {

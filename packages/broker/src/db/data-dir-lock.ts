@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { uptime } from 'node:os';
 import { dirname } from 'node:path';
+import { isProcessRunning, machineBootedAt, sameBoot } from '../kernel/process-mark.ts';
 
 /** What the lock file of a data directory says about the broker holding it. */
 export interface LockHolder {
@@ -34,10 +34,6 @@ export class DataDirLockedError extends Error {
 // left over from an earlier start in this process that never released it.
 const heldHere = new Set<string>();
 
-// The boot moment drifts by clock adjustments; a reboot moves it by at least the previous uptime.
-const bootSlackMs = 30_000;
-const bootedAt = (): number => Math.round(Date.now() - uptime() * 1000);
-
 /**
  * An exclusive lock on an embedded database's data directory: the file `<dataDir>.lock`, created
  * atomically with the holder's pid and URL. Node has no portable OS-level file lock (`flock`
@@ -69,7 +65,7 @@ export class DataDirLock {
     const path = `${dataDir}.lock`;
     const holder: LockHolder = {
       pid: process.pid,
-      bootedAt: bootedAt(),
+      bootedAt: machineBootedAt(),
       token: randomBytes(12).toString('base64url'),
     };
     const draft = `${path}.${holder.token}`;
@@ -129,15 +125,9 @@ function parseHolder(text: string): LockHolder | undefined {
 }
 
 function isLive(holder: LockHolder): boolean {
-  if (Math.abs(holder.bootedAt - bootedAt()) > bootSlackMs) return false;
+  if (!sameBoot(holder.bootedAt)) return false;
   if (holder.pid === process.pid) return heldHere.has(holder.token);
-  try {
-    process.kill(holder.pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, another user's process.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return isProcessRunning(holder.pid);
 }
 
 /**

@@ -33,8 +33,8 @@ export class FileBlobs {
   /**
    * Writes `data` as `fileId`'s `generation`: first to a temp file that is flushed to disk, then
    * renamed into place in one step. On any failure the temp file is removed, and the file's
-   * folder too when this write made it; a full or failing disk (`ENOSPC`, `EDQUOT`, `EIO`)
-   * throws the retryable `STORAGE_UNAVAILABLE`.
+   * folder too when this write made it; a full, failing or read-only disk (`ENOSPC`, `EDQUOT`,
+   * `EIO`, `EROFS`, `EACCES`, `EPERM`) throws the retryable `STORAGE_UNAVAILABLE`.
    */
   async write(fileId: string, generation: number, data: Uint8Array): Promise<void> {
     const tmpDir = join(this.root, '.tmp');
@@ -115,18 +115,28 @@ export class FileBlobs {
   }
 }
 
-const storageCodes = new Set(['ENOSPC', 'EDQUOT', 'EIO']);
+/** Why a disk refuses a write, by the system's error code: the reason in the message. */
+const storageReasons: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk is full',
+  EIO: 'the disk failed',
+  // A read-only mount, or a folder whose owner or mode keeps the broker out.
+  EROFS: 'the files folder is on a read-only file system and may not be written',
+  EACCES: 'the files folder may not be written (check its owner and permissions)',
+  EPERM: 'the files folder may not be written (check its owner, permissions and attributes)',
+};
 
-/** A full or failing disk as the retryable `STORAGE_UNAVAILABLE`; anything else unchanged. */
+/**
+ * A full, failing or read-only disk as the retryable `STORAGE_UNAVAILABLE` with the reason
+ * (`details.reason` is the system's code); anything else unchanged.
+ */
 function storageError(error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === undefined || !storageCodes.has(code)) return error;
+  const reason = code === undefined ? undefined : storageReasons[code];
+  if (code === undefined || reason === undefined) return error;
   return new PlatformError({
     code: 'STORAGE_UNAVAILABLE',
-    message:
-      code === 'EIO'
-        ? 'The file could not be stored: the disk failed. Nothing was kept; try again later.'
-        : 'The file could not be stored: the disk is full. Nothing was kept; try again later.',
+    message: `The file could not be stored: ${reason}. Nothing was kept; try again later.`,
     details: { reason: code },
     cause: error,
   });

@@ -2,17 +2,26 @@
  * Every path the broker serves beside the runtime contract (whose routes live in
  * `@platform/schema/contract` and `@platform/schema/routes`): sign-in, the owner API, the
  * developer's broker API, the jobs and cron API and the dashboard. Route files, the CLI and the
- * admission checks read them here, so a path is written once.
+ * admission checks read them here, so a path is written once. The prefixes they lie under, and
+ * how a path is compared with a prefix, live in `@platform/schema/routes` (the manifest's route
+ * rule reads the same list).
  */
 
+import {
+  isUnderPrefix,
+  OWNER_PATH_PREFIX,
+  PLATFORM_PATH_PREFIX,
+  reservedPrefixOf,
+} from '@platform/schema/routes';
+
 /** Where the broker serves its sign-in pages: `{auth_url}` = `{app_url}/_platform/auth`. */
-export const AUTH_BASE = '/_platform/auth';
+export const AUTH_BASE = `${PLATFORM_PATH_PREFIX}/auth`;
 
 /** The broker's own API for the developer's tools. */
-export const BROKER_API_PREFIX = '/_platform/broker';
+export const BROKER_API_PREFIX = `${PLATFORM_PATH_PREFIX}/broker`;
 
 /** The owner API of apps (spec 4.1, 9). */
-export const OWNER_API_PREFIX = '/v1/apps';
+export const OWNER_API_PREFIX = `${OWNER_PATH_PREFIX}/apps`;
 
 /** `GET`: the integration contracts the organisation's apps publish (spec 4.1). */
 export const customIntegrationsPath = `${OWNER_API_PREFIX}/:appId/custom-integrations`;
@@ -24,7 +33,7 @@ export const customIntegrationsPath = `${OWNER_API_PREFIX}/:appId/custom-integra
 export const onboardingApiPath = `${OWNER_API_PREFIX}/:appId/onboarding`;
 
 /** The organisation's owner API: its members and their roles. */
-export const ORGANISATION_API_PREFIX = '/v1/organisation';
+export const ORGANISATION_API_PREFIX = `${OWNER_PATH_PREFIX}/organisation`;
 
 /** The developer's broker API (spec 5.3.3 leaves the paths to us). */
 export const brokerApiPaths = {
@@ -52,18 +61,18 @@ export const brokerApiPaths = {
  * The agent tools over MCP (streamable HTTP; docs/agents.md): the focused builder surface, or
  * the full one with `?surface=full`. Needs the dev token, as the owner API does.
  */
-export const MCP_PATH = '/v1/mcp';
+export const MCP_PATH = `${OWNER_PATH_PREFIX}/mcp`;
 
 /** The organisation's owner API on `{base_url}` (docs/organisations.md). */
 export const orgApiPaths = {
   /** `GET`: `{ apps: [{ appId, url }], members: [{ accountId, email, role }] }`. */
-  organisation: '/v1/organisation',
+  organisation: ORGANISATION_API_PREFIX,
   /** `GET`: `{ members: [{ accountId, email, role }] }`. */
-  members: '/v1/organisation/members',
+  members: `${ORGANISATION_API_PREFIX}/members`,
   /** `PUT { role, actingAs }`: an administrator (`actingAs`) changes a member's role. */
-  memberRole: '/v1/organisation/members/:email/role',
+  memberRole: `${ORGANISATION_API_PREFIX}/members/:email/role`,
   /** `DELETE ?actingAs=<email>`: a member leaves, or an administrator removes them. */
-  member: '/v1/organisation/members/:email',
+  member: `${ORGANISATION_API_PREFIX}/members/:email`,
   /** `GET`: an app's owner, Use and Administer audiences and editors, by email. */
   authority: `${OWNER_API_PREFIX}/:appId/authority`,
   /** `PUT`: one of them (`use`, `administer`, `editors`, `owner`). */
@@ -75,7 +84,7 @@ export const orgApiPaths = {
  * subscription, `POST` by the broker's own sender with a VAPID-signed, aes128gcm-encrypted body.
  * It answers outside sign-in (a push service authenticates senders by VAPID, not by session).
  */
-export const LOCAL_PUSH_PREFIX = '/_platform/push-service';
+export const LOCAL_PUSH_PREFIX = `${PLATFORM_PATH_PREFIX}/push-service`;
 
 /** The jobs API of spec 4.1, the jobs summary and the cron API. */
 export const jobsApiPaths = {
@@ -89,8 +98,8 @@ export const jobsApiPaths = {
 
 /** The dashboard page and its script; its dev-token link is `?key=<dev token>`. */
 export const dashboardPaths = {
-  page: '/_platform/dashboard',
-  script: '/_platform/dashboard/dashboard.js',
+  page: `${PLATFORM_PATH_PREFIX}/dashboard`,
+  script: `${PLATFORM_PATH_PREFIX}/dashboard/dashboard.js`,
 } as const;
 
 /**
@@ -98,7 +107,7 @@ export const dashboardPaths = {
  * connect page and the per-connection webhook URLs. Each is admitted by the secret in its own
  * address, not by a session or the dev token.
  */
-export const CUSTOM_INTEGRATIONS_PREFIX = '/v1/custom-integrations';
+export const CUSTOM_INTEGRATIONS_PREFIX = `${OWNER_PATH_PREFIX}/custom-integrations`;
 
 /** The page where a person enters a connection's credentials, reached by a one-time link. */
 export const CONNECT_PAGE_PREFIX = `${CUSTOM_INTEGRATIONS_PREFIX}/connect`;
@@ -135,21 +144,21 @@ export const controlPlanePrefixes = [
   dashboardPaths.page,
 ] as const;
 
-/**
- * Path prefixes only the platform serves: its own pages and APIs (`/_platform/...`, spec 5.3.1)
- * and the owner API (`/v1/...`, spec 9). A path below them that no platform route answers is
- * `ROUTE_NOT_FOUND`, never a file or the `index.html` of the app's frontend.
- */
-export const reservedPrefixes = ['/_platform', '/v1'] as const;
-
-/** Whether `path` is `prefix` or below it. */
+/** Whether `path` is `prefix` or below it, exactly as written (a route's own prefix). */
 export const isUnder = (path: string, prefix: string): boolean =>
   path === prefix || path.startsWith(`${prefix}/`);
 
-/** Whether `path` belongs to the control plane. */
+/**
+ * Whether `path` belongs to the control plane, however it is spelled (`//v1/apps`, `/V1/Apps`):
+ * such a spelling reaches no control-plane route, but it must not pass as app traffic either.
+ */
 export const isControlPlane = (path: string): boolean =>
-  controlPlanePrefixes.some((prefix) => isUnder(path, prefix));
+  controlPlanePrefixes.some((prefix) => isUnderPrefix(path, prefix));
 
-/** Whether `path` lies under a prefix only the platform serves ({@link reservedPrefixes}). */
-export const isReserved = (path: string): boolean =>
-  reservedPrefixes.some((prefix) => isUnder(path, prefix));
+/**
+ * Whether `path` lies under a prefix only the platform serves (`reservedPathPrefixes` of
+ * `@platform/schema/routes`: `/_platform`, `/v1`, `/rest`), however it is spelled. A path below
+ * them that no platform route answers is `ROUTE_NOT_FOUND`, never a file or the `index.html` of
+ * the app's frontend.
+ */
+export const isReserved = (path: string): boolean => reservedPrefixOf(path) !== undefined;

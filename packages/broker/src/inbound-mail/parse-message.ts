@@ -20,6 +20,11 @@ export interface ParsedMessage {
   readonly attachments: { name: string; contentType: string; data: Uint8Array }[];
 }
 
+// C0 controls and DEL: no file name holds one (a NUL cannot even be stored), so a name with
+// one is a broken or hostile message, not a name to store.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 // RFC 5322 2.2: a header field name is printable US-ASCII except the colon. A message whose
 // first line is not one has no header section: it is not an email.
 const HEADER_LINE = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
@@ -51,8 +56,8 @@ function addressesOf(header: AddressObject | AddressObject[] | undefined): strin
  * Reads one message (RFC 5322 with MIME, as `mailparser` understands it). Refuses with
  * `EMAIL_MESSAGE_TOO_LARGE` a message over `limits.email.inbound.messageMaxBytes` or with more
  * than `maxAttachments` attachments, and with `EMAIL_MESSAGE_INVALID` one without a header
- * section, without a sender (neither a `From` address nor `envelopeFrom`), or that the parser
- * cannot read.
+ * section, without a sender (neither a `From` address nor `envelopeFrom`), with an attachment
+ * whose name holds a control character, or that the parser cannot read.
  */
 export async function parseMessage(
   raw: Uint8Array,
@@ -90,6 +95,14 @@ export async function parseMessage(
       message: `The message has ${parsed.attachments.length} attachments; inbound email takes at most ${maxAttachments}.`,
       details: { attachments: parsed.attachments.length, max: maxAttachments },
     });
+  }
+  for (const [index, attachment] of parsed.attachments.entries()) {
+    if (attachment.filename !== undefined && CONTROL.test(attachment.filename)) {
+      throw invalid(
+        `Attachment ${index + 1} has a name with a control character (such as NUL); name it in printable characters.`,
+        { attachment: String(index + 1) },
+      );
+    }
   }
   const cc = addressesOf(parsed.cc);
   const references = parsed.references;

@@ -44,6 +44,11 @@ export interface SmtpListenerOptions {
   readonly target: () => InboundMail | undefined;
   /** Printed on unexpected listener errors. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Told why a message was refused or deferred after `DATA` (the sender sees only the reply),
+   * one line each.
+   */
+  readonly log?: (line: string) => void;
 }
 
 /**
@@ -94,7 +99,7 @@ export class SmtpListener {
         }
       },
       onData(stream, session, callback) {
-        receive(stream, session, options.target).then(
+        receive(stream, session, options.target, options.log).then(
           (text) => callback(null, text),
           (error: unknown) => callback(error as Error),
         );
@@ -128,6 +133,7 @@ async function receive(
   stream: SMTPServerDataStream,
   session: SMTPServerSession,
   target: () => InboundMail | undefined,
+  log: ((line: string) => void) | undefined,
 ): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -151,6 +157,16 @@ async function receive(
     });
     return `2.0.0 Taken by ${delivery.functionName} as ${delivery.id}`;
   } catch (error) {
-    throw smtpReplyFor(error);
+    const answer = smtpReplyFor(error);
+    // An unexpected error reaches the sender as a bare 451: the reason is only here.
+    const why = isPlatformError(error)
+      ? `${error.code}: ${error.message}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    log?.(
+      `inbound mail ${answer.responseCode >= 500 ? 'refused' : 'deferred'} (${answer.responseCode} ${answer.message.split(' ', 1)[0]}): ${why}`,
+    );
+    throw answer;
   }
 }

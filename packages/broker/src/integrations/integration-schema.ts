@@ -131,3 +131,13 @@ CREATE INDEX integration_event_deliveries_due
   ON platform.integration_event_deliveries (next_attempt_at) WHERE state = 'pending';
 `,
 };
+
+/**
+ * Who holds a connection's running sync (`{ host, pid, bootedAt, scheduledAt }`): a broker that
+ * starts takes over the lease of a holder on its machine that is gone (killed, or from before a
+ * reboot) instead of waiting out the lease, and runs the occurrence it interrupted again.
+ */
+export const integrationsSyncHolderStep: SchemaChange = {
+  name: 'integrations-sync-holder',
+  sql: `ALTER TABLE platform.connections ADD COLUMN sync_lease_holder jsonb;`,
+};

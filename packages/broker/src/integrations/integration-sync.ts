@@ -4,6 +4,7 @@ import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { CronTimes } from '../kernel/cron-times.ts';
+import { isGone, type ProcessMark, thisProcess } from '../kernel/process-mark.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { Connections } from './connections.ts';
 import type { OAuthTokens } from './oauth-tokens.ts';
@@ -22,6 +23,17 @@ export interface SyncRun {
 
 // A run holds its connection this long at most: the Function's time limit and room to finish.
 const SYNC_LEASE_MS = limits.integration.syncTimeoutSeconds * 1000 + 60_000;
+
+/** The holder of a running sync, as its row records it. */
+interface SyncHolder extends ProcessMark {
+  /** The occurrence it runs (ISO 8601): run again when the holder turns out gone. */
+  readonly scheduledAt: string;
+}
+
+interface HeldRow {
+  id: string;
+  sync_lease_holder: SyncHolder;
+}
 
 interface DueRow {
   id: string;
@@ -71,13 +83,23 @@ export class IntegrationSync {
     this.#clock = options.clock ?? systemClock;
   }
 
-  /** Checks the schedules every `tickMs` until {@link IntegrationSync.stop}. */
+  /**
+   * Checks the schedules every `tickMs` until {@link IntegrationSync.stop}, first taking over
+   * the syncs of dead holders ({@link IntegrationSync.takeOverDeadLeases}).
+   */
   start(tickMs = 1000): void {
     if (this.#timer) return;
+    let first = true;
     const loop = () => {
-      this.#ticking = this.tick().catch((error: unknown) =>
-        this.#print(`integration sync: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      const recovered = first ? this.takeOverDeadLeases() : Promise.resolve([]);
+      first = false;
+      this.#ticking = recovered
+        .then(() => this.tick())
+        .catch((error: unknown) =>
+          this.#print(
+            `integration sync: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
       void this.#ticking.finally(() => {
         if (this.#timer) this.#timer = setTimeout(loop, tickMs);
       });
@@ -132,7 +154,7 @@ export class IntegrationSync {
         const since = new Date(row.last_sync_at);
         const due = times.between(since, now).at(-1);
         if (due === undefined || this.#active.has(row.id)) continue;
-        if (!(await this.#lease(row.id, since, now))) continue;
+        if (!(await this.#lease(row.id, since, now, due))) continue;
         started.push(row.id);
         this.#active.add(row.id);
         const run = this.#run(provider, contract, row.id, due);
@@ -143,14 +165,52 @@ export class IntegrationSync {
     return started;
   }
 
+  /**
+   * Ends the leases of syncs whose holder is gone (a broker on this machine that was killed, even
+   * by SIGKILL, or that ran before the machine last booted), so that their connections do not
+   * wait out the 16-minute lease: each interrupted occurrence is due again at the next tick.
+   * A holder on another machine sharing the PostgreSQL is never judged from here: its lease
+   * runs out. Answers the connections taken over.
+   */
+  async takeOverDeadLeases(): Promise<string[]> {
+    const { rows } = await this.#db.query<HeldRow>(
+      `SELECT id, sync_lease_holder FROM platform.connections
+        WHERE sync_lease_holder IS NOT NULL AND sync_lease_until > $1`,
+      [this.#clock.now()],
+    );
+    const taken: string[] = [];
+    for (const row of rows) {
+      const holder = row.sync_lease_holder;
+      if (!isGone(holder)) continue;
+      // Just before the interrupted occurrence, so that it is due again; only if the row still
+      // names that holder (another starter may have taken it over first).
+      const before = new Date(new Date(holder.scheduledAt).getTime() - 1);
+      const { rowCount } = await this.#db.query(
+        `UPDATE platform.connections
+            SET sync_lease_until = NULL, sync_lease_holder = NULL, last_sync_at = $3
+          WHERE id = $1 AND sync_lease_holder = $2::jsonb`,
+        [row.id, JSON.stringify(holder), before],
+      );
+      if (rowCount === 0) continue;
+      taken.push(row.id);
+      this.#print(
+        `integration sync: took over the sync of ${row.id} from process ${holder.pid}, which is gone; it runs again`,
+      );
+    }
+    return taken;
+  }
+
   // Takes the connection's next sync for this process: only when no sync of it runs and no
-  // other process took the same occurrence (its progress is still `since`).
-  async #lease(id: string, since: Date, now: Date): Promise<boolean> {
+  // other process took the same occurrence (its progress is still `since`). The row names this
+  // process as the holder, so that a broker starting after it dies can take the lease over.
+  async #lease(id: string, since: Date, now: Date, due: Date): Promise<boolean> {
+    const holder: SyncHolder = { ...thisProcess(), scheduledAt: due.toISOString() };
     const { rowCount } = await this.#db.query(
-      `UPDATE platform.connections SET sync_lease_until = $4, last_sync_at = $3
+      `UPDATE platform.connections
+          SET sync_lease_until = $4, last_sync_at = $3, sync_lease_holder = $5::jsonb
         WHERE id = $1 AND last_sync_at = $2
           AND (sync_lease_until IS NULL OR sync_lease_until <= $3)`,
-      [id, since, now, new Date(now.getTime() + SYNC_LEASE_MS)],
+      [id, since, now, new Date(now.getTime() + SYNC_LEASE_MS), JSON.stringify(holder)],
     );
     return rowCount > 0;
   }
@@ -185,7 +245,7 @@ export class IntegrationSync {
       if (known?.status === 401) await this.#connections.requireReconnect(connectionId);
     } finally {
       await this.#db.query(
-        'UPDATE platform.connections SET sync_lease_until = NULL WHERE id = $1',
+        'UPDATE platform.connections SET sync_lease_until = NULL, sync_lease_holder = NULL WHERE id = $1',
         [connectionId],
       );
       this.#active.delete(connectionId);

@@ -1,6 +1,6 @@
 import { encodeError, isPlatformError, type JsonValue, PlatformError } from '@platform/errors';
 import { limits, type WebhookForward } from '@platform/schema';
-import { readBodyText } from '../http/body.ts';
+import { readBodyBytes } from '../http/body.ts';
 import { WEBHOOK_PREFIX } from '../http/paths.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { safeEqual } from '../kernel/crypto.ts';
@@ -28,13 +28,48 @@ export interface WebhookOptions {
   readonly clock?: Clock | undefined;
 }
 
+/**
+ * The body as text in the charset its `content-type` declares (UTF-8 when it declares none),
+ * decoded strictly: `body` is the exact request text (spec 4.2), so bytes that are not text in
+ * that charset, or a charset this runtime does not know, are refused with 415
+ * `UNSUPPORTED_MEDIA_TYPE` rather than patched with replacement characters that no signature
+ * over the raw body could match. A byte order mark is kept as part of the text.
+ */
+function decodeBody(bytes: Uint8Array, contentType: string): string {
+  const declared = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType)?.[1];
+  const charset = declared ?? 'utf-8';
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true, ignoreBOM: true });
+  } catch {
+    throw new PlatformError({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: `A webhook body's charset "${charset}" is not one the platform decodes; send UTF-8.`,
+      details: { charset },
+    });
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new PlatformError({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message:
+        declared === undefined
+          ? 'A webhook body is text: it is not valid UTF-8 and declares no other charset in its content-type. Declare the charset it is in (e.g. "text/plain; charset=iso-8859-1"), or send UTF-8 or base64.'
+          : `A webhook body is not valid ${charset}, the charset its content-type declares.`,
+      details: { charset },
+    });
+  }
+}
+
 const notFound = () =>
   new PlatformError({ code: 'ROUTE_NOT_FOUND', message: 'No webhook is served at this address.' });
 
 /**
  * The per-connection webhook URLs (spec 4.1, 4.2; docs/integrations.md): a POST of any content
  * type, at most 256 KiB, is forwarded to the provider's `webhook` Function for the connection,
- * as `{ method, headers, body, receivedAt }`. The sender gets the Function's result for a 2xx;
+ * as `{ method, headers, body, receivedAt }` (the body decoded strictly in its declared charset,
+ * UTF-8 by default; 415 when it is not text in it). The sender gets the Function's result for a 2xx;
  * 401 and 403 pass through; other 4xx become 400; anything else 503, so the sender retries.
  * A wrong secret, an unknown connection and a provider without a webhook all look alike (404).
  */
@@ -72,7 +107,7 @@ export class IntegrationWebhooks {
       throw notFound();
     }
     const max = limits.integration.webhookBodyMaxBytes;
-    const body = await readBodyText(
+    const bytes = await readBodyBytes(
       request,
       max,
       () =>
@@ -82,6 +117,7 @@ export class IntegrationWebhooks {
           details: { maxBytes: max },
         }),
     );
+    const body = decodeBody(bytes, request.headers.get('content-type') ?? '');
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       if (!dropped(name)) headers[name] = value;

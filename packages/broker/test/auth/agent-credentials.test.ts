@@ -24,14 +24,16 @@ async function agentFor(email: string, decision = 'approve') {
     await api('/_platform/broker/tokens/requests', {
       body: { kind: 'agent', name: 'claude' },
     })
-  ).json()) as { id: string; approveUrl: string; claimSecret: string };
+  ).json()) as { id: string; approveUrl: string; userCode: string; claimSecret: string };
   const browser = new FakeBrowser(env.broker);
   await browser.signInByEmail(email);
   const path = new URL(asked.approveUrl).pathname;
   const page = await browser.navigate(path);
   if (page.status !== 200) return { status: page.status, page: await page.text() };
   const html = await page.text();
-  await browser.request(path, { form: { csrf: field(html, 'csrf'), decision } });
+  await browser.request(path, {
+    form: { csrf: field(html, 'csrf'), decision, code: asked.userCode },
+  });
   const claimed = await api(`/_platform/broker/tokens/requests/${asked.id}/claim`, {
     body: { secret: asked.claimSecret },
   });

@@ -243,11 +243,26 @@ describe('app access tokens requested from a terminal', () => {
     });
     const owner = await ownerBrowser();
     const path = new URL(asked.approveUrl).pathname;
-    // Opening the page shows the code and approves nothing.
+    // Opening the page asks for the code (it does not show it) and approves nothing.
     const page = await (await owner.navigate(path)).text();
-    expect(page).toContain(asked.userCode);
+    expect(page).toContain('name="code"');
+    expect(page).not.toContain(asked.userCode);
     expect((await claim(asked.id, asked.claimSecret)).status).toBe(202);
-    const approved = await decideRequest(owner, asked.approveUrl, 'approve');
+    // A code typed wrong, or none, approves nothing and says why; the request stays pending.
+    for (const typed of ['', 'BCDF-GHJK', asked.userCode.slice(0, 4)]) {
+      if (typed === asked.userCode) continue;
+      const refused = await decideRequest(owner, asked, 'approve', typed);
+      expect(refused.status, typed).toBe(400);
+      expect(await refused.text()).toContain('not the code of this request');
+      expect((await claim(asked.id, asked.claimSecret)).status).toBe(202);
+    }
+    // Typed as a person would: lower case, without the dash.
+    const approved = await decideRequest(
+      owner,
+      asked,
+      'approve',
+      asked.userCode.toLowerCase().replace('-', ' '),
+    );
     expect(await approved.text()).toContain('data-state="approved"');
     const taken = await claim(asked.id, asked.claimSecret);
     expect(taken.status).toBe(200);
@@ -270,7 +285,8 @@ describe('app access tokens requested from a terminal', () => {
   it('a declined, expired or unknown request gives no token', async () => {
     const owner = await ownerBrowser();
     const declined = await ask('declined');
-    await decideRequest(owner, declined.approveUrl, 'decline');
+    // Declining needs no code.
+    await decideRequest(owner, declined, 'decline', '');
     expect(await claim(declined.id, declined.claimSecret)).toMatchObject({
       status: 403,
       code: 'TOKEN_REQUEST_DENIED',

@@ -44,10 +44,21 @@ function cli(
   );
 }
 
-const approveAs = async (email: string, url: string) => {
-  const browser = new FakeBrowser(env.broker);
-  await browser.signInByEmail(email);
-  await decideRequest(browser, url);
+/**
+ * Reads the CLI's lines as the approver would: the approval link, then the code it shows, and
+ * approves as `email`, typing that code.
+ */
+const approverReading = (email: string) => {
+  let approveUrl: string | undefined;
+  return (line: string) => {
+    approveUrl ??= /(http:\S+\/access-tokens\/requests\/\S+)/.exec(line)?.[1];
+    const userCode = /the code ([A-Z]{4}-[A-Z]{4})/.exec(line)?.[1];
+    if (approveUrl === undefined || userCode === undefined) return;
+    const browser = new FakeBrowser(env.broker);
+    void browser
+      .signInByEmail(email)
+      .then(() => decideRequest(browser, { approveUrl: approveUrl as string, userCode }));
+  };
 };
 
 beforeAll(async () => {
@@ -64,10 +75,7 @@ describe('platform app access-token request', { timeout: 60_000 }, () => {
     const ran = await cli(
       ['app', 'access-token', 'request', '--name', 'agent', '--app', env.appDir],
       secrets.env,
-      (line) => {
-        const url = /(http:\S+\/access-tokens\/requests\/\S+)/.exec(line)?.[1];
-        if (url) void approveAs('owner@localhost', url);
-      },
+      approverReading('owner@localhost'),
     );
     expect(ran.code, ran.err).toBe(0);
     expect(ran.out).toMatch(/the code [A-Z]{4}-[A-Z]{4}/);
@@ -83,10 +91,11 @@ describe('platform app access-token request', { timeout: 60_000 }, () => {
   });
 
   it('platform agent login keeps an agent credential there the same way', async () => {
-    const ran = await cli(['agent', 'login', '--app', env.appDir], secrets.env, (line) => {
-      const url = /(http:\S+\/access-tokens\/requests\/\S+)/.exec(line)?.[1];
-      if (url) void approveAs('owner@localhost', url);
-    });
+    const ran = await cli(
+      ['agent', 'login', '--app', env.appDir],
+      secrets.env,
+      approverReading('owner@localhost'),
+    );
     expect(ran.code, ran.err).toBe(0);
     expect(`${ran.out}${ran.err}`).not.toMatch(/plat_agent_[\w-]{10}/);
     const kept = await secrets.lookup(`agent/${env.broker.appId}`);

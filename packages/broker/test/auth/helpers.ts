@@ -269,16 +269,18 @@ export class FakeBrowser {
 
 /**
  * Opens a credential request's approval page (`approveUrl`) in `browser` and posts `decision`
- * (`approve` or `decline`) with the page's form token.
+ * (`approve` or `decline`) with the page's form token and, as a person would, the code the
+ * requesting terminal showed typed in (`typed`, by default the request's own `userCode`).
  */
 export async function decideRequest(
   browser: FakeBrowser,
-  approveUrl: string,
+  asked: { readonly approveUrl: string; readonly userCode: string },
   decision = 'approve',
+  typed = asked.userCode,
 ): Promise<Response> {
-  const path = new URL(approveUrl).pathname;
+  const path = new URL(asked.approveUrl).pathname;
   const page = await (await browser.navigate(path)).text();
-  return browser.request(path, { form: { csrf: field(page, 'csrf'), decision } });
+  return browser.request(path, { form: { csrf: field(page, 'csrf'), decision, code: typed } });
 }
 
 /** The value of the hidden field `name` in a page. */

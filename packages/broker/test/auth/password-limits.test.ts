@@ -1,6 +1,7 @@
 // Password limits over real HTTP on loopback: simultaneous attempts cannot slip past them
 // while earlier ones are still being checked, and on one machine (every client is 127.0.0.1)
-// one browser's failures do not lock everyone else out.
+// one browser's failures do not lock everyone else out; one browser registers a handful of
+// accounts, not an unbounded number.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAccount, authBroker, FakeBrowser, MINUTE } from './helpers.ts';
 
@@ -50,5 +51,34 @@ describe('password limits', () => {
     // ...but the developer's own browser, also on 127.0.0.1, still signs in.
     const developer = FakeBrowser.overHttp(env.broker);
     expect((await developer.signInByPassword('dev@example.com', PASSWORD)).status).toBe(303);
+  });
+
+  it('hold registrations: 5 new accounts per browser per 15 minutes, also when posted at once', async () => {
+    const before = (await env.broker.outbox.list(500)).length;
+    const registrar = FakeBrowser.overHttp(env.broker);
+    const csrf = await registrar.csrf();
+    const posts = Array.from({ length: 25 }, (_, i) =>
+      registrar.request('/_platform/auth/password', {
+        form: { email: `new${i}@example.com`, password: PASSWORD, returnTo: '/', csrf },
+      }),
+    );
+    const responses = await Promise.all(posts);
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 303)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    const refused = responses.find((r) => r.status === 429) as Response;
+    expect(refused.headers.get('x-platform-error')).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.text()).toContain('Too many new accounts');
+    // Five accounts, five confirmation emails: nothing for the refused ones.
+    expect((await env.broker.outbox.list(500)).length - before).toBe(5);
+    // Signing in to an existing account is not a registration and still works.
+    expect((await registrar.signInByPassword('dev@example.com', PASSWORD)).status).toBe(303);
+    // Another browser registers; this one again once the window has passed.
+    const other = FakeBrowser.overHttp(env.broker);
+    expect((await other.signInByPassword('other@example.com', PASSWORD)).status).toBe(303);
+    expect((await registrar.signInByPassword('late@example.com', PASSWORD)).status).toBe(429);
+    env.clock.advance(15 * MINUTE + 1000);
+    expect((await registrar.signInByPassword('late@example.com', PASSWORD)).status).toBe(303);
   });
 });

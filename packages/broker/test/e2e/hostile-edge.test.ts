@@ -60,8 +60,17 @@ describe('reserved paths of a private app', { timeout: 60_000 }, () => {
     const pat = browser();
     expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
     expect((await pat.navigate('/')).status).toBe(200);
-    for (const path of ['/_platform/nothing', '/_platform/api/nothing', '/v1/nothing', '/v1']) {
-      const response = await pat.navigate(path);
+    for (const path of [
+      '/_platform/nothing',
+      '/_platform/api/nothing',
+      '/v1/nothing',
+      '/v1',
+      '//_platform/nothing',
+      '/V1/nothing',
+      '/REST/v1/nothing/deeper',
+    ]) {
+      // Absolute, so that `//_platform` stays a path and does not name a host.
+      const response = await pat.navigate(`${dev.url}${path}`);
       expect(response.status, path).toBe(404);
       expect(await codeOf(response), path).toBe('ROUTE_NOT_FOUND');
     }
@@ -70,6 +79,21 @@ describe('reserved paths of a private app', { timeout: 60_000 }, () => {
     const encoded = await pat.request('/x%2F..%2Fapp.js');
     expect(encoded.status).toBe(404);
     expect(await codeOf(encoded)).toBe('ROUTE_NOT_FOUND');
+  });
+});
+
+describe('the control plane of a private app', { timeout: 60_000 }, () => {
+  it('refuses a granted account however the path is spelled', async () => {
+    const pat = browser();
+    expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
+    for (const path of ['//_platform/broker/tokens', '/V1/apps/x/jobs', '//v1/organisation']) {
+      const response = await pat.request(`${dev.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(response.status, path).toBe(403);
+      expect(await codeOf(response), path).toBe('PERMISSION_DENIED');
+    }
   });
 });
 

@@ -49,7 +49,7 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('reserved paths of a public app', { timeout: 60_000 }, () => {
-  it('answers ROUTE_NOT_FOUND to unknown /_platform and /v1 paths, not the app page', async () => {
+  it('answers ROUTE_NOT_FOUND to unknown /_platform, /v1 and /rest paths, not the app page', async () => {
     const navigate = { accept: 'text/html', 'sec-fetch-mode': 'navigate' };
     for (const path of [
       '/_platform/nothing',
@@ -58,6 +58,14 @@ describe('reserved paths of a public app', { timeout: 60_000 }, () => {
       '/_platform/api/functions',
       '/v1',
       '/v1/nothing/at/all',
+      '/rest/v1/todos/extra',
+      // However the path is spelled: repeated slashes, another case.
+      '//_platform/nothing',
+      '//_platform/api/functions',
+      '/_PLATFORM/nothing',
+      '/V1/nothing',
+      '//v1',
+      '/Rest/nothing',
     ]) {
       const response = await fetch(`${dev.url}${path}`, { headers: navigate });
       expect(response.status, path).toBe(404);

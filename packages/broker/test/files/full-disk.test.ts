@@ -81,6 +81,24 @@ describe('a full disk while writing a file', () => {
     expect(kept.data.toString()).toBe('first');
   });
 
+  it('answers STORAGE_UNAVAILABLE with the reason when the files folder may not be written', async () => {
+    const blobs = env.broker.files.blobs;
+    const original = blobs.fill;
+    for (const code of ['EROFS', 'EACCES', 'EPERM']) {
+      blobs.fill = async () => {
+        throw Object.assign(new Error(`${code}: read-only file system, write`), { code });
+      };
+      const failed = await store({ text: 'x' });
+      blobs.fill = original;
+      expect(failed.status, code).toBe(503);
+      expect(failed.body, code).toMatchObject({
+        error: { code: 'STORAGE_UNAVAILABLE', retryable: true, details: { reason: code } },
+      });
+      expect(JSON.stringify(failed.body), code).toContain('may not be written');
+      expect(await readdir(join(root, '.tmp'))).toEqual([]);
+    }
+  });
+
   it('sweeps temp files and empty folders left by earlier runs at start', async () => {
     await env.broker.close();
     const longAgo = new Date(Date.now() - 3_600_000);

@@ -11,6 +11,7 @@ import { inboundApp } from './inbound-app.ts';
 let env: Awaited<ReturnType<typeof brokerFor>>;
 let smtp: SmtpListener;
 let mailer: Transporter;
+const logged: string[] = [];
 
 beforeAll(async () => {
   env = await brokerFor(inboundApp, {
@@ -22,7 +23,11 @@ beforeAll(async () => {
     entrypoint: 'functions/inbound.ts',
     access: 'system',
   });
-  smtp = await SmtpListener.listen({ port: 0, target: () => env.broker.inboundMail });
+  smtp = await SmtpListener.listen({
+    port: 0,
+    target: () => env.broker.inboundMail,
+    log: (line) => logged.push(line),
+  });
   mailer = createTransport({ host: '127.0.0.1', port: smtp.port, secure: false, ignoreTLS: true });
 }, 120_000);
 afterAll(async () => {
@@ -224,6 +229,50 @@ describe('the SMTP listener', () => {
     );
     expect(noSender.responseCode).toBe(554);
     expect(noSender.response).toContain('no sender');
+  });
+
+  it('answers an attachment name with a control character with 554 5.6.0 and logs why', async () => {
+    const beforeRows = (await rows()).length;
+    const beforeFiles = await fileCount();
+    const before = logged.length;
+    // The name decodes to "a<NUL>b.txt"; the first attachment is a good one, so a stored file
+    // would have to be taken back.
+    const raw = [
+      'From: ann@example.com',
+      `To: todo@${domain()}`,
+      'Subject: broken name',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary=XX',
+      '',
+      '--XX',
+      'Content-Type: text/plain',
+      '',
+      'hello',
+      '--XX',
+      'Content-Type: text/plain',
+      'Content-Disposition: attachment; filename="fine.txt"',
+      '',
+      'fine',
+      '--XX',
+      'Content-Type: text/plain',
+      'Content-Disposition: attachment; filename="=?utf-8?Q?a=00b.txt?="',
+      '',
+      'body',
+      '--XX--',
+      '',
+    ].join('\r\n');
+    const error = await refusal(
+      mailer.sendMail({ envelope: { from: 'ann@example.com', to: [`todo@${domain()}`] }, raw }),
+    );
+    expect(error.responseCode).toBe(554);
+    expect(error.response).toMatch(/5\.6\.0 Attachment 2 has a name with a control character/);
+    expect((await rows()).length).toBe(beforeRows);
+    expect(await fileCount()).toBe(beforeFiles);
+    expect(logged.slice(before)).toEqual([
+      expect.stringMatching(
+        /^inbound mail refused \(554 5\.6\.0\): EMAIL_MESSAGE_INVALID: Attachment 2/,
+      ),
+    ]);
   });
 
   it('answers 451 when the Function throws, so the sender retries; no row, no file', async () => {

@@ -2,6 +2,8 @@
 // zone for each active connection bound into at least one app, with input `{}`, trigger `sync`
 // and the connection's credentials; never two at a time for one connection; a 401 asks for a
 // reconnection.
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { type JsonValue, PlatformError } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -197,6 +199,78 @@ describe('the sync schedule', () => {
     expect((await org.connections.get(bound)).condition).toBe('reconnect_required');
     // And it is no longer synced until reconnected.
     clock.set('2025-04-07T00:00:00Z');
+    expect(await tickAndWait()).toEqual([]);
+  });
+});
+
+describe('a sync whose broker was killed', () => {
+  interface Held {
+    sync_lease_until: Date;
+    last_sync_at: Date;
+    sync_lease_holder: Record<string, unknown> | null;
+  }
+  const held = async (id: string) =>
+    (
+      await central.query<Held>(
+        'SELECT sync_lease_until, last_sync_at, sync_lease_holder FROM platform.connections WHERE id = $1',
+        [id],
+      )
+    ).rows[0]!;
+  // What a broker killed (SIGKILL) during the run leaves behind: the row as it was, naming it.
+  const leaveAsKilled = (id: string, row: Held, holder: Record<string, unknown>) =>
+    central.query(
+      `UPDATE platform.connections
+          SET sync_lease_until = $2, last_sync_at = $3, sync_lease_holder = $4::jsonb
+        WHERE id = $1`,
+      [id, row.sync_lease_until, row.last_sync_at, JSON.stringify(holder)],
+    );
+
+  it('is taken over at start and runs again, instead of waiting out its 16-minute lease', async () => {
+    const id = await connection('killed', true);
+    clock.set('2025-04-10T12:00:00Z');
+    expect(await tickAndWait()).toEqual([]);
+    let release = () => {};
+    answer = () =>
+      new Promise((resolve) => {
+        release = () => resolve(null);
+      });
+    clock.set('2025-04-11T00:00:00Z'); // 02:00 Berlin
+    expect(await org.sync.tick()).toEqual([id]);
+    const running = await held(id);
+    expect(running.sync_lease_holder).toMatchObject({
+      host: hostname(),
+      pid: process.pid,
+      scheduledAt: '2025-04-11T00:00:00.000Z',
+    });
+    // A live holder keeps its lease.
+    expect(await org.sync.takeOverDeadLeases()).toEqual([]);
+    const done = new Promise<void>((resolve) => org.sync.onRun(() => resolve()));
+    release();
+    await done;
+    answer = async () => null;
+    expect((await held(id)).sync_lease_holder).toBeNull();
+
+    // The same run, its broker killed: a process that is gone.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    expect(gone).toBeGreaterThan(0);
+    await leaveAsKilled(id, running, { ...running.sync_lease_holder, pid: gone });
+    clock.advance(60_000);
+    // Left alone, the lease would hold the connection for 16 minutes.
+    expect(await tickAndWait()).toEqual([]);
+    // A broker on another machine is never judged from here: its lease runs out.
+    await leaveAsKilled(id, running, {
+      ...running.sync_lease_holder,
+      pid: gone,
+      host: 'elsewhere',
+    });
+    expect(await org.sync.takeOverDeadLeases()).toEqual([]);
+    await leaveAsKilled(id, running, { ...running.sync_lease_holder, pid: gone });
+    const before = calls.length;
+    expect(await org.sync.takeOverDeadLeases()).toEqual([id]);
+    // The interrupted occurrence runs again at once.
+    expect(await tickAndWait()).toEqual([id]);
+    expect(calls.length).toBe(before + 1);
+    clock.advance(60_000);
     expect(await tickAndWait()).toEqual([]);
   });
 });

@@ -267,8 +267,11 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       await owner(`/v1/apps/crm/connections/${connection!.id}/webhook?actingAs=cy@example.com`),
     );
     expect(byCy.code).toBe('PERMISSION_DENIED');
-    const post = (body: string, headers: Record<string, string>, to = url) =>
-      fetch(to, { method: 'POST', headers: { 'x-crm-key': KEY, ...headers }, body });
+    const post = (
+      body: string | Uint8Array<ArrayBuffer>,
+      headers: Record<string, string>,
+      to = url,
+    ) => fetch(to, { method: 'POST', headers: { 'x-crm-key': KEY, ...headers }, body });
     const body = '{"id": 7,\n  "name": "Grace \u00e9"}  ';
     const delivered = await post(body, {
       'content-type': 'application/json',
@@ -294,8 +297,36 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     for (const gone of ['cookie', 'forwarded', 'x-forwarded-for', 'x-platform-user']) {
       expect(rows[0]!.headers).not.toHaveProperty(gone);
     }
+    // The example keeps no credential: the key proved the delivery and is not stored.
+    expect(rows[0]!.headers).not.toHaveProperty('x-crm-key');
+    expect(JSON.stringify(rows)).not.toContain(KEY);
     const plain = await post('ping', { 'content-type': 'text/plain', 'x-crm-event': 'ping' });
     expect(plain.status).toBe(200);
+
+    // A body in a declared charset arrives as its text; bytes that are not text in their
+    // charset (UTF-8 when none is declared) are refused, never patched with U+FFFD.
+    const latin1 = await post(new Uint8Array([0x47, 0x72, 0xe2, 0x63, 0x65]), {
+      'content-type': 'text/plain; charset=ISO-8859-1',
+      'x-crm-event': 'latin1',
+    });
+    expect(latin1.status).toBe(200);
+    const stored = await ws
+      .app('crm')!
+      .broker.db.query<{ body: string }>(
+        "SELECT body FROM webhook_deliveries WHERE event = 'latin1'",
+      );
+    expect(stored.rows).toEqual([{ body: 'Gr\u00e2ce' }]);
+    for (const [bytes, type] of [
+      [new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), 'application/octet-stream'],
+      [new Uint8Array([0x7b, 0xc3, 0x28, 0x7d]), 'application/json'],
+      [new Uint8Array([0x7b, 0x7d]), 'application/json; charset=x-unknown-charset'],
+    ] as const) {
+      const refusedBody = await post(bytes, { 'content-type': type, 'x-crm-event': 'binary' });
+      expect(refusedBody.status, type).toBe(415);
+      const error = await refused(refusedBody);
+      expect(error.code, type).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(error.message, type).toMatch(/charset|UTF-8/);
+    }
 
     const missing = await post('{}', { 'content-type': 'application/json' });
     expect(missing.status).toBe(400);
@@ -316,7 +347,7 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     expect(forged.status).toBe(404);
     expect(
       (await ws.app('crm')!.broker.db.query('SELECT 1 FROM webhook_deliveries')).rows,
-    ).toHaveLength(2);
+    ).toHaveLength(3);
   });
 
   it('deliver an event injected into a development session to the subscribed slot', async () => {

@@ -371,10 +371,10 @@ describe('with an agent credential', { timeout: 120_000 }, () => {
     const { broker } = app(appId);
     const asked = (await (
       await asDeveloper(`${broker.server.url}/_platform/broker/tokens/requests`, { kind: 'agent' })
-    ).json()) as { id: string; approveUrl: string; claimSecret: string };
+    ).json()) as { id: string; approveUrl: string; userCode: string; claimSecret: string };
     const browser = new FakeBrowser(broker);
     await browser.signInByEmail(email);
-    await decideRequest(browser, asked.approveUrl);
+    await decideRequest(browser, asked);
     const claimed = await asDeveloper(
       `${broker.server.url}/_platform/broker/tokens/requests/${asked.id}/claim`,
       { secret: asked.claimSecret },

@@ -95,20 +95,28 @@ describe('functions[].route', () => {
     );
   });
 
-  it.each(['/_platform/api/x', '/rest/v1/todos', '/rest'])(
-    'rejects the reserved path %s',
-    async (path) => {
-      await expectOne(
-        `${BASE}${fn('a', 'user', route(`👉${path}`))}`,
-        'ROUTE_PATH_RESERVED',
-        'functions[3].route.path',
-      );
-    },
-  );
+  it.each([
+    '/_platform/api/x',
+    '/rest/v1/todos',
+    '/rest',
+    '/v1',
+    '/v1/apps/my-app/jobs',
+    '/V1/apps',
+    '/_Platform/auth',
+    '/REST/v1/todos',
+  ])('rejects the reserved path %s', async (path) => {
+    await expectOne(
+      `${BASE}${fn('a', 'user', route(`👉${path}`))}`,
+      'ROUTE_PATH_RESERVED',
+      'functions[3].route.path',
+    );
+  });
 
   it('allows a path that only starts with the letters of a reserved prefix', async () => {
-    const { errors } = await run(`${BASE}${fn('a', 'user', route('/restaurants'))}`);
-    expect(errors).toEqual([]);
+    for (const path of ['/restaurants', '/v10/items', '/_platformer']) {
+      const { errors } = await run(`${BASE}${fn('a', 'user', route(path))}`);
+      expect(errors, path).toEqual([]);
+    }
   });
 
   it('rejects a repeated parameter name', async () => {

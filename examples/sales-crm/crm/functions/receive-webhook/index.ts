@@ -3,8 +3,8 @@ import { defineFunction, errors, webhookForwardSchema } from '@platform/server';
 /**
  * The `crm` integration's webhook: what the CRM's upstream posts to a connection's webhook URL.
  * It must name its event and carry the connection's API key (a signature, in a real CRM); the
- * delivery is stored with the connection it arrived for, and an event with a dotted name is
- * emitted to the apps subscribed to it.
+ * delivery is stored with the connection it arrived for, without the key, and an event with a
+ * dotted name is emitted to the apps subscribed to it.
  */
 export default defineFunction({
   input: webhookForwardSchema,
@@ -18,9 +18,12 @@ export default defineFunction({
     const deliveries = event.includes('.')
       ? await integration!.emit({ type: event, id: input.receivedAt, data: { body: input.body } })
       : 0;
+    // Store no credential: the key proved this delivery, and a stored copy is one more place to
+    // leak it from (a backup, a query, whoever reads the table).
+    const { 'x-crm-key': _key, authorization: _authorization, ...headers } = input.headers;
     await data.table('webhook_deliveries').create({
       event,
-      headers: input.headers,
+      headers,
       body: input.body,
       received_at: input.receivedAt,
     });

@@ -1,10 +1,13 @@
+import { reservedPathPrefixes, reservedPrefixOf } from '../../routes.ts';
 import type { RuleContext } from '../context.ts';
 
 /**
  * Path prefixes the platform serves itself (spec 4.1: `/_platform/api/session`,
- * `/rest/v1/<table>`); a Function route may not live under them.
+ * `/rest/v1/<table>`, the owner API under `/v1`); a Function route may not live under them.
+ *
+ * @deprecated Read `reservedPathPrefixes` of `@platform/schema/routes`, the one list.
  */
-export const reservedRoutePrefixes = ['/_platform', '/rest'] as const;
+export const reservedRoutePrefixes = reservedPathPrefixes;
 
 interface DeclaredRoute {
   readonly index: number;
@@ -47,9 +50,8 @@ export function checkRoutes(ctx: RuleContext): void {
         'key',
       );
     }
-    const reserved = reservedRoutePrefixes.find(
-      (prefix) => route.path === prefix || route.path.startsWith(`${prefix}/`),
-    );
+    // Compared case-insensitively: the broker reads `/V1/...` as its own path too.
+    const reserved = reservedPrefixOf(route.path);
     if (reserved !== undefined) {
       ctx.report(
         'ROUTE_PATH_RESERVED',
