@@ -3,7 +3,8 @@
 // provider with PKCE and a one-time state, the provider app's own exchange Function (real Deno,
 // reaching the server through --allow-net) turns the code into tokens, operations read the
 // access token, an expiring token is refreshed once, and a rejected refresh asks for a new
-// sign-in whose link makes the connection active again, in Chromium.
+// sign-in (the link goes to whoever manages the connection) that makes the connection active
+// again, in Chromium.
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorFromResponse, type PlatformError } from '@platform/errors';
@@ -234,13 +235,24 @@ describe('an OAuth connection', () => {
     oauth.revokeRefreshTokens();
     const refused = await failure(await calendarAccount());
     expect(refused.code).toBe('INTEGRATION_RECONNECT_REQUIRED');
-    const connectUrl = String(refused.details?.connectUrl);
-    expect(connectUrl.startsWith(`${ws.url}/v1/custom-integrations/connect/`)).toBe(true);
+    // The public Function's anonymous caller does not manage the connection: no link for them.
+    expect(refused.details?.connectUrl).toBeUndefined();
     expect((await connectionOf())[0]!.condition).toBe('reconnect_required');
     // Until then every call says so, without asking the provider again.
     const refreshes = oauth.grants.refresh_token;
     expect((await failure(await calendarAccount())).code).toBe('INTEGRATION_RECONNECT_REQUIRED');
     expect(oauth.grants.refresh_token).toBe(refreshes);
+    // The administrator asks for the link (`platform integrations reconnect`).
+    const response = await owner('/v1/apps/calendar/connections/links', {
+      method: 'POST',
+      body: JSON.stringify({
+        kind: 'organisation',
+        actingAs: 'ada@example.com',
+        connectionId: (await connectionOf())[0]!.id,
+      }),
+    });
+    const connectUrl = ((await response.json()) as { url: string }).url;
+    expect(connectUrl.startsWith(`${ws.url}/v1/custom-integrations/connect/`)).toBe(true);
 
     // The person signs in again in a real browser: the provider sends them straight back.
     expect(await signInInChromium(connectUrl)).toContain('Team Calendar is connected');
