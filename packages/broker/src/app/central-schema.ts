@@ -6,7 +6,11 @@ import {
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
-import { integrationsLifecycleStep, integrationsStep } from '../integrations/integration-schema.ts';
+import {
+  integrationsLifecycleStep,
+  integrationsStep,
+  oauthBrowserBindingStep,
+} from '../integrations/integration-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { authorityStep, membershipsStep } from '../org/org-schema.ts';
 
@@ -26,4 +30,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 8, ...accountDeletionsStep },
   { version: 9, ...agentCredentialsStep },
   { version: 10, ...onboardingStep },
+  { version: 11, ...oauthBrowserBindingStep },
 ];

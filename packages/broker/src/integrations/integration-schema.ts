@@ -131,3 +131,15 @@ CREATE INDEX integration_event_deliveries_due
   ON platform.integration_event_deliveries (next_attempt_at) WHERE state = 'pending';
 `,
 };
+
+/**
+ * A pending OAuth sign-in is bound to the browser that submitted the connect page: the SHA-256
+ * of the secret in that browser's callback cookie. Sign-ins pending before this step have none
+ * and can no longer be completed (they expire within ten minutes anyway).
+ */
+export const oauthBrowserBindingStep: SchemaChange = {
+  name: 'oauth-browser-binding',
+  sql: `
+ALTER TABLE platform.oauth_states ADD COLUMN IF NOT EXISTS browser_hash text;
+`,
+};

@@ -129,6 +129,9 @@ const submitPage = (url: string) =>
     redirect: 'manual',
   });
 
+/** The `Cookie` header a browser sends back to the callback after `posted` set its cookie. */
+const callbackCookie = (posted: Response) => posted.headers.getSetCookie()[0]!.split(';')[0]!;
+
 /** Follows a connect link through the provider's sign-in; answers the callback's response. */
 async function signIn(connectUrl: string): Promise<Response> {
   const page = await fetch(connectUrl);
@@ -137,7 +140,9 @@ async function signIn(connectUrl: string): Promise<Response> {
   expect(posted.status).toBe(303);
   const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
   expect(authorize.status).toBe(302);
-  return fetch(authorize.headers.get('location')!);
+  return fetch(authorize.headers.get('location')!, {
+    headers: { cookie: callbackCookie(posted) },
+  });
 }
 
 const connectionOf = async () => {
@@ -195,11 +200,35 @@ describe('an OAuth connection', () => {
     expect(stolen.status).toBe(400);
     // The failed attempt used the code up (the provider's rule against guessing): the sign-in
     // that follows cannot finish, and stores nothing.
-    const done = await fetch(callback);
+    const headers = { cookie: callbackCookie(posted) };
+    const done = await fetch(callback, { headers });
     expect(done.status).toBe(502);
     expect(await done.text()).toContain('could not be stored');
     // The same redirect again: the state is gone.
-    expect((await fetch(callback)).status).toBe(410);
+    expect((await fetch(callback, { headers })).status).toBe(410);
+    expect(await connectionOf()).toHaveLength(1);
+  });
+
+  it('completes a sign-in only in the browser that submitted the connect page', async () => {
+    // Mal submits a connect page, stops at the redirect to the provider and passes that address
+    // on to Alice, whose browser has no cookie of the broker's.
+    const posted = await submitPage(await newLink());
+    const setCookie = posted.headers.getSetCookie()[0]!;
+    expect(setCookie).toMatch(/^platform_oauth_[0-9a-f]{16}=/);
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('Path=/v1/custom-integrations/oauth/callback');
+    expect(setCookie).toContain('SameSite=Lax');
+    const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
+    const callback = authorize.headers.get('location')!;
+    const exchanges = oauth.grants.authorization_code;
+    const inAlice = await fetch(callback);
+    expect(inAlice.status).toBe(403);
+    expect(await inAlice.text()).toContain('This sign-in belongs to another browser');
+    // Her code went nowhere and nothing was stored; nor can Mal finish with her code now.
+    expect(oauth.grants.authorization_code).toBe(exchanges);
+    expect(await connectionOf()).toHaveLength(1);
+    const inMal = await fetch(callback, { headers: { cookie: callbackCookie(posted) } });
+    expect(inMal.status).toBe(410);
     expect(await connectionOf()).toHaveLength(1);
   });
 
