@@ -3,6 +3,7 @@ import {
   centralAuthStep,
   centralGrantsStep,
   centralHandoffsStep,
+  handoffSignInTimeStep,
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
@@ -31,4 +32,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 9, ...agentCredentialsStep },
   { version: 10, ...onboardingStep },
   { version: 11, ...oauthBrowserBindingStep },
+  { version: 12, ...handoffSignInTimeStep },
 ];

@@ -49,15 +49,20 @@ export class BrowserSessions {
 
   /**
    * Starts a session for `account`: 30 days, or until the confirmation deadline while the
-   * account is unconfirmed (a provisional session). Resolves to its `Set-Cookie`.
+   * account is unconfirmed (a provisional session). Resolves to its `Set-Cookie`. `signedInAt`
+   * carries the original sign-in's time into a session handed over from another app.
    */
-  async start(account: Account, request: Request): Promise<string> {
+  async start(account: Account, request: Request, signedInAt?: Date): Promise<string> {
     const provisional = account.state !== 'confirmed';
     const expiresAt =
       provisional && account.confirmDeadline !== null
         ? account.confirmDeadline
         : new Date(this.#options.clock.now().getTime() + limits.sessionSeconds * 1000);
-    const { cookie } = await this.#stores.sessions.create(account.id, { provisional, expiresAt });
+    const { cookie } = await this.#stores.sessions.create(account.id, {
+      provisional,
+      expiresAt,
+      signedInAt,
+    });
     return this.#sessionCookie(cookie, expiresAt, request);
   }
 
