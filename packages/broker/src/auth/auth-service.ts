@@ -280,8 +280,11 @@ export class AuthService {
     return this.#sessions.refresh(request);
   }
 
-  /** Ends this browser's session only; resolves to the `Set-Cookie` that deletes its cookie. */
-  endSession(request: Request): Promise<string> {
+  /**
+   * Ends this browser's session only; resolves to the `Set-Cookie` that deletes its cookie
+   * (`undefined` when the browser holds no cookie this app issued).
+   */
+  endSession(request: Request): Promise<string | undefined> {
     return this.#sessions.end(request);
   }
 
