@@ -3,6 +3,7 @@ import {
   centralAuthStep,
   centralGrantsStep,
   centralHandoffsStep,
+  handoffSignInTimeStep,
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
@@ -10,6 +11,7 @@ import {
   integrationsLifecycleStep,
   integrationsStep,
   integrationsSyncHolderStep,
+  oauthBrowserBindingStep,
 } from '../integrations/integration-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { authorityStep, membershipsStep } from '../org/org-schema.ts';
@@ -31,4 +33,6 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 9, ...agentCredentialsStep },
   { version: 10, ...onboardingStep },
   { version: 11, ...integrationsSyncHolderStep },
+  { version: 12, ...oauthBrowserBindingStep },
+  { version: 13, ...handoffSignInTimeStep },
 ];

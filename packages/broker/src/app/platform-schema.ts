@@ -3,6 +3,7 @@ import {
   appTokenRevealsStep,
   authTablesStep,
   credentialRequestKindsStep,
+  sessionSignInTimeStep,
 } from '../auth/auth-schema.ts';
 import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
@@ -51,4 +52,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 15, ...onboardingStep },
   { version: 16, ...claimSettingsStep },
   { version: 17, ...jobActiveIndexStep },
+  { version: 18, ...sessionSignInTimeStep },
 ];

@@ -139,3 +139,15 @@ ALTER TABLE platform.app_token_requests
   ADD COLUMN decided_by uuid;
 `,
 };
+
+/**
+ * When a session's person signed in: its creation for a sign-in in this app, the original
+ * sign-in's time for one handed over from another app. Sessions from before this step have
+ * none and count from their creation.
+ */
+export const sessionSignInTimeStep: SchemaChange = {
+  name: 'session-sign-in-time',
+  sql: `
+ALTER TABLE platform.sessions ADD COLUMN IF NOT EXISTS signed_in_at timestamptz;
+`,
+};

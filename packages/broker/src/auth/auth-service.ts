@@ -280,8 +280,11 @@ export class AuthService {
     return this.#sessions.refresh(request);
   }
 
-  /** Ends this browser's session only; resolves to the `Set-Cookie` that deletes its cookie. */
-  endSession(request: Request): Promise<string> {
+  /**
+   * Ends this browser's session only; resolves to the `Set-Cookie` that deletes its cookie
+   * (`undefined` when the browser holds no cookie this app issued).
+   */
+  endSession(request: Request): Promise<string | undefined> {
     return this.#sessions.end(request);
   }
 
@@ -350,20 +353,32 @@ export class AuthService {
     return this.#options.peers();
   }
 
-  /** A one-time code that signs `accountId` in at app `appId`, for the browser whose nonce hashes to `stateHash`. */
-  issueHandoff(accountId: string, appId: string, stateHash: string): Promise<string> {
-    return this.#handoffs.issue(accountId, appId, stateHash);
+  /**
+   * A one-time code that signs `accountId` in at app `appId`, for the browser whose nonce hashes
+   * to `stateHash`, carrying the time `signedInAt` of the sign-in behind it.
+   */
+  issueHandoff(
+    accountId: string,
+    appId: string,
+    stateHash: string,
+    signedInAt: Date,
+  ): Promise<string> {
+    return this.#handoffs.issue(accountId, appId, stateHash, signedInAt);
   }
 
   /**
    * Redeems a handoff code for this app and this browser's nonce: resolves to the `Set-Cookie`
-   * of a new session of this app, `undefined` when the code is not (or no longer) good.
+   * of a new session of this app, `undefined` when the code is not (or no longer) good. The new
+   * session keeps the handed-over sign-in's time: a handover is no new sign-in.
    */
   async redeemHandoff(code: string, nonce: string, request: Request): Promise<string | undefined> {
-    const accountId = await this.#handoffs.redeem(code, this.appId, nonce);
-    const account = accountId === undefined ? undefined : await this.#accounts.byId(accountId);
-    if (account === undefined || account.state === 'paused') return undefined;
-    return this.#sessions.start(account, request);
+    const redeemed = await this.#handoffs.redeem(code, this.appId, nonce);
+    const account =
+      redeemed === undefined ? undefined : await this.#accounts.byId(redeemed.accountId);
+    if (redeemed === undefined || account === undefined || account.state === 'paused') {
+      return undefined;
+    }
+    return this.#sessions.start(account, request, redeemed.signedInAt);
   }
 
   /**

@@ -16,8 +16,12 @@ export interface SessionUser {
 export type SessionRefresh =
   /** No session cookie: the browser is signed out. */
   | { readonly state: 'none' }
-  /** Revoked, expired, reused, or its account paused: `setCookie` deletes the cookie. */
-  | { readonly state: 'ended'; readonly setCookie: string }
+  /**
+   * Revoked, expired, reused, or its account paused: `setCookie` deletes the cookie. A cookie
+   * this app never issued (another app's on a shared host, or made up) is only refused:
+   * `setCookie` is then absent, so it is never deleted from under its own app.
+   */
+  | { readonly state: 'ended'; readonly setCookie: string | undefined }
   /** A fresh access JWT; `setCookie` is the rotated cookie (absent inside the reuse interval). */
   | {
       readonly state: 'active';
@@ -49,15 +53,20 @@ export class BrowserSessions {
 
   /**
    * Starts a session for `account`: 30 days, or until the confirmation deadline while the
-   * account is unconfirmed (a provisional session). Resolves to its `Set-Cookie`.
+   * account is unconfirmed (a provisional session). Resolves to its `Set-Cookie`. `signedInAt`
+   * carries the original sign-in's time into a session handed over from another app.
    */
-  async start(account: Account, request: Request): Promise<string> {
+  async start(account: Account, request: Request, signedInAt?: Date): Promise<string> {
     const provisional = account.state !== 'confirmed';
     const expiresAt =
       provisional && account.confirmDeadline !== null
         ? account.confirmDeadline
         : new Date(this.#options.clock.now().getTime() + limits.sessionSeconds * 1000);
-    const { cookie } = await this.#stores.sessions.create(account.id, { provisional, expiresAt });
+    const { cookie } = await this.#stores.sessions.create(account.id, {
+      provisional,
+      expiresAt,
+      signedInAt,
+    });
     return this.#sessionCookie(cookie, expiresAt, request);
   }
 
@@ -73,7 +82,8 @@ export class BrowserSessions {
     const account = check.ok ? await accounts.admits(check.session) : undefined;
     if (!check.ok || account === undefined || account.state === 'paused') {
       if (check.ok) await sessions.revoke(check.session.id, 'account paused');
-      return { state: 'ended', setCookie: this.#clear(request) };
+      const ours = check.ok || check.reason !== 'unknown';
+      return { state: 'ended', setCookie: ours ? this.#clear(request) : undefined };
     }
     const { session } = check;
     const { token, expiresAt } = await jwt.sign(
@@ -95,15 +105,16 @@ export class BrowserSessions {
 
   /**
    * Ends this browser's session, if its cookie is valid (spec 3.4: the account's other sessions
-   * stay). Resolves to the `Set-Cookie` that deletes the cookie.
+   * stay). Resolves to the `Set-Cookie` that deletes the cookie, or `undefined` when there is
+   * no cookie of this app's to delete (none, or one it never issued: another app's on a shared
+   * host keeps its session).
    */
-  async end(request: Request): Promise<string> {
+  async end(request: Request): Promise<string | undefined> {
     const value = readCookie(request, authCookies.session);
-    if (value !== undefined) {
-      const check = await this.#stores.sessions.check(value, { rotate: false });
-      if (check.ok) await this.#stores.sessions.revoke(check.session.id, 'signed out');
-    }
-    return this.#clear(request);
+    if (value === undefined) return undefined;
+    const check = await this.#stores.sessions.check(value, { rotate: false });
+    if (check.ok) await this.#stores.sessions.revoke(check.session.id, 'signed out');
+    return check.ok || check.reason !== 'unknown' ? this.#clear(request) : undefined;
   }
 
   /** The live session of this request's cookie (checked, not rotated), if any. */

@@ -63,3 +63,15 @@ export const centralGrantsStep: SchemaChange = {
   name: 'central-grants',
   sql: appGrantsTableSql,
 };
+
+/**
+ * A handoff carries the time of the sign-in it hands over, so the receiving app's session is as
+ * recent as that sign-in and no more (spec 3.5). Codes issued before this step have none and
+ * count as an old sign-in.
+ */
+export const handoffSignInTimeStep: SchemaChange = {
+  name: 'handoff-sign-in-time',
+  sql: `
+ALTER TABLE platform.handoffs ADD COLUMN IF NOT EXISTS signed_in_at timestamptz;
+`,
+};

@@ -23,6 +23,16 @@ export const authCookies = {
 export type AuthCookie = (typeof authCookies)[keyof typeof authCookies];
 
 /**
+ * A cookie's name, path and SameSite: one of {@link authCookies}, or a feature's own cookie
+ * (a pending OAuth sign-in's, named after its state).
+ */
+export interface CookieSpec {
+  readonly name: string;
+  readonly path: string;
+  readonly sameSite: 'Lax' | 'Strict';
+}
+
+/**
  * Whether the cookies set in answer to `request` get `Secure`: `forced` when the broker's
  * options set it, else whether the request came over https.
  */
@@ -32,7 +42,7 @@ export function isSecure(request: Request, forced: boolean | undefined): boolean
 
 /** A `Set-Cookie` value for `cookie`; `maxAgeSeconds` absent means until the browser closes. */
 export function setCookie(
-  cookie: AuthCookie,
+  cookie: CookieSpec,
   value: string,
   options: { secure: boolean; maxAgeSeconds?: number | undefined },
 ): string {
@@ -49,12 +59,12 @@ export function setCookie(
 }
 
 /** A `Set-Cookie` value that deletes `cookie`. */
-export function clearCookie(cookie: AuthCookie, secure: boolean): string {
+export function clearCookie(cookie: CookieSpec, secure: boolean): string {
   return setCookie(cookie, '', { secure, maxAgeSeconds: 0 });
 }
 
 /** The value of `cookie` in the request's `Cookie` header, if present. */
-export function readCookie(request: Request, cookie: AuthCookie): string | undefined {
+export function readCookie(request: Request, cookie: CookieSpec): string | undefined {
   const header = request.headers.get('cookie');
   if (header === null) return undefined;
   for (const pair of header.split(';')) {

@@ -64,8 +64,16 @@ export function mountHandoffRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
     }
     if (!STATE.test(state)) return toSignIn(c, asking, to);
     const identity = await auth.cookie(c.req.raw);
-    if (identity !== undefined && identity.account.state !== 'paused') {
-      const code = await auth.issueHandoff(identity.account.id, asking.appId, state);
+    // The code carries when the person signed in here, never "now": a handover is no sign-in.
+    const session =
+      identity?.sessionId === undefined ? undefined : await auth.activeSession(identity.sessionId);
+    if (identity !== undefined && session !== undefined && identity.account.state !== 'paused') {
+      const code = await auth.issueHandoff(
+        identity.account.id,
+        asking.appId,
+        state,
+        session.signedInAt,
+      );
       const target = new URL(HANDOFF_PATH, asking.url);
       target.search = new URLSearchParams({ code, to }).toString();
       return c.redirect(target.href, 302);

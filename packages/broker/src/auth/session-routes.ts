@@ -29,7 +29,10 @@ export function mountSessionRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
     const form = await readForm(c);
     if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
     const cleared = await auth.endSession(c.req.raw);
-    return seeOther(signInPath(safeReturnTo(form.returnTo, c.req.raw)), [cleared]);
+    return seeOther(
+      signInPath(safeReturnTo(form.returnTo, c.req.raw)),
+      cleared === undefined ? [] : [cleared],
+    );
   });
 }
 
@@ -53,7 +56,8 @@ async function session(auth: AuthService, c: Context<BrokerEnv>): Promise<Respon
       requestId: c.get('requestId'),
     };
     const response = c.json({ error }, 401, noStore);
-    response.headers.append('set-cookie', refreshed.setCookie);
+    if (refreshed.setCookie !== undefined)
+      response.headers.append('set-cookie', refreshed.setCookie);
     return response;
   }
   const { user, token, expiresAt, setCookie } = refreshed;

@@ -17,6 +17,12 @@ export interface Session {
   /** Created by password registration; ends at the confirmation deadline. */
   readonly provisional: boolean;
   readonly createdAt: Date;
+  /**
+   * When the person last proved who they are for this session: its creation for a sign-in, the
+   * original sign-in's time for a session handed over from another app of the organisation (so
+   * a handover never makes a sign-in look recent, spec 3.5).
+   */
+  readonly signedInAt: Date;
   /** Fixed at creation, never extended (30 days, or the confirmation deadline). */
   readonly expiresAt: Date;
 }
@@ -37,6 +43,7 @@ interface SessionRow {
   created_at: Date | string;
   expires_at: Date | string;
   revoked_at: Date | string | null;
+  signed_in_at: Date | string | null;
 }
 
 const toSession = (row: SessionRow): Session => ({
@@ -44,6 +51,7 @@ const toSession = (row: SessionRow): Session => ({
   accountId: row.account_id,
   provisional: row.provisional,
   createdAt: new Date(row.created_at),
+  signedInAt: new Date(row.signed_in_at ?? row.created_at),
   expiresAt: new Date(row.expires_at),
 });
 
@@ -89,19 +97,34 @@ export class Sessions {
     return safeEqual(refresh.slice(dot + 1), expected);
   }
 
-  /** Starts a session ending at `expiresAt`; resolves to it and its first cookie value. */
+  /**
+   * Starts a session ending at `expiresAt`; resolves to it and its first cookie value.
+   * `signedInAt` is when the person signed in, for a session handed over from another app
+   * (default: now, a sign-in here).
+   */
   async create(
     accountId: string,
-    options: { provisional: boolean; expiresAt: Date },
+    options: { provisional: boolean; expiresAt: Date; signedInAt?: Date | undefined },
   ): Promise<{ session: Session; cookie: string }> {
     const id = newId('session');
     const refresh = this.#issue(id);
     const now = this.#clock.now();
+    const signedInAt = options.signedInAt ?? now;
     await this.#db.query(
       `INSERT INTO platform.sessions
-         (id, account_id, app_id, provisional, refresh_hash, rotated_at, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
-      [id, accountId, this.#appId, options.provisional, sha256(refresh), now, options.expiresAt],
+         (id, account_id, app_id, provisional, refresh_hash, rotated_at, created_at, expires_at,
+          signed_in_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)`,
+      [
+        id,
+        accountId,
+        this.#appId,
+        options.provisional,
+        sha256(refresh),
+        now,
+        options.expiresAt,
+        signedInAt,
+      ],
     );
     return {
       session: {
@@ -109,6 +132,7 @@ export class Sessions {
         accountId,
         provisional: options.provisional,
         createdAt: now,
+        signedInAt,
         expiresAt: options.expiresAt,
       },
       cookie: cookieValue(id, refresh),

@@ -32,11 +32,12 @@ export function mountAccountRoutes(
   app.post(`${ACCOUNT_PAGE}/delete`, (c) => deleteAccount(auth, deletions, c));
 }
 
-// When this browser signed in: its session's creation.
+// When this browser's person signed in: its session's creation, or for a session handed over
+// from another app, the sign-in it was handed from (a handover proves nothing new).
 async function signedInAt(auth: AuthService, identity: Identity): Promise<Date | undefined> {
   const session =
     identity.sessionId === undefined ? undefined : await auth.activeSession(identity.sessionId);
-  return session?.createdAt;
+  return session?.signedInAt;
 }
 
 async function deleteAccount(

@@ -65,6 +65,16 @@ export const linkUnusablePage: AuthPage = {
   body: '<h1>This link cannot be used</h1><p>It was used already or has expired. Ask for a new one.</p>',
 };
 
+/**
+ * The page of an OAuth sign-in that comes back to a browser other than the one that submitted
+ * the connect page (a provider address someone passed on): nothing is stored, and the sign-in
+ * is spent.
+ */
+export const otherBrowserPage: AuthPage = {
+  title: 'Sign-in started elsewhere',
+  body: '<h1>This sign-in belongs to another browser</h1><p>It was started in a different browser, so it cannot be finished here, and nothing was stored. Ask for a new connect link and open it in the browser you sign in with.</p>',
+};
+
 /** The page of an OAuth sign-in the person declined or the provider refused (`reason`). */
 export function signInIncompletePage(reason: string): AuthPage {
   return {

@@ -135,9 +135,15 @@ export class IntegrationAdmin {
    * (authority may have changed since the link was made). Without OAuth it then, in one
    * transaction, consumes the link, stores the connection (or replaces its credentials) and
    * binds the slot, if any. With OAuth it consumes the link and answers where the person signs
-   * in at the provider (`redirect`); {@link IntegrationAdmin.finishSignIn} stores the rest.
+   * in at the provider (`redirect`), for the browser holding `browserSecret` only (the route
+   * sets it in the sign-in's `oauthBrowserCookie`); {@link IntegrationAdmin.finishSignIn}
+   * stores the rest.
    */
-  async submit(token: string, entered: Readonly<Record<string, unknown>>): Promise<Submitted> {
+  async submit(
+    token: string,
+    entered: Readonly<Record<string, unknown>>,
+    browserSecret?: string,
+  ): Promise<Submitted> {
     const opened = await this.openLink(token);
     if (!opened) throw linkUnusable();
     const { link, contract } = opened;
@@ -146,16 +152,17 @@ export class IntegrationAdmin {
     const oauth = contract.authorization;
     if (!oauth)
       return { ...(await this.#store(link, contract, values, { token })), redirect: null };
+    if (browserSecret === undefined) {
+      throw new TypeError('An OAuth sign-in needs the secret of the browser it is bound to');
+    }
     if (!(await this.#o.links.consume(token))) throw linkUnusable();
     const codeVerifier = oauth.pkce ? randomSecret() : null;
-    const state = await this.#o.states.create({
-      link,
-      connectionId: link.connectionId ?? Connections.newId(),
-      values,
-      codeVerifier,
-    });
+    const state = await this.#o.states.create(
+      { link, connectionId: link.connectionId ?? Connections.newId(), values, codeVerifier },
+      browserSecret,
+    );
     const redirect = authorizationRequest(oauth, this.redirectUri(), state, codeVerifier);
-    return { redirect, connection: null, binding: null };
+    return { redirect, state, connection: null, binding: null };
   }
 
   /** The OAuth redirect URI to register with providers: `{base_url}/v1/custom-integrations/oauth/callback`. */
@@ -164,18 +171,22 @@ export class IntegrationAdmin {
   }
 
   /**
-   * Completes the OAuth sign-in of `state` with the provider's `code`: takes the state (once),
-   * checks the rules again, has the provider's exchange Function turn the code into tokens, and
-   * then stores the connection with them (or replaces a reconnected one's, making it active) and
-   * binds the slot, if any. Nothing is stored when a step fails.
+   * Completes the OAuth sign-in of `state` with the provider's `code`, in the browser that
+   * started it (`browserSecret`, its cookie's value; in any other browser the sign-in is
+   * refused and spent, storing nothing): takes the state (once), checks the rules again, has the provider's
+   * exchange Function turn the code into tokens, and then stores the connection with them (or
+   * replaces a reconnected one's, making it active) and binds the slot, if any. Nothing is
+   * stored when a step fails.
    */
   async finishSignIn(
     state: string,
     code: string,
     requestId: string,
+    browserSecret: string | undefined,
   ): Promise<Stored & { contract: IntegrationContract }> {
-    const pending = await this.#o.states.take(state);
-    if (!pending) throw linkUnusable();
+    const pending = await this.#o.states.take(state, browserSecret);
+    if (pending === 'other-browser') throw otherBrowser();
+    if (pending === 'unusable') throw linkUnusable();
     const { link } = pending;
     const contract = this.publishedBy(link.providerAppId);
     await this.#checkLink(link, contract);
@@ -197,7 +208,7 @@ export class IntegrationAdmin {
 
   /** Ends the OAuth sign-in of `state` without storing anything (the person declined). */
   async abandonSignIn(state: string): Promise<void> {
-    await this.#o.states.take(state);
+    await this.#o.states.take(state, undefined);
   }
 
   // The rules a connect link's use is checked against when it is used (they may have changed).
@@ -374,14 +385,30 @@ export interface Stored {
   readonly binding: Binding | null;
 }
 
-/** What a submitted connect page did: stored the connection, or sent the person to sign in. */
+/**
+ * What a submitted connect page did: stored the connection, or sent the person to sign in
+ * (`redirect`) with the one-time `state` of that sign-in.
+ */
 export type Submitted =
   | (Stored & { readonly redirect: null })
-  | { readonly redirect: string; readonly connection: null; readonly binding: null };
+  | {
+      readonly redirect: string;
+      readonly state: string;
+      readonly connection: null;
+      readonly binding: null;
+    };
 
 const linkUnusable = () =>
   fail('INVALID_REQUEST', 'This connect link was used already or has expired; ask for a new one.', {
     reason: 'link-unusable',
+  });
+
+const otherBrowser = () =>
+  new PlatformError({
+    code: 'PERMISSION_DENIED',
+    message:
+      'This sign-in was started in another browser, so it cannot finish here and nothing was stored. Ask for a new link and open it in the browser you sign in with.',
+    details: { reason: 'other-browser' },
   });
 
 function provisional(link: Omit<ConnectLink, 'expiresAt'>): Connection {

@@ -43,8 +43,11 @@ export interface IntegrationCallsOptions {
   readonly apps: () => readonly ProviderApp[];
   /** Where a person connects and binds `slot` of `appId` in one step (`details.connectUrl`). */
   readonly connectUrl: (appId: string, slot: string, accountId: string) => Promise<string>;
-  /** Where the person who manages `connection` signs in to it again (`details.connectUrl`). */
-  readonly reconnectUrl: (connection: Connection) => Promise<string>;
+  /**
+   * Where `caller` signs in to `connection` again (`details.connectUrl`), made out to them;
+   * `undefined` unless they may manage the connection (spec 3.2, 5.4).
+   */
+  readonly reconnectUrl: (connection: Connection, caller: Caller) => Promise<string | undefined>;
   /** The credentials and current OAuth access token an operation Function receives. */
   readonly tokens: OAuthTokens;
   readonly environment: 'development' | 'production';
@@ -166,7 +169,7 @@ export class IntegrationCalls {
       );
     }
     if (connection.condition === 'reconnect_required') {
-      throw await this.#reconnect(connection, request.slot);
+      throw await this.#reconnect(connection, request);
     }
     return connection;
   }
@@ -194,7 +197,7 @@ export class IntegrationCalls {
       );
     } catch (error) {
       if (error instanceof PlatformError && error.code === 'INTEGRATION_RECONNECT_REQUIRED') {
-        throw await this.#reconnect(connection, request.slot);
+        throw await this.#reconnect(connection, request);
       }
       throw error;
     }
@@ -215,7 +218,7 @@ export class IntegrationCalls {
         signal: request.signal,
       });
     } catch (error) {
-      throw await this.#providerError(error, connection, request.slot, hide);
+      throw await this.#providerError(error, connection, request, hide);
     }
     const size = jsonByteLength(output);
     if (size > limits.integration.operationResponseMaxBytes) {
@@ -236,19 +239,31 @@ export class IntegrationCalls {
     return output;
   }
 
-  // `INTEGRATION_RECONNECT_REQUIRED` for the connection of `slot`, with where to sign in again
-  // when it is an OAuth connection (spec 3.2).
-  async #reconnect(connection: Connection, slot: string): Promise<PlatformError> {
+  // `INTEGRATION_RECONNECT_REQUIRED` for the connection of the request's slot. An OAuth
+  // connection's answer carries where to sign in again only for a caller who may manage the
+  // connection, made out to that caller: the link stands in for their sign-in, so it must never
+  // reach an anonymous visitor or a member who would then sign the connection in as themselves.
+  async #reconnect(
+    connection: Connection,
+    request: IntegrationCallRequest,
+  ): Promise<PlatformError> {
+    const slot = request.slot;
     const oauth = findPublisher(this.#options.apps(), connection.integration)?.contract
       .authorization;
+    const connectUrl = oauth
+      ? await this.#options.reconnectUrl(connection, request.caller)
+      : undefined;
+    const who =
+      connection.kind === 'organisation'
+        ? 'an organisation administrator'
+        : 'the owner of its personal connection';
+    const rejected = `"${connection.integration}" rejected its ${oauth ? 'sign-in' : 'credentials'}`;
     return fail(
       'INTEGRATION_RECONNECT_REQUIRED',
-      `The connection of ${slot} must be reconnected: "${connection.integration}" rejected its ${oauth ? 'sign-in' : 'credentials'}.`,
-      {
-        slot,
-        connectionId: connection.id,
-        ...(oauth ? { connectUrl: await this.#options.reconnectUrl(connection) } : {}),
-      },
+      connectUrl === undefined
+        ? `The connection of ${slot} must be reconnected by ${who}: ${rejected}.`
+        : `The connection of ${slot} must be reconnected: ${rejected}. Sign in again at details.connectUrl.`,
+      { slot, connectionId: connection.id, ...(connectUrl === undefined ? {} : { connectUrl }) },
     );
   }
 
@@ -257,14 +272,14 @@ export class IntegrationCalls {
   async #providerError(
     error: unknown,
     connection: Connection,
-    slot: string,
+    request: IntegrationCallRequest,
     hide: Redactor,
   ): Promise<PlatformError> {
     const integration = connection.integration;
     const known = error instanceof PlatformError ? error : undefined;
     if (known?.status === 401) {
       await this.#options.connections.requireReconnect(connection.id);
-      return this.#reconnect(connection, slot);
+      return this.#reconnect(connection, request);
     }
     if (known && known.status >= 400 && known.status < 500 && known.code !== 'FUNCTION_NOT_FOUND') {
       return new PlatformError({

@@ -1,5 +1,7 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import type { Context, Hono } from 'hono';
+import { clearCookie, isSecure, readCookie, setCookie } from '../auth/cookies.ts';
 import { pageResponse } from '../auth/page-layout.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
@@ -9,6 +11,7 @@ import {
   integrationApiPaths as paths,
   WEBHOOK_PREFIX,
 } from '../http/paths.ts';
+import { randomSecret } from '../kernel/crypto.ts';
 import { normalizeEmail } from '../kernel/email.ts';
 import type { Memberships } from '../org/memberships.ts';
 import type { Bindings } from './bindings.ts';
@@ -16,6 +19,7 @@ import {
   connectedPage,
   connectPage,
   linkUnusablePage,
+  otherBrowserPage,
   signInFailedPage,
   signInIncompletePage,
 } from './connect-page.ts';
@@ -25,6 +29,7 @@ import { DEV_SESSION_ID, type DevIntegrationModes } from './dev-integration-mode
 import type { IntegrationAdmin } from './integration-admin.ts';
 import type { IntegrationAudit } from './integration-audit.ts';
 import type { IntegrationEvents } from './integration-events.ts';
+import { oauthBrowserCookie } from './oauth-states.ts';
 import type { IntegrationWebhooks } from './webhooks.ts';
 
 /** What the integration routes of one app need. */
@@ -270,10 +275,22 @@ export function mountIntegrationRoutes(
     const entered = Object.fromEntries(
       new URLSearchParams(await readBodyText(c.req.raw, MAX_CONNECT_FORM_BYTES)),
     );
+    // The secret that binds an OAuth sign-in to this browser (RFC 6749 10.12): only its hash is
+    // stored with the state, and the callback completes the sign-in only where it comes back.
+    const browserSecret = randomSecret();
     try {
-      const { binding, redirect } = await admin.submit(token, entered);
-      if (redirect !== null) return c.redirect(redirect, 303);
-      return pageResponse(connectedPage(opened.contract, binding?.slot ?? null));
+      const submitted = await admin.submit(token, entered, browserSecret);
+      if (submitted.redirect !== null) {
+        const cookie = setCookie(oauthBrowserCookie(submitted.state), browserSecret, {
+          secure: isSecure(c.req.raw, undefined),
+          maxAgeSeconds: limits.integration.oauthStateSeconds,
+        });
+        return new Response(null, {
+          status: 303,
+          headers: { location: submitted.redirect, 'set-cookie': cookie },
+        });
+      }
+      return pageResponse(connectedPage(opened.contract, submitted.binding?.slot ?? null));
     } catch (error) {
       if (!(error instanceof PlatformError) || error.status >= 500) throw error;
       // Refused values or rules: the form again, empty, with the reason (never a value).
@@ -285,28 +302,46 @@ export function mountIntegrationRoutes(
   });
 
   // The provider sends the person back here after signing in (spec 2.10), with `code` and the
-  // one-time `state`, or with `error` when they declined.
+  // one-time `state`, or with `error` when they declined. The sign-in completes only in the
+  // browser holding the state's cookie; anywhere else it is spent and nothing is stored.
   hono.get(OAUTH_CALLBACK_PATH, async (c) => {
     const state = c.req.query('state') ?? '';
     const code = c.req.query('code');
     const declined = c.req.query('error');
+    const cookie = state === '' ? undefined : oauthBrowserCookie(state);
+    const browserSecret = cookie === undefined ? undefined : readCookie(c.req.raw, cookie);
+    // The cookie has done its job once the callback answers, whatever the answer.
+    const setCookies =
+      browserSecret === undefined || cookie === undefined
+        ? []
+        : [clearCookie(cookie, isSecure(c.req.raw, undefined))];
     if (declined !== undefined || code === undefined || code === '') {
       // The sign-in ends here either way: its state is not used again.
       if (state !== '') await admin.abandonSignIn(state);
       return pageResponse(signInIncompletePage(declined ?? 'no authorization code'), {
         status: 400,
+        setCookies,
       });
     }
     try {
-      const { contract, binding } = await admin.finishSignIn(state, code, c.get('requestId'));
-      return pageResponse(connectedPage(contract, binding?.slot ?? null));
+      const { contract, binding } = await admin.finishSignIn(
+        state,
+        code,
+        c.get('requestId'),
+        browserSecret,
+      );
+      return pageResponse(connectedPage(contract, binding?.slot ?? null), { setCookies });
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       if (error.details?.reason === 'link-unusable') {
-        return pageResponse(linkUnusablePage, { status: 410 });
+        return pageResponse(linkUnusablePage, { status: 410, setCookies });
+      }
+      if (error.details?.reason === 'other-browser') {
+        return pageResponse(otherBrowserPage, { status: 403, setCookies });
       }
       return pageResponse(signInFailedPage(error.message), {
         status: error.status >= 500 ? 502 : error.status,
+        setCookies,
       });
     }
   });

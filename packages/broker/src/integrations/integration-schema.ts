@@ -141,3 +141,15 @@ export const integrationsSyncHolderStep: SchemaChange = {
   name: 'integrations-sync-holder',
   sql: `ALTER TABLE platform.connections ADD COLUMN sync_lease_holder jsonb;`,
 };
+
+/**
+ * A pending OAuth sign-in is bound to the browser that submitted the connect page: the SHA-256
+ * of the secret in that browser's callback cookie. Sign-ins pending before this step have none
+ * and can no longer be completed (they expire within ten minutes anyway).
+ */
+export const oauthBrowserBindingStep: SchemaChange = {
+  name: 'oauth-browser-binding',
+  sql: `
+ALTER TABLE platform.oauth_states ADD COLUMN IF NOT EXISTS browser_hash text;
+`,
+};

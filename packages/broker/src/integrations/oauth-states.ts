@@ -1,11 +1,33 @@
 import { createHash } from 'node:crypto';
 import { limits } from '@platform/schema';
 import type { IntegrationContract } from '@platform/schema/manifest';
+import type { CookieSpec } from '../auth/cookies.ts';
 import type { Database } from '../db/database.ts';
+import { OAUTH_CALLBACK_PATH } from '../http/paths.ts';
 import { addSeconds, type Clock, systemClock } from '../kernel/clock.ts';
-import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { randomSecret, safeEqual, sha256 } from '../kernel/crypto.ts';
 import type { ConnectLink } from './connect-links.ts';
 import type { CredentialCipher } from './credential-cipher.ts';
+
+/**
+ * The cookie that binds the pending sign-in of `state` to the browser that submitted the connect
+ * page (RFC 6749 10.12): HttpOnly, sent to the OAuth callback only, and named after the state so
+ * that sign-ins started in several tabs of one browser do not replace each other's.
+ */
+export function oauthBrowserCookie(state: string): CookieSpec {
+  return {
+    name: `platform_oauth_${sha256(state).slice(0, 16)}`,
+    path: OAUTH_CALLBACK_PATH,
+    sameSite: 'Lax',
+  };
+}
+
+/** Why the callback could not take a sign-in. */
+export type TakeRefusal =
+  /** Unknown, taken already or expired. */
+  | 'unusable'
+  /** It came back to a browser other than the one that started it; it is spent now. */
+  | 'other-browser';
 
 /** An OAuth sign-in on its way: what the connect link allowed, and what the callback needs. */
 export interface PendingSignIn {
@@ -29,6 +51,7 @@ interface Row {
   bind_app_id: string | null;
   bind_slot: string | null;
   sealed: string;
+  browser_hash: string | null;
 }
 
 /** The S256 PKCE challenge of `verifier` (RFC 7636 4.2). */
@@ -63,7 +86,9 @@ export function authorizationRequest(
 /**
  * The OAuth sign-ins between the connect page and the provider's redirect back (spec 2.10):
  * each keyed by the SHA-256 of its one-time `state`, with the PKCE verifier and the entered
- * credential values sealed, taken once by the callback and unusable after `limits.integration.oauthStateSeconds`.
+ * credential values sealed, and the SHA-256 of the secret in the starting browser's
+ * {@link oauthBrowserCookie}; taken once by the callback, completed only in that browser, and
+ * unusable after `limits.integration.oauthStateSeconds`.
  */
 export class OAuthStates {
   readonly #db: Database;
@@ -76,8 +101,11 @@ export class OAuthStates {
     this.#clock = clock;
   }
 
-  /** Stores `pending`; answers its one-time `state`. */
-  async create(pending: PendingSignIn): Promise<string> {
+  /**
+   * Stores `pending` for the browser holding `browserSecret` (the value of its
+   * {@link oauthBrowserCookie}); answers its one-time `state`.
+   */
+  async create(pending: PendingSignIn, browserSecret: string): Promise<string> {
     const state = randomSecret();
     const hash = sha256(state);
     const { link } = pending;
@@ -90,8 +118,8 @@ export class OAuthStates {
     await this.#db.query(
       `INSERT INTO platform.oauth_states
          (state_hash, provider_app_id, integration, kind, account_id, connection_id, replacing,
-          bind_app_id, bind_slot, sealed, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          bind_app_id, bind_slot, sealed, expires_at, browser_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         hash,
         link.providerAppId,
@@ -104,22 +132,34 @@ export class OAuthStates {
         link.bind?.slot ?? null,
         this.#cipher.seal(scope(hash), secrets),
         addSeconds(this.#clock.now(), limits.integration.oauthStateSeconds),
+        sha256(browserSecret),
       ],
     );
     return state;
   }
 
-  /** Takes the sign-in of `state` (once); `undefined` when unknown, taken or expired. */
-  async take(state: string): Promise<PendingSignIn | undefined> {
+  /**
+   * Takes the sign-in of `state` (once) for the browser presenting `browserSecret`. The sign-in
+   * is spent either way: a code that came back to another browser belongs to whoever signed in
+   * there, and must never complete the sign-in anywhere (`other-browser`).
+   */
+  async take(
+    state: string,
+    browserSecret: string | undefined,
+  ): Promise<PendingSignIn | TakeRefusal> {
     const hash = sha256(state);
     const { rows } = await this.#db.query<Row>(
       `DELETE FROM platform.oauth_states WHERE state_hash = $1 AND expires_at > $2
        RETURNING provider_app_id, integration, kind, account_id, connection_id, replacing,
-                 bind_app_id, bind_slot, sealed`,
+                 bind_app_id, bind_slot, sealed, browser_hash`,
       [hash, this.#clock.now()],
     );
     const row = rows[0];
-    if (!row) return undefined;
+    if (!row) return 'unusable';
+    const presented = browserSecret === undefined ? '' : sha256(browserSecret);
+    if (row.browser_hash === null || !safeEqual(presented, row.browser_hash)) {
+      return 'other-browser';
+    }
     const secrets = this.#cipher.open(scope(hash), row.sealed);
     return {
       link: {

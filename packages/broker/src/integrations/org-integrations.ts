@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { PlatformError } from '@platform/errors';
 import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
@@ -130,14 +131,24 @@ export async function openOrgIntegrations(
         kind: 'personal',
         bind: { appId, slot },
       })),
-    // The person who manages the connection signs in again: its owner, or the administrator
-    // who created an organisation connection.
-    reconnectUrl: (connection) =>
-      linkFor(connection.ownerAccountId ?? connection.createdBy, () => ({
+    // Only a caller who manages the connection (spec 3.2, 5.4: the owner of a personal
+    // connection, an organisation administrator for an organisation one) gets a link, made out
+    // to them: never to its creator on someone else's request, never to an anonymous visitor
+    // or a system Function.
+    reconnectUrl: async (connection, caller) => {
+      if (caller.kind !== 'user') return undefined;
+      try {
+        await rules.checkManage(caller.userId, connection);
+      } catch (error) {
+        if (error instanceof PlatformError) return undefined;
+        throw error;
+      }
+      return linkFor(caller.userId, () => ({
         providerAppId: connection.providerAppId,
         kind: connection.kind,
         connectionId: connection.id,
-      })),
+      }));
+    },
   });
   const webhooks = new IntegrationWebhooks({
     connections,

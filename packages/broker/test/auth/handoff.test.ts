@@ -1,25 +1,27 @@
 // A sign-in handed from one app of an organisation to another: the one-time code is bound to
 // the receiving app and to the nonce cookie of the browser that asked, and is used once; the
-// relay sends nowhere but to apps of the organisation, and only to their own paths.
+// relay sends nowhere but to apps of the organisation, and only to their own paths; the session
+// it starts is as recent as the sign-in it was handed from, and no more (spec 3.5).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import type { OrgPeer } from '../../src/auth/auth-options.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { addAccount, FakeBrowser, TestClock } from './helpers.ts';
+import { addAccount, FakeBrowser, MINUTE, TestClock } from './helpers.ts';
 
 const PASSWORD = 'a long password';
 const cleanups: (() => Promise<void>)[] = [];
 let central: Database;
 let alpha: Broker;
 let beta: Broker;
+let clock: TestClock;
 const peers: OrgPeer[] = [];
 
 beforeAll(async () => {
   central = await openTestCentral();
   cleanups.push(() => central.close());
-  const clock = new TestClock(Date.now());
+  clock = new TestClock(Date.now());
   const start = async (appId: string) => {
     const dir = await tempDir('handoff-');
     cleanups.push(dir.remove);
@@ -111,5 +113,49 @@ describe('a sign-in handed from one app to another', { timeout: 60_000 }, () => 
     ]) {
       expect((await browser.navigate(`/_platform/auth/relay?${query}`)).status, query).toBe(400);
     }
+  });
+});
+
+const ACCOUNT = '/_platform/auth/account';
+
+/** Hands `from`'s sign-in over to a new browser's session of beta; answers that browser. */
+async function relayToBeta(from: FakeBrowser): Promise<FakeBrowser> {
+  const inBeta = new FakeBrowser(beta);
+  const asked = await inBeta.navigate('/');
+  const taken = await inBeta.navigate(pathOf(await from.navigate(pathOf(asked))));
+  expect(pathOf(taken)).toBe('/');
+  expect((await inBeta.session()).body.user).toMatchObject({ email: 'pat@example.com' });
+  return inBeta;
+}
+
+/** Posts the account deletion form of `browser`'s account page. */
+async function deleteAccount(browser: FakeBrowser, typed: string) {
+  const csrf = await browser.csrf();
+  const response = await browser.request(`${ACCOUNT}/delete`, { form: { csrf, email: typed } });
+  return { status: response.status, code: /data-code="([^"]+)"/.exec(await response.text())?.[1] };
+}
+
+describe('the time of a handed-over sign-in', { timeout: 60_000 }, () => {
+  it('is the original sign-in’s: a stale sign-in relayed to another app deletes nothing there', async () => {
+    const inAlpha = new FakeBrowser(alpha);
+    expect((await inAlpha.signInByPassword('pat@example.com', PASSWORD)).status).toBe(303);
+    clock.advance(10 * MINUTE + 12_000);
+    const refused = { status: 403, code: 'RECENT_SIGN_IN_REQUIRED' };
+    expect(await deleteAccount(inAlpha, 'pat@example.com')).toEqual(refused);
+    // The relayed app starts a session of its own, without a new credential: still stale.
+    const inBeta = await relayToBeta(inAlpha);
+    expect(await (await inBeta.navigate(ACCOUNT)).text()).toContain('id="sign-in-again"');
+    expect(await deleteAccount(inBeta, 'pat@example.com')).toEqual(refused);
+    const { rowCount } = await central.query('SELECT 1 FROM platform.account_deletions');
+    expect(rowCount).toBe(0);
+  });
+
+  it('keeps a recent sign-in recent in the app it is handed to', async () => {
+    const inAlpha = new FakeBrowser(alpha);
+    expect((await inAlpha.signInByPassword('pat@example.com', PASSWORD)).status).toBe(303);
+    clock.advance(2 * MINUTE);
+    const page = await (await (await relayToBeta(inAlpha)).navigate(ACCOUNT)).text();
+    expect(page).toContain('id="delete"');
+    expect(page).not.toContain('id="sign-in-again"');
   });
 });

@@ -75,11 +75,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => central?.close());
 
+/** The secret of the browser these sign-ins start in (its callback cookie's value). */
+const BROWSER = 'the-browser-that-submitted-the-page';
+
 /** Starts a sign-in for an organisation connection; answers the provider's authorization URL. */
 async function begin(providerAppId: string): Promise<URL> {
   const { url } = await org.admin.createLink(admin, { providerAppId, kind: 'organisation' });
   const token = url.slice(url.lastIndexOf('/') + 1);
-  const { redirect } = await org.admin.submit(token, { TENANT: 'acme' });
+  const { redirect } = await org.admin.submit(token, { TENANT: 'acme' }, BROWSER);
   return new URL(redirect!);
 }
 
@@ -101,6 +104,7 @@ describe('the OAuth exchange', () => {
       authorize.searchParams.get('state')!,
       'code-1',
       'req',
+      BROWSER,
     );
     const [call] = exchanges;
     const input = call!.input as { code: string; redirectUri: string; codeVerifier: string };
@@ -125,7 +129,7 @@ describe('the OAuth exchange', () => {
     expect(authorize.searchParams.has('code_challenge_method')).toBe(false);
     answer = { accessToken: 'at-2' };
     exchanges.length = 0;
-    await org.admin.finishSignIn(authorize.searchParams.get('state')!, 'code-2', 'req');
+    await org.admin.finishSignIn(authorize.searchParams.get('state')!, 'code-2', 'req', BROWSER);
     expect(exchanges[0]!.input).toMatchObject({ codeVerifier: null });
   });
 
@@ -136,16 +140,39 @@ describe('the OAuth exchange', () => {
     for (const wrong of [{}, { accessToken: '' }, { accessToken: 'x', expiresIn: -5 }, 'token']) {
       answer = wrong;
       const refused = await failure(
-        org.admin.finishSignIn((await begin('docs')).searchParams.get('state')!, 'c', 'req'),
+        org.admin.finishSignIn(
+          (await begin('docs')).searchParams.get('state')!,
+          'c',
+          'req',
+          BROWSER,
+        ),
       );
       expect(refused.code).toBe('INTEGRATION_PROVIDER_FAILED');
       expect(refused.message).toContain('{ accessToken, refreshToken?, expiresIn? }');
     }
     answer = {};
-    await failure(org.admin.finishSignIn(state, 'c', 'req'));
+    await failure(org.admin.finishSignIn(state, 'c', 'req', BROWSER));
     answer = { accessToken: 'fine' };
-    const again = await failure(org.admin.finishSignIn(state, 'c', 'req'));
+    const again = await failure(org.admin.finishSignIn(state, 'c', 'req', BROWSER));
     expect(again.details).toMatchObject({ reason: 'link-unusable' });
+    expect(await org.connections.list('docs')).toHaveLength(before);
+  });
+
+  it('completes only in the browser that submitted the page; elsewhere it is spent, storing nothing', async () => {
+    const before = (await org.connections.list('docs')).length;
+    answer = { accessToken: 'at-3' };
+    for (const elsewhere of [undefined, 'another-browser-secret']) {
+      const state = (await begin('docs')).searchParams.get('state')!;
+      exchanges.length = 0;
+      const refused = await failure(org.admin.finishSignIn(state, 'code-3', 'req', elsewhere));
+      expect(refused.code).toBe('PERMISSION_DENIED');
+      expect(refused.details).toMatchObject({ reason: 'other-browser' });
+      // The code never reached the provider's exchange.
+      expect(exchanges).toHaveLength(0);
+      // The code came back to someone else: not even the starting browser completes with it.
+      const spent = await failure(org.admin.finishSignIn(state, 'code-3', 'req', BROWSER));
+      expect(spent.details).toMatchObject({ reason: 'link-unusable' });
+    }
     expect(await org.connections.list('docs')).toHaveLength(before);
   });
 
@@ -155,7 +182,7 @@ describe('the OAuth exchange', () => {
     // A provider whose error repeats the code it was sent.
     fails = new PlatformError({ code: 'BAD_CODE', message: 'invalid code c-5f2a91', status: 401 });
     const refused = await failure(
-      org.admin.finishSignIn(authorize.searchParams.get('state')!, 'c-5f2a91', 'req'),
+      org.admin.finishSignIn(authorize.searchParams.get('state')!, 'c-5f2a91', 'req', BROWSER),
     );
     fails = undefined;
     expect(refused.code).toBe('INTEGRATION_PROVIDER_FAILED');

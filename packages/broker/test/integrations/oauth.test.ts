@@ -3,7 +3,8 @@
 // provider with PKCE and a one-time state, the provider app's own exchange Function (real Deno,
 // reaching the server through --allow-net) turns the code into tokens, operations read the
 // access token, an expiring token is refreshed once, and a rejected refresh asks for a new
-// sign-in whose link makes the connection active again, in Chromium.
+// sign-in (the link goes to whoever manages the connection) that makes the connection active
+// again, in Chromium.
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorFromResponse, type PlatformError } from '@platform/errors';
@@ -128,6 +129,9 @@ const submitPage = (url: string) =>
     redirect: 'manual',
   });
 
+/** The `Cookie` header a browser sends back to the callback after `posted` set its cookie. */
+const callbackCookie = (posted: Response) => posted.headers.getSetCookie()[0]!.split(';')[0]!;
+
 /** Follows a connect link through the provider's sign-in; answers the callback's response. */
 async function signIn(connectUrl: string): Promise<Response> {
   const page = await fetch(connectUrl);
@@ -136,7 +140,9 @@ async function signIn(connectUrl: string): Promise<Response> {
   expect(posted.status).toBe(303);
   const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
   expect(authorize.status).toBe(302);
-  return fetch(authorize.headers.get('location')!);
+  return fetch(authorize.headers.get('location')!, {
+    headers: { cookie: callbackCookie(posted) },
+  });
 }
 
 const connectionOf = async () => {
@@ -194,11 +200,35 @@ describe('an OAuth connection', () => {
     expect(stolen.status).toBe(400);
     // The failed attempt used the code up (the provider's rule against guessing): the sign-in
     // that follows cannot finish, and stores nothing.
-    const done = await fetch(callback);
+    const headers = { cookie: callbackCookie(posted) };
+    const done = await fetch(callback, { headers });
     expect(done.status).toBe(502);
     expect(await done.text()).toContain('could not be stored');
     // The same redirect again: the state is gone.
-    expect((await fetch(callback)).status).toBe(410);
+    expect((await fetch(callback, { headers })).status).toBe(410);
+    expect(await connectionOf()).toHaveLength(1);
+  });
+
+  it('completes a sign-in only in the browser that submitted the connect page', async () => {
+    // Mal submits a connect page, stops at the redirect to the provider and passes that address
+    // on to Alice, whose browser has no cookie of the broker's.
+    const posted = await submitPage(await newLink());
+    const setCookie = posted.headers.getSetCookie()[0]!;
+    expect(setCookie).toMatch(/^platform_oauth_[0-9a-f]{16}=/);
+    expect(setCookie).toContain('HttpOnly');
+    expect(setCookie).toContain('Path=/v1/custom-integrations/oauth/callback');
+    expect(setCookie).toContain('SameSite=Lax');
+    const authorize = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
+    const callback = authorize.headers.get('location')!;
+    const exchanges = oauth.grants.authorization_code;
+    const inAlice = await fetch(callback);
+    expect(inAlice.status).toBe(403);
+    expect(await inAlice.text()).toContain('This sign-in belongs to another browser');
+    // Her code went nowhere and nothing was stored; nor can Mal finish with her code now.
+    expect(oauth.grants.authorization_code).toBe(exchanges);
+    expect(await connectionOf()).toHaveLength(1);
+    const inMal = await fetch(callback, { headers: { cookie: callbackCookie(posted) } });
+    expect(inMal.status).toBe(410);
     expect(await connectionOf()).toHaveLength(1);
   });
 
@@ -234,13 +264,24 @@ describe('an OAuth connection', () => {
     oauth.revokeRefreshTokens();
     const refused = await failure(await calendarAccount());
     expect(refused.code).toBe('INTEGRATION_RECONNECT_REQUIRED');
-    const connectUrl = String(refused.details?.connectUrl);
-    expect(connectUrl.startsWith(`${ws.url}/v1/custom-integrations/connect/`)).toBe(true);
+    // The public Function's anonymous caller does not manage the connection: no link for them.
+    expect(refused.details?.connectUrl).toBeUndefined();
     expect((await connectionOf())[0]!.condition).toBe('reconnect_required');
     // Until then every call says so, without asking the provider again.
     const refreshes = oauth.grants.refresh_token;
     expect((await failure(await calendarAccount())).code).toBe('INTEGRATION_RECONNECT_REQUIRED');
     expect(oauth.grants.refresh_token).toBe(refreshes);
+    // The administrator asks for the link (`platform integrations reconnect`).
+    const response = await owner('/v1/apps/calendar/connections/links', {
+      method: 'POST',
+      body: JSON.stringify({
+        kind: 'organisation',
+        actingAs: 'ada@example.com',
+        connectionId: (await connectionOf())[0]!.id,
+      }),
+    });
+    const connectUrl = ((await response.json()) as { url: string }).url;
+    expect(connectUrl.startsWith(`${ws.url}/v1/custom-integrations/connect/`)).toBe(true);
 
     // The person signs in again in a real browser: the provider sends them straight back.
     expect(await signInInChromium(connectUrl)).toContain('Team Calendar is connected');
