@@ -20,7 +20,7 @@ const brokerFloors = [
     'deletion',
     'onboarding',
   ],
-  ['functions', 'secrets', 'http', 'db'],
+  ['functions', 'secrets', 'http', 'db', 'pages'],
   ['project', 'logs', 'kernel'],
 ];
 

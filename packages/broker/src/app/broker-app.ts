@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { mountAiRoutes } from '../ai/ai-routes.ts';
+import { aiSection } from '../ai/ai-section.ts';
 import type { AiService } from '../ai/ai-service.ts';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
 import { mountLegacyAppPaths } from '../api/legacy-app-paths.ts';
@@ -24,6 +25,8 @@ import { refuseNulInUrl } from '../http/nul-check.ts';
 import { requestId } from '../http/request-id.ts';
 import type { InboundMail } from '../inbound-mail/inbound-mail.ts';
 import { mountInboundMailRoutes } from '../inbound-mail/inbound-routes.ts';
+import { integrationSection } from '../integrations/integration-section.ts';
+import { cronSection, jobsSection } from '../jobs/dashboard/jobs-section.ts';
 import { mountJobSummaryRoutes } from '../jobs/dashboard/summary-routes.ts';
 import type { JobService } from '../jobs/job-service.ts';
 import { mountJobsRoutes } from '../jobs/jobs-routes.ts';
@@ -32,14 +35,21 @@ import type { LogSink } from '../logs/log-sink.ts';
 import type { Onboarding } from '../onboarding/onboarding.ts';
 import { mountOnboardingRoutes } from '../onboarding/onboarding-routes.ts';
 import { type AuthorityRouteServices, mountAuthorityRoutes } from '../org/authority-routes.ts';
+import { orgSection } from '../org/org-section.ts';
+import { mailSection } from '../outbox/mail-section.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { mountOutboxRoutes } from '../outbox/outbox-routes.ts';
+import { mountDashboard } from '../pages/dashboard/dashboard-routes.ts';
+import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 import { mountPushRoutes } from '../push/push-routes.ts';
+import { pushSection } from '../push/push-section.ts';
 import type { PushService } from '../push/push-service.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 
 /** Everything the HTTP app serves. */
 export interface BrokerServices {
+  /** The app's id: the dashboard's title and the owner API paths its sections read. */
+  readonly appId: string;
   readonly data: DataService;
   readonly files: FileService;
   readonly secrets: SecretStore;
@@ -84,6 +94,21 @@ export interface BrokerServices {
 }
 
 /**
+ * The dashboard's sections, in page order: those of the features this broker runs. The
+ * organisation and integration sections hide themselves where the broker has neither.
+ */
+function dashboardSections(services: BrokerServices): readonly DashboardSection[] {
+  return [
+    ...(services.jobs ? [jobsSection, cronSection] : []),
+    ...(services.ai ? [aiSection] : []),
+    integrationSection,
+    mailSection,
+    orgSection,
+    ...(services.push ? [pushSection] : []),
+  ];
+}
+
+/**
  * The broker's HTTP app (hono, Web-standard): request ids, the error envelope for every
  * failure, the runtime contract routes Functions call, the browser's Function routes, the REST
  * read route and the broker API. Serve it with `listenBroker(...).serve(app)`, or call it in-process in tests
@@ -124,5 +149,7 @@ export function createBrokerApp(services: BrokerServices): Hono<BrokerEnv> {
   if (services.jobs) mountJobSummaryRoutes(app, { jobs: services.jobs }); // before /jobs/:jobId
   if (services.jobs) mountJobsRoutes(app, { jobs: services.jobs });
   if (services.authority) mountAuthorityRoutes(app, services.authority);
+  // After admission, which keeps the dashboard to the app's owner and developer.
+  mountDashboard(app, { appId: services.appId, sections: dashboardSections(services) });
   return app;
 }

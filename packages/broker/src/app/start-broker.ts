@@ -411,6 +411,7 @@ export async function startBrokerWith(
       brokerUrl: `http://127.0.0.1:${listener.port}`,
     });
     const app = createBrokerApp({
+      appId,
       ai,
       jobs: jobs.service,
       push,

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths } from '../http/paths.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import {
   ACCESS_TOKEN_PAGES,
   approveRequestPage,
@@ -14,7 +15,6 @@ import type { AppTokenRequestView } from './app-token-requests.ts';
 import type { AuthService } from './auth-service.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
 import { readForm, signInPath } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
 import { messagePage } from './pages.ts';
 
 const field = (body: unknown, name: string): unknown =>

@@ -1,7 +1,7 @@
-import type { AuthPage } from '../auth/page-layout.ts';
-import { hidden } from '../auth/page-layout.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { escapeHtml as e } from '../kernel/escape-html.ts';
+import type { HtmlPage } from '../pages/page-shell.ts';
+import { hidden } from '../pages/page-shell.ts';
 import { RECENT_SIGN_IN_MINUTES } from './account-deletions.ts';
 
 /** The signed-in person's account page, under `{auth_url}`. */
@@ -16,7 +16,7 @@ export function accountPage(input: {
   readonly csrf: string;
   readonly recentSignIn: boolean;
   readonly error?: { readonly code: string; readonly message: string };
-}): AuthPage {
+}): HtmlPage {
   const error = input.error
     ? `<p class="error" role="alert" id="error" data-code="${e(input.error.code)}">${e(input.error.message)}</p>`
     : '';
@@ -40,7 +40,7 @@ ${error}${form}`,
 }
 
 /** The page after a deletion was asked for. */
-export function deletedPage(wholeOrganisation: boolean): AuthPage {
+export function deletedPage(wholeOrganisation: boolean): HtmlPage {
   return {
     title: 'Account deleted',
     body: `<h1 id="deleted">Your account is being deleted</h1><p>You are signed out everywhere.${

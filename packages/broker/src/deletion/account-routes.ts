@@ -5,8 +5,8 @@ import { authCookies, clearCookie } from '../auth/cookies.ts';
 import { formPage, staleFormPage } from '../auth/form-pages.ts';
 import { readForm, signInPath } from '../auth/forms.ts';
 import type { Identity } from '../auth/identity.ts';
-import { pageResponse } from '../auth/page-layout.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { AccountDeletions } from './account-deletions.ts';
 import { ACCOUNT_PAGE, accountPage, deletedPage } from './account-page.ts';
 

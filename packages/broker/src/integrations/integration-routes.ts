@@ -1,6 +1,5 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
 import type { Context, Hono } from 'hono';
-import { pageResponse } from '../auth/page-layout.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import {
@@ -10,6 +9,7 @@ import {
   WEBHOOK_PREFIX,
 } from '../http/paths.ts';
 import type { Memberships } from '../org/memberships.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { Bindings } from './bindings.ts';
 import {
   connectedPage,
