@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths } from '../http/paths.ts';
+import { readForm } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
 import {
   ACCESS_TOKEN_PAGES,
@@ -14,7 +15,7 @@ import {
 import type { AppTokenRequestView } from './app-token-requests.ts';
 import type { AuthService } from './auth-service.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
-import { readForm, signInPath } from './forms.ts';
+import { signInPath } from './forms.ts';
 import { messagePage } from './pages.ts';
 
 const field = (body: unknown, name: string): unknown =>

@@ -2,6 +2,7 @@ import { browserRoutes } from '@platform/schema/routes';
 import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
+import { readForm, seeOther } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
 import { parseEmail } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
@@ -9,7 +10,7 @@ import { claimRoute } from './claim-route.ts';
 import { CONFIRMATION_COOKIE_SECONDS } from './confirmation-cookie.ts';
 import type { LinkProblem } from './email-links.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
-import { readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
+import { safeReturnTo, signInPath } from './forms.ts';
 import {
   approvedPage,
   checkEmailPage,
