@@ -2,6 +2,7 @@ import type { BrokerFeature } from '../feature/broker-feature.ts';
 import type { FileService } from '../files/file-service.ts';
 import { type AiOptions, createAiProvider } from './ai-config.ts';
 import { mountAiRoutes } from './ai-routes.ts';
+import { aiSection } from './ai-section.ts';
 import { AiService } from './ai-service.ts';
 
 /** `ctx.ai` and its recent calls (docs/ai.md). @param options the provider and its models */
@@ -22,6 +23,7 @@ export function aiFeature(
         showContent: options?.showContent === true,
       });
     },
+    dashboard: [aiSection],
     mount: { routes: (app, ai) => mountAiRoutes(app, { ai }) },
   };
 }

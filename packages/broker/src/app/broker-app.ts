@@ -9,6 +9,7 @@ import { handleError, handleNotFound, type InternalErrorReporter } from '../http
 import { refuseNulInUrl } from '../http/nul-check.ts';
 import { requestId } from '../http/request-id.ts';
 import type { Authenticate } from '../kernel/caller.ts';
+import { mountDashboard } from '../pages/dashboard/dashboard-routes.ts';
 import type { BrokerBase } from './broker-base.ts';
 import type { BrokerFeatureServices } from './features.ts';
 
@@ -65,5 +66,7 @@ export function createBrokerApp(
   // Before the jobs API, which would answer the old paths with APP_NOT_FOUND.
   mountLegacyAppPaths(app, base.appId);
   features.mount(app, 'routes', context);
+  // After admission, which keeps the dashboard to the app's owner and developer.
+  mountDashboard(app, { appId: base.appId, sections: features.sections });
   return app;
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { type Context, Hono } from 'hono';
 import { AGENT_CREDENTIAL_PREFIX, type AgentCredentials } from '../auth/agent-credentials.ts';
@@ -18,7 +17,8 @@ import { safeEqual } from '../kernel/crypto.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { agentHttp, twinRequest } from '../mcp/agent-http.ts';
 import type { Memberships } from '../org/memberships.ts';
-import { orgPageHtml } from '../org/org-page.ts';
+import { orgPage } from '../org/org-page.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import { dashboardLinkKey } from '../project/dev-state.ts';
 
 /** One app of the organisation, as the organisation's front reaches it. */
@@ -87,7 +87,6 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     }
   };
   app.get('/', async (c) => {
-    const nonce = randomBytes(12).toString('base64url');
     const apps = options.apps().map((one) => ({
       appId: one.appId,
       url: one.url,
@@ -95,17 +94,9 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     }));
     // The link platform dev prints (`/?key=<link key>`) also shows the members.
     const members = isDeveloper(c) || hasLinkKey(c) ? await options.members.list() : undefined;
-    const page = orgPageHtml({
-      organisation: options.organisation,
-      apps,
-      ...(members ? { members } : {}),
-      nonce,
-    });
-    return c.html(page, 200, {
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-      'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
-    });
+    return pageResponse(
+      orgPage({ organisation: options.organisation, apps, ...(members ? { members } : {}) }),
+    );
   });
   app.get(orgApiPaths.members, async (c) => {
     requireDeveloper(c, 'The list of members');

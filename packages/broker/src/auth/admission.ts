@@ -3,13 +3,14 @@ import { browserRoutes, RUNTIME_PREFIX } from '@platform/schema/routes';
 import type { MiddlewareHandler } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE, CUSTOM_INTEGRATIONS_PREFIX, isControlPlane, isUnder } from '../http/paths.ts';
+import { wantsHtml } from '../pages/forms.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { AuthService } from './auth-service.ts';
 import { admitControlPlane } from './control-plane.ts';
 import { formPage } from './form-pages.ts';
-import { signInPath, wantsHtml } from './forms.ts';
+import { signInPath } from './forms.ts';
 import { startRelay } from './handoff-routes.ts';
 import { type Identity, INVALID } from './identity.ts';
-import { pageResponse } from './page-layout.ts';
 import { accessDeniedPage, messagePage, verificationPage } from './pages.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { escapeHtml as e } from '../kernel/escape-html.ts';
+import { type HtmlPage, hidden } from '../pages/page-shell.ts';
 import type { AppTokenRequestView } from './app-token-requests.ts';
 import type { AppTokenInfo } from './app-tokens.ts';
-import { type AuthPage, hidden } from './page-layout.ts';
 
 /** Where the owner's pages for app access tokens live, under `{auth_url}`. */
 export const ACCESS_TOKEN_PAGES = '/_platform/auth/access-tokens';
@@ -17,7 +17,7 @@ export function approveRequestPage(input: {
   readonly request: AppTokenRequestView;
   readonly csrf: string;
   readonly error?: string | undefined;
-}): AuthPage {
+}): HtmlPage {
   const { request } = input;
   if (request.state !== 'pending') {
     const outcome = {
@@ -60,7 +60,7 @@ export function revealReviewPage(input: {
   readonly token: AppTokenInfo;
   readonly secret: string;
   readonly csrf: string;
-}): AuthPage {
+}): HtmlPage {
   return {
     title: 'Reveal an app access token',
     body: `<h1>App access token ${e(input.token.name)}</h1>
@@ -71,7 +71,7 @@ export function revealReviewPage(input: {
 }
 
 /** The one page that shows a token's value. */
-export function revealedPage(input: { readonly name: string; readonly token: string }): AuthPage {
+export function revealedPage(input: { readonly name: string; readonly token: string }): HtmlPage {
   return {
     title: 'Your app access token',
     body: `<h1>App access token ${e(input.name)}</h1>

@@ -4,6 +4,8 @@ import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { brokerApiPaths } from '../http/paths.ts';
 import { safeEqual } from '../kernel/crypto.ts';
+import { readForm } from '../pages/forms.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import {
   ACCESS_TOKEN_PAGES,
   approveRequestPage,
@@ -14,8 +16,7 @@ import {
 import type { AppTokenRequestView } from './app-token-requests.ts';
 import type { AuthService } from './auth-service.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
-import { readForm, signInPath } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
+import { signInPath } from './forms.ts';
 import { messagePage } from './pages.ts';
 
 const field = (body: unknown, name: string): unknown =>

@@ -1,10 +1,11 @@
 import type { Context } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { seeOther } from '../pages/forms.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { AuthService } from './auth-service.ts';
 import type { LinkClaim } from './email-link-sign-in.ts';
 import { staleFormPage } from './form-pages.ts';
-import { seeOther, signInPath } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
+import { signInPath } from './forms.ts';
 import { checkEmailPage, linkLifetime, messagePage } from './pages.ts';
 
 const noStore = { 'cache-control': 'no-store' };

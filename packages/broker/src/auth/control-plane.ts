@@ -4,11 +4,12 @@ import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { dashboardPaths, MCP_PATH } from '../http/paths.ts';
 import { safeEqual } from '../kernel/crypto.ts';
+import { wantsHtml } from '../pages/forms.ts';
 import { AGENT_CREDENTIAL_PREFIX } from './agent-credentials.ts';
 import { APP_TOKEN_PREFIX } from './app-tokens.ts';
 import type { AuthService } from './auth-service.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
-import { signInPath, wantsHtml } from './forms.ts';
+import { signInPath } from './forms.ts';
 
 const denied = (message: string) => new PlatformError({ code: 'PERMISSION_DENIED', message });
 

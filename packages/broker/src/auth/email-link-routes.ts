@@ -5,12 +5,13 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { inMinutes } from '../kernel/clock.ts';
 import { parseEmail } from '../kernel/email.ts';
+import { readForm, seeOther } from '../pages/forms.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { AuthService } from './auth-service.ts';
 import { claimRoute } from './claim-route.ts';
 import type { LinkProblem } from './email-links.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
-import { readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
+import { safeReturnTo, signInPath } from './forms.ts';
 import {
   approvedPage,
   checkEmailPage,

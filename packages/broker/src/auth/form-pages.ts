@@ -1,6 +1,6 @@
 import { browserRoutes } from '@platform/schema/routes';
+import { type HtmlPage, pageResponse } from '../pages/page-shell.ts';
 import type { AuthService } from './auth-service.ts';
-import { type AuthPage, pageResponse } from './page-layout.ts';
 import { messagePage } from './pages.ts';
 
 /**
@@ -15,7 +15,7 @@ import { messagePage } from './pages.ts';
 export function formPage(
   auth: AuthService,
   request: Request,
-  render: (csrf: string) => AuthPage,
+  render: (csrf: string) => HtmlPage,
   init: { status?: number } = {},
 ): Response {
   const csrf = auth.formToken(request);

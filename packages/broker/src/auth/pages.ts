@@ -2,8 +2,8 @@ import { limits } from '@platform/schema';
 import { AUTH_BASE } from '../http/paths.ts';
 import { inMinutes } from '../kernel/clock.ts';
 import { escapeHtml as e } from '../kernel/escape-html.ts';
+import { type HtmlPage, hidden } from '../pages/page-shell.ts';
 import type { LinkProblem } from './email-links.ts';
-import { type AuthPage, hidden } from './page-layout.ts';
 
 /** How long an email link is valid, in words (`limits.emailLinkSeconds`). */
 export const linkLifetime = inMinutes(limits.emailLinkSeconds);
@@ -19,7 +19,7 @@ export function signInPage(input: {
   email?: string | undefined;
   error?: string | undefined;
   showPassword?: boolean | undefined;
-}): AuthPage {
+}): HtmlPage {
   const error =
     input.error === undefined ? '' : `<p class="error" role="alert">${e(input.error)}</p>`;
   return {
@@ -36,7 +36,7 @@ export function signInPage(input: {
 }
 
 /** The requesting window while it waits: it polls its claim and continues on approval. */
-export function checkEmailPage(input: { email: string; returnTo: string }): AuthPage {
+export function checkEmailPage(input: { email: string; returnTo: string }): HtmlPage {
   return {
     title: 'Check your email',
     body: `<h1>Check your email</h1><p>We sent a sign-in link to <b>${e(input.email)}</b>. Keep this window open,
@@ -58,7 +58,7 @@ export function reviewPage(input: {
   token: string;
   preview: string;
   purpose: 'sign-in' | 'confirm';
-}): AuthPage {
+}): HtmlPage {
   const what =
     input.purpose === 'sign-in'
       ? `Sign in to <b>${e(input.app)}</b> as <b>${e(input.email)}</b>?`
@@ -73,7 +73,7 @@ export function reviewPage(input: {
 }
 
 /** After approval, in the window that opened the message. */
-export function approvedPage(purpose: 'sign-in' | 'confirm'): AuthPage {
+export function approvedPage(purpose: 'sign-in' | 'confirm'): HtmlPage {
   return purpose === 'sign-in'
     ? {
         title: 'Sign-in approved',
@@ -101,7 +101,7 @@ const linkProblems: Record<LinkProblem, { title: string; text: string }> = {
 };
 
 /** An email link that cannot be used (spec: expired, reused and unknown links fail clearly). */
-export function linkProblemPage(problem: LinkProblem, signInUrl: string): AuthPage {
+export function linkProblemPage(problem: LinkProblem, signInUrl: string): HtmlPage {
   const { title, text } = linkProblems[problem];
   return {
     title,
@@ -114,13 +114,13 @@ export function messagePage(
   title: string,
   text: string,
   link?: { href: string; label: string },
-): AuthPage {
+): HtmlPage {
   const a = link === undefined ? '' : `<p><a href="${e(link.href)}">${e(link.label)}</a></p>`;
   return { title, body: `<h1 id="message">${e(title)}</h1><p>${e(text)}</p>${a}` };
 }
 
 /** HTTP 403 for a signed-in account without a grant to a private app (spec 5.3). */
-export function accessDeniedPage(input: { app: string; email: string; csrf: string }): AuthPage {
+export function accessDeniedPage(input: { app: string; email: string; csrf: string }): HtmlPage {
   return {
     title: 'No access',
     body: `<h1 id="denied">No access to ${e(input.app)}</h1><p><b>${e(input.email)}</b> is signed in but has no access to this private app.
@@ -129,7 +129,7 @@ Ask its owner to run <code>platform access grant ${e(input.email)}</code>.</p>${
 }
 
 /** The app address while its owner's account waits for confirmation (spec 3.3). */
-export function verificationPage(input: { app: string; csrf: string; sent?: boolean }): AuthPage {
+export function verificationPage(input: { app: string; csrf: string; sent?: boolean }): HtmlPage {
   const sent = input.sent ? '<p role="status">A new confirmation link was sent.</p>' : '';
   return {
     title: 'Verification required',
@@ -140,7 +140,7 @@ Data, files and settings are kept.</p>${sent}<form method="post" action="${AUTH_
 }
 
 /** The sign-out confirmation (a GET never signs out). */
-export function signOutPage(input: { csrf: string; returnTo: string }): AuthPage {
+export function signOutPage(input: { csrf: string; returnTo: string }): HtmlPage {
   return {
     title: 'Sign out',
     body: `<h1>Sign out</h1><p>Sign out of this browser? Your other sessions stay signed in.</p>${signOutForm(input.csrf, input.returnTo)}`,
@@ -153,7 +153,7 @@ export function preferencesPage(input: {
   csrf: string;
   message?: string | undefined;
   error?: string | undefined;
-}): AuthPage {
+}): HtmlPage {
   const note = input.error
     ? `<p class="error" role="alert">${e(input.error)}</p>`
     : input.message

@@ -2,11 +2,12 @@ import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { parseEmail } from '../kernel/email.ts';
+import { readForm, seeOther } from '../pages/forms.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { AuthService } from './auth-service.ts';
 import { attemptClient } from './client-key.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
-import { readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
-import { pageResponse } from './page-layout.ts';
+import { safeReturnTo, signInPath } from './forms.ts';
 import { confirmationHours, messagePage, preferencesPage, signInPage } from './pages.ts';
 import { passwordProblem } from './passwords.ts';
 

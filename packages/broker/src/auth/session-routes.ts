@@ -3,9 +3,10 @@ import { browserRoutes } from '@platform/schema/routes';
 import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
+import { readForm, seeOther } from '../pages/forms.ts';
 import type { AuthService } from './auth-service.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
-import { readForm, safeReturnTo, seeOther, signInPath } from './forms.ts';
+import { safeReturnTo, signInPath } from './forms.ts';
 import { signOutPage } from './pages.ts';
 
 const noStore = { 'cache-control': 'no-store' };

@@ -1,9 +1,9 @@
 import { limits } from '@platform/schema';
-import type { AuthPage } from '../auth/page-layout.ts';
-import { hidden } from '../auth/page-layout.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { inMinutes } from '../kernel/clock.ts';
 import { escapeHtml as e } from '../kernel/escape-html.ts';
+import type { HtmlPage } from '../pages/page-shell.ts';
+import { hidden } from '../pages/page-shell.ts';
 
 /** The signed-in person's account page, under `{auth_url}`. */
 export const ACCOUNT_PAGE = `${AUTH_BASE}/account`;
@@ -17,7 +17,7 @@ export function accountPage(input: {
   readonly csrf: string;
   readonly recentSignIn: boolean;
   readonly error?: { readonly code: string; readonly message: string };
-}): AuthPage {
+}): HtmlPage {
   const error = input.error
     ? `<p class="error" role="alert" id="error" data-code="${e(input.error.code)}">${e(input.error.message)}</p>`
     : '';
@@ -41,7 +41,7 @@ ${error}${form}`,
 }
 
 /** The page after a deletion was asked for. */
-export function deletedPage(wholeOrganisation: boolean): AuthPage {
+export function deletedPage(wholeOrganisation: boolean): HtmlPage {
   return {
     title: 'Account deleted',
     body: `<h1 id="deleted">Your account is being deleted</h1><p>You are signed out everywhere.${

@@ -3,10 +3,11 @@ import type { Context, Hono } from 'hono';
 import type { AuthService } from '../auth/auth-service.ts';
 import { authCookies, clearCookie } from '../auth/cookies.ts';
 import { formPage, staleFormPage } from '../auth/form-pages.ts';
-import { readForm, signInPath } from '../auth/forms.ts';
+import { signInPath } from '../auth/forms.ts';
 import type { Identity } from '../auth/identity.ts';
-import { pageResponse } from '../auth/page-layout.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { readForm } from '../pages/forms.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { AccountDeletions } from './account-deletions.ts';
 import { ACCOUNT_PAGE, accountPage, deletedPage } from './account-page.ts';
 

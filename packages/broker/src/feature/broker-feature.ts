@@ -5,6 +5,7 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import type { Authenticate } from '../kernel/caller.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogSink, LogWriter } from '../logs/log-sink.ts';
+import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 
 /** Closes one thing a feature opened; run in reverse order of opening when the broker stops. */
@@ -144,6 +145,8 @@ export interface BrokerFeature<Name extends string, Needs extends object, Servic
   readonly mount?: FeatureMounts<Needs, Service>;
   /** How the feature forgets a deleted person (spec 3.5). */
   readonly erasure?: FeatureErasure;
+  /** Its sections of the dashboard page, in page order among the features' (registry order). */
+  readonly dashboard?: readonly DashboardSection[];
 }
 
 /** Any feature, whatever its name, needs and service: what the registry holds. */

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 import type {
   AnyFeature,
   BrokerFeature,
@@ -61,6 +62,8 @@ export function defineRegistry<const Features extends readonly AnyFeature[]>(
 export interface StartedFeatures<Services> {
   /** The services by feature name. */
   readonly services: Services;
+  /** The features' dashboard sections, in registry order. */
+  readonly sections: readonly DashboardSection[];
   /** Mounts every feature's routes of one stage, in registry order. */
   mount(app: Hono<BrokerEnv>, stage: MountStage, context: MountContext): void;
 }
@@ -92,6 +95,7 @@ export async function startFeatures<const Features extends readonly AnyFeature[]
   }
   return {
     services: services as ServicesOf<Features>,
+    sections: dashboardOf(features),
     mount: (app, stage, context) => {
       for (const { feature, service } of running) {
         feature.mount?.[stage]?.(app, service, services, context);
@@ -103,4 +107,9 @@ export async function startFeatures<const Features extends readonly AnyFeature[]
 /** Each feature's erasure, in registry order (what {@link FeatureBase.erasures} holds). */
 export function erasuresOf(features: readonly AnyFeature[]): readonly FeatureErasure[] {
   return features.flatMap((feature) => (feature.erasure ? [feature.erasure] : []));
+}
+
+/** The features' dashboard sections, in registry order: the page's order. */
+export function dashboardOf(features: readonly AnyFeature[]): readonly DashboardSection[] {
+  return features.flatMap((feature) => feature.dashboard ?? []);
 }

@@ -1,6 +1,6 @@
 import type { IntegrationContract } from '@platform/schema/manifest';
-import type { AuthPage } from '../auth/page-layout.ts';
 import { escapeHtml } from '../kernel/escape-html.ts';
+import type { HtmlPage } from '../pages/page-shell.ts';
 import type { ConnectLink } from './connect-links.ts';
 import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
 
@@ -14,7 +14,7 @@ export function connectPage(
   contract: IntegrationContract,
   link: ConnectLink,
   error?: string,
-): AuthPage {
+): HtmlPage {
   const replacing = link.connectionId !== null;
   const whose =
     link.kind === 'organisation' ? 'an organisation connection' : 'your personal connection';
@@ -51,7 +51,7 @@ ${fields || (oauth ? '' : '<p class="muted">This integration asks for no credent
 }
 
 /** The page shown once the connection is stored. */
-export function connectedPage(contract: IntegrationContract, bound: string | null): AuthPage {
+export function connectedPage(contract: IntegrationContract, bound: string | null): HtmlPage {
   return {
     title: `${contract.title} connected`,
     body: `<h1>${escapeHtml(contract.title)} is connected</h1>
@@ -60,7 +60,7 @@ export function connectedPage(contract: IntegrationContract, bound: string | nul
 }
 
 /** The page of a link that was used already or has expired. */
-export const linkUnusablePage: AuthPage = {
+export const linkUnusablePage: HtmlPage = {
   title: 'Link expired',
   body: '<h1>This link cannot be used</h1><p>It was used already or has expired. Ask for a new one.</p>',
 };
@@ -70,13 +70,13 @@ export const linkUnusablePage: AuthPage = {
  * the connect page (a provider address someone passed on): nothing is stored, and the sign-in
  * is spent.
  */
-export const otherBrowserPage: AuthPage = {
+export const otherBrowserPage: HtmlPage = {
   title: 'Sign-in started elsewhere',
   body: '<h1>This sign-in belongs to another browser</h1><p>It was started in a different browser, so it cannot be finished here, and nothing was stored. Ask for a new connect link and open it in the browser you sign in with.</p>',
 };
 
 /** The page of an OAuth sign-in the person declined or the provider refused (`reason`). */
-export function signInIncompletePage(reason: string): AuthPage {
+export function signInIncompletePage(reason: string): HtmlPage {
   return {
     title: 'Sign-in not completed',
     body: `<h1>The sign-in was not completed</h1><p>The provider answered: ${escapeHtml(reason)}. Nothing was stored. Ask for a new link to try again.</p>`,
@@ -84,7 +84,7 @@ export function signInIncompletePage(reason: string): AuthPage {
 }
 
 /** The page of an OAuth sign-in whose tokens could not be obtained or stored (`why`). */
-export function signInFailedPage(why: string): AuthPage {
+export function signInFailedPage(why: string): HtmlPage {
   return {
     title: 'Connection failed',
     body: `<h1>The connection could not be stored</h1><p>${escapeHtml(why)} Nothing was stored; ask for a new link to try again.</p>`,

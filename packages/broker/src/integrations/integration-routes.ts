@@ -2,7 +2,6 @@ import { type JsonObject, PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Context, Hono } from 'hono';
 import { clearCookie, isSecure, readCookie, setCookie } from '../auth/cookies.ts';
-import { pageResponse } from '../auth/page-layout.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import {
@@ -14,6 +13,7 @@ import {
 import { randomSecret } from '../kernel/crypto.ts';
 import { normalizeEmail } from '../kernel/email.ts';
 import type { Memberships } from '../org/memberships.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { Bindings } from './bindings.ts';
 import {
   connectedPage,

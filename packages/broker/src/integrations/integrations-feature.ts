@@ -5,6 +5,7 @@ import { mountCustomIntegrationRoutes, type PublishingApp } from '../org/custom-
 import { Memberships } from '../org/memberships.ts';
 import { type AppIntegrations, appIntegrations } from './app-integrations.ts';
 import { mountIntegrationRoutes } from './integration-routes.ts';
+import { integrationSection } from './integration-section.ts';
 import type { OrgIntegrations } from './org-integrations.ts';
 
 /** An app's place among its organisation's integrations. */
@@ -30,6 +31,7 @@ export function integrationsFeature(
     name: 'integrations',
     start: (base) =>
       settings ? appIntegrations(settings.organisation, base.appId, settings.manifest) : {},
+    dashboard: [integrationSection],
     mount: {
       routes: (app, _service, _needs, { appId, central }) => {
         if (!settings) return;

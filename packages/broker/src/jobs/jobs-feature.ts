@@ -2,6 +2,7 @@ import type { AuthService } from '../auth/auth-service.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import type { FileService } from '../files/file-service.ts';
 import { printableError } from '../logs/printable.ts';
+import { cronSection, jobsSection } from './dashboard/jobs-section.ts';
 import { mountJobSummaryRoutes } from './dashboard/summary-routes.ts';
 import { localScope } from './job-service.ts';
 import { mountJobsRoutes } from './jobs-routes.ts';
@@ -29,6 +30,7 @@ export function jobsFeature(
       base.onClose(() => jobs.stop());
       return jobs;
     },
+    dashboard: [jobsSection, cronSection],
     mount: {
       routes: (app, jobs) => {
         mountJobSummaryRoutes(app, { jobs: jobs.service }); // before /jobs/:jobId

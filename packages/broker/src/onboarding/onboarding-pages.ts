@@ -1,6 +1,6 @@
-import { type AuthPage, hidden } from '../auth/page-layout.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { escapeHtml as e } from '../kernel/escape-html.ts';
+import { type HtmlPage, hidden } from '../pages/page-shell.ts';
 import type { OnboardingRequest } from './onboarding-requests.ts';
 
 /** The onboarding email's link: its review page (GET) and explicit confirmation (POST). */
@@ -14,7 +14,7 @@ export function onboardingReviewPage(input: {
   readonly request: OnboardingRequest;
   readonly token: string;
   readonly preview: string;
-}): AuthPage {
+}): HtmlPage {
   const { request } = input;
   const what =
     request.kind === 'new'
@@ -34,7 +34,7 @@ export function onboardingReviewPage(input: {
  * The owner launch page (non-secret): it waits for company setup (opened in a separate tab),
  * then for the agent to finish onboarding, and opens the project once it has.
  */
-export function launchPage(input: { readonly request: OnboardingRequest }): AuthPage {
+export function launchPage(input: { readonly request: OnboardingRequest }): HtmlPage {
   const { request } = input;
   return {
     title: `Launching ${request.appId}`,
@@ -74,7 +74,7 @@ export function companyPage(input: {
   readonly existing: string | undefined;
   readonly done?: boolean;
   readonly error?: string;
-}): AuthPage {
+}): HtmlPage {
   if (input.done) {
     return {
       title: 'Company set up',

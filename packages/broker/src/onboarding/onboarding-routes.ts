@@ -2,12 +2,13 @@ import { PlatformError } from '@platform/errors';
 import type { Context, Hono } from 'hono';
 import type { AuthService } from '../auth/auth-service.ts';
 import { formPage, staleFormPage } from '../auth/form-pages.ts';
-import { readForm, seeOther, signInPath } from '../auth/forms.ts';
-import { pageResponse } from '../auth/page-layout.ts';
+import { signInPath } from '../auth/forms.ts';
 import { messagePage } from '../auth/pages.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { onboardingApiPath } from '../http/paths.ts';
+import { readForm, seeOther } from '../pages/forms.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { Onboarding } from './onboarding.ts';
 import {
   companyPage,

@@ -3,6 +3,7 @@ import { eraseRows } from '../feature/erase-rows.ts';
 import { type CentralAuthority, centralAuthority } from './authority.ts';
 import { mountAuthorityRoutes } from './authority-routes.ts';
 import { Memberships } from './memberships.ts';
+import { orgSection } from './org-section.ts';
 
 /** The organisation of an app served with a central store: its authority facts and members. */
 export interface Organisation {
@@ -32,6 +33,7 @@ export function orgFeature(settings: {
       await authority.register([base.appId]);
       return { authority, members: new Memberships(base.central) };
     },
+    dashboard: [orgSection],
     mount: {
       routes: (app, org, _needs, { appId }) => {
         if (org) mountAuthorityRoutes(app, { appId, ...org, apps: settings.apps });

@@ -1,4 +1,5 @@
 import { escapeHtml } from '../kernel/escape-html.ts';
+import type { HtmlPage } from '../pages/page-shell.ts';
 
 /** One app as the organisation page lists it. */
 export interface OrgPageApp {
@@ -19,16 +20,14 @@ th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left}th{background:#e
 
 /**
  * The organisation page at `{base_url}/`: the organisation's apps with their URLs and a link to
- * each app's dashboard, and (for the developer) its members and roles. No script; the inline
- * style carries the Content Security Policy nonce.
+ * each app's dashboard, and (for the developer) its members and roles. No script and no form.
  */
-export function orgPageHtml(page: {
+export function orgPage(page: {
   readonly organisation: string;
   readonly apps: readonly OrgPageApp[];
   /** Members and their roles; shown to the developer (dev token) only. */
   readonly members?: readonly { readonly email: string; readonly role: string }[];
-  readonly nonce: string;
-}): string {
+}): HtmlPage {
   const members =
     page.members === undefined
       ? ''
@@ -42,12 +41,14 @@ ${page.members.map((m) => `<tr><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m
         `<tr><td><code>${escapeHtml(app.appId)}</code></td><td><a href="${escapeHtml(app.url)}/">${escapeHtml(app.url)}</a></td><td><a href="${escapeHtml(app.dashboard)}">dashboard</a></td></tr>`,
     )
     .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escapeHtml(page.organisation)}: apps</title><style nonce="${escapeHtml(page.nonce)}">${style}</style></head>
-<body><header><h1>Organisation ${escapeHtml(page.organisation)}</h1></header>
+  return {
+    title: `${page.organisation}: apps`,
+    style,
+    forms: false,
+    body: `<header><h1>Organisation ${escapeHtml(page.organisation)}</h1></header>
 <main><h2>Apps</h2>
 <table><thead><tr><th>App id</th><th>URL</th><th></th></tr></thead><tbody>
 ${rows}
-</tbody></table>${members}</main></body></html>`;
+</tbody></table>${members}</main>`,
+  };
 }

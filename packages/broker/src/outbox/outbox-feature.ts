@@ -1,4 +1,5 @@
 import type { BrokerFeature } from '../feature/broker-feature.ts';
+import { mailSection } from './mail-section.ts';
 import { Outbox } from './outbox.ts';
 
 /**
@@ -8,6 +9,7 @@ import { Outbox } from './outbox.ts';
 export const outboxFeature: BrokerFeature<'outbox', object, Outbox> = {
   name: 'outbox',
   start: (base) => new Outbox(base.db),
+  dashboard: [mailSection],
   erasure: {
     appPerson: async (tx, person) => {
       await tx.query(

@@ -1,6 +1,7 @@
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import { eraseRows } from '../feature/erase-rows.ts';
 import { mountPushRoutes } from './push-routes.ts';
+import { pushSection } from './push-section.ts';
 import { PushService } from './push-service.ts';
 
 /**
@@ -20,6 +21,7 @@ export function pushFeature(settings: {
         brokerUrl: `http://127.0.0.1:${base.port}`,
         pushServiceHosts: settings.pushServiceHosts,
       }),
+    dashboard: [pushSection],
     mount: {
       edge: (app, push) => push.local?.mount(app),
       routes: (app, push, _needs, { authenticate }) => mountPushRoutes(app, { push, authenticate }),

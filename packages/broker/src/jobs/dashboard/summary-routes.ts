@@ -7,7 +7,6 @@ import { findCronRun, summarizeCron } from '../cron/cron-summary.ts';
 import { parseJobListQuery } from '../job-history.ts';
 import type { JobService } from '../job-service.ts';
 import { summarizeJobs } from '../job-summary.ts';
-import { mountDashboard } from './dashboard-routes.ts';
 
 /**
  * Mounts what the dashboard's Background jobs section (spec 4.5) and the CLI need beside the
@@ -21,8 +20,7 @@ import { mountDashboard } from './dashboard-routes.ts';
  * - `POST /v1/apps/:appId/cron/:name/run` (`platform cron run`) runs a declared schedule now
  *   and answers 202 `{ run: { name, scheduledAt, runId } }`, or 404 `CRON_NOT_DECLARED`;
  * - `GET /v1/apps/:appId/cron/runs/:runId` answers `{ run }` (its state and latest error), or
- *   404 `JOB_NOT_FOUND`;
- * - the dashboard page itself at `GET /_platform/dashboard`.
+ *   404 `JOB_NOT_FOUND`.
  *
  * Register it before the jobs API, whose `/jobs/:jobId` would otherwise take `/jobs/summary`.
  * Only counts, declarations and run states: never payloads, idempotency keys or users.
@@ -68,9 +66,5 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
       });
     }
     return c.json({ run });
-  });
-  mountDashboard(app, {
-    appId: jobs.scope.appId,
-    paths: { summary: jobsApiPaths.summary, cron: jobsApiPaths.cron },
   });
 }

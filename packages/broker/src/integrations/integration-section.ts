@@ -1,0 +1,20 @@
+import { integrationApiPaths } from '../http/paths.ts';
+import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
+
+/**
+ * The dashboard's Integration calls: the calls the app made or served and the events delivered
+ * to its slots, never inputs, outputs or credentials. Hidden where the broker serves none.
+ */
+export const integrationSection: DashboardSection = {
+  id: 'integrations-section',
+  title: 'Integration calls',
+  api: { calls: integrationApiPaths.calls, events: integrationApiPaths.events },
+  script: 'integrations/integration-section-client.ts',
+  hidden: true,
+  html: `<table id="integration-calls"><thead><tr><th>Time</th><th>Slot</th><th>Consumer</th><th>Provider</th><th>Operation</th>
+<th>Mode</th><th>Duration</th><th>Result</th></tr></thead><tbody></tbody></table>
+<p class="muted">The newest 100 calls this app made or served. Never inputs, outputs or credentials.</p>
+<h3>Event deliveries</h3>
+<table id="integration-events"><thead><tr><th>Time</th><th>Slot</th><th>Type</th><th>Event id</th><th>State</th>
+<th>Attempts</th><th>Last error</th></tr></thead><tbody></tbody></table>`,
+};

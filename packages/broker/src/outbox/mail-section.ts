@@ -1,0 +1,16 @@
+import { brokerApiPaths } from '../http/paths.ts';
+import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
+
+/**
+ * The dashboard's Email section: mail sent (captured, never delivered) and received (taken by
+ * the inbound email Function) side by side, newest first, as text. Bodies stay in the CLI.
+ */
+export const mailSection: DashboardSection = {
+  id: 'mail-section',
+  title: 'Email',
+  api: { mail: `${brokerApiPaths.outbox}?limit=50` },
+  script: 'outbox/mail-section-client.ts',
+  html: `<p class="muted">Sent (captured, never delivered) and received (taken by the inbound email Function), newest first; bodies are in <code>platform outbox</code>.</p>
+<table id="mail"><thead><tr><th>Time</th><th>Direction</th><th>From</th><th>To</th><th>Subject</th>
+<th>Function</th><th>Attachments</th></tr></thead><tbody></tbody></table>`,
+};

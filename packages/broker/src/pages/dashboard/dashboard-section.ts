@@ -1,0 +1,50 @@
+/**
+ * What a feature contributes to the dashboard (`/_platform/dashboard`): a section of the page,
+ * the broker API paths its script reads, and that script. The dashboard page knows no feature;
+ * the composition root hands it the sections of the features a broker runs, in page order.
+ *
+ * @example
+ * ```ts
+ * export const aiSection: DashboardSection = {
+ *   id: 'ai-section',
+ *   title: 'AI calls',
+ *   api: { calls: brokerApiPaths.aiCalls },
+ *   html: '<table id="ai-calls">...</table>',
+ *   script: 'ai/ai-section-client.ts',
+ * };
+ * ```
+ */
+export interface DashboardSection {
+  /** The `<section>` element's id, unique on the page (tests and the script find it by it). */
+  readonly id: string;
+  /** The section's heading. */
+  readonly title: string;
+  /**
+   * The broker API paths the script reads, by name; `:appId` in a path becomes the app's id.
+   * The script receives them filled (`open(api)`), from the section's `data-api` attribute.
+   */
+  readonly api: Readonly<Record<string, string>>;
+  /**
+   * The section's markup under its heading: tables and controls the script fills. Trusted and
+   * static: it carries no data, and every value interpolated into it goes through `escapeHtml`.
+   */
+  readonly html: string;
+  /**
+   * Hidden until the script shows it: for a section that has nothing to show on some brokers
+   * (no organisation, no integrations).
+   * @default false
+   */
+  readonly hidden?: boolean;
+  /** CSS rules the section needs beyond the dashboard's own. */
+  readonly style?: string;
+  /**
+   * The section's browser module, as a path under the broker package's `src/` (the published
+   * package ships `src`, so the dashboard bundles it from there too). Its default export is a
+   * `SectionScript` (`pages/dashboard/dashboard-client-kit.ts`).
+   */
+  readonly script: string;
+}
+
+/** `path` with `:appId` replaced by the app's id. */
+export const fillAppId = (path: string, appId: string): string =>
+  path.replace(':appId', encodeURIComponent(appId));
