@@ -8,15 +8,27 @@
 //   two hops a live call makes.
 // p50 of INTEGRATIONS_BENCH_CALLS calls each (default 300), alternated rounds
 // (INTEGRATIONS_BENCH_ROUNDS, default 3), median of the per-round p50s.
+// - concurrent: INTEGRATIONS_BENCH_CALLERS callers at once (default 100, one connection each)
+//   for INTEGRATIONS_BENCH_SECONDS (default 3) or 20,000 calls, whichever ends first, of the fake
+//   call against the no-op Function, from a load client in a process of its own
+//   (bench/broker/load-client.ts), alternated rounds: the median of the rounds' own throughput
+//   ratios, and of each side's figures; and the broker's resident memory before and after.
 //
 // As a suite of bench/run.ts: `integrations: () => import('./integrations/integrations.ts')`.
+import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { median, type Row, row } from '../report.ts';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { median, ops, type Row, row } from '../report.ts';
 import { startSalesCrm } from './sales-crm.ts';
 
 const CALLS = Number(process.env.INTEGRATIONS_BENCH_CALLS ?? 300);
 const ROUNDS = Number(process.env.INTEGRATIONS_BENCH_ROUNDS ?? 3);
+const CALLERS = Number(process.env.INTEGRATIONS_BENCH_CALLERS ?? 100);
+const SECONDS = Number(process.env.INTEGRATIONS_BENCH_SECONDS ?? 3);
+/** The goal of the concurrent fake call: at least half the no-op Function's throughput. */
+const CONCURRENT_GOAL = 0.5;
 
 const noop = `import { defineFunction, s } from '@platform/server';
 export default defineFunction({ input: s.object({ email: s.string() }), handler: () => ({}) });
@@ -36,6 +48,37 @@ async function p50(call: () => Promise<Response>): Promise<number> {
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
+const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
+
+interface Load {
+  readonly p50: number;
+  readonly p99: number;
+  readonly rps: number;
+}
+
+const execFileAsync = promisify(execFile);
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const loadClient = fileURLToPath(new URL('../broker/load-client.ts', import.meta.url));
+
+/** CALLERS concurrent callers of `path` from a client process of its own. */
+async function concurrent(port: number, path: string, body: string): Promise<Load> {
+  const plan = {
+    port,
+    path,
+    body,
+    callers: CALLERS,
+    sockets: CALLERS,
+    calls: 20_000,
+    seconds: SECONDS,
+    warmup: CALLERS * 5,
+  };
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['--conditions=@platform/source', loadClient, JSON.stringify(plan)],
+    { cwd: repo },
+  );
+  return JSON.parse(stdout) as Load;
+}
 
 /** Runs the suite and answers its rows. */
 export async function run(): Promise<Row[]> {
@@ -98,6 +141,20 @@ export async function run(): Promise<Row[]> {
       figures.live.push(await p50(lookup));
       figures.direct.push(await p50(direct));
     }
+    // Concurrent callers, the fake call against the no-op Function, alternated.
+    await mode('fake');
+    const body = JSON.stringify(email);
+    const salesPort = ws.app('sales')!.port;
+    const loads = { noop: [] as Load[], fake: [] as Load[] };
+    const rssBefore = process.memoryUsage().rss;
+    for (let round = 0; round < ROUNDS; round++) {
+      loads.noop.push(await concurrent(salesPort, '/api/noop', body));
+      loads.fake.push(await concurrent(salesPort, '/api/customers/lookup', body));
+    }
+    const rssAfter = process.memoryUsage().rss;
+    const of = (runs: Load[], key: keyof Load) => median(runs.map((one) => one[key]));
+    // Each round's own ratio: the machine's load moves both sides of a round alike.
+    const throughputRatio = median(loads.fake.map((one, i) => one.rps / loads.noop[i]!.rps));
     const noopP50 = median(figures.noop);
     const fakeP50 = median(figures.fake);
     const liveP50 = median(figures.live);
@@ -114,6 +171,31 @@ export async function run(): Promise<Row[]> {
         ms(liveP50),
         ms(twoHops),
         liveP50 / twoHops,
+      ),
+      row(
+        `integration call, fake, ${CALLERS} callers (calls/s, vs a no-op Function)`,
+        ops(of(loads.fake, 'rps')),
+        ops(of(loads.noop, 'rps')),
+        throughputRatio,
+        { text: `ratio >= ${CONCURRENT_GOAL}`, met: throughputRatio >= CONCURRENT_GOAL },
+      ),
+      row(
+        `integration call, fake, ${CALLERS} callers (p50, vs a no-op Function)`,
+        ms(of(loads.fake, 'p50')),
+        ms(of(loads.noop, 'p50')),
+        of(loads.fake, 'p50') / of(loads.noop, 'p50'),
+      ),
+      row(
+        `integration call, fake, ${CALLERS} callers (p99, vs a no-op Function)`,
+        ms(of(loads.fake, 'p99')),
+        ms(of(loads.noop, 'p99')),
+        of(loads.fake, 'p99') / of(loads.noop, 'p99'),
+      ),
+      row(
+        'broker memory after the concurrent rounds (vs before them)',
+        mb(rssAfter),
+        mb(rssBefore),
+        rssAfter / rssBefore,
       ),
     ];
   } finally {

@@ -85,7 +85,12 @@ export async function openOrgIntegrations(
   const connections = new Connections(central, cipher, clock);
   const bindings = new Bindings(central, clock);
   const rules = new IntegrationRules(centralAuthority(central));
-  const audit = new IntegrationAudit(central);
+  // The embedded store's audit answers once a row is journaled beside it (as durable as its own
+  // commits); a PostgreSQL server's, once the row is committed there.
+  const audit =
+    options.dir !== undefined && central.kind === 'pglite'
+      ? await IntegrationAudit.open(central, join(options.dir, '.platform', 'integration-calls'))
+      : new IntegrationAudit(central);
   const modes = new DevIntegrationModes();
   const tokens = new OAuthTokens({ central, connections, print: options.print, clock });
   const admin = new IntegrationAdmin({
@@ -201,6 +206,7 @@ export async function openOrgIntegrations(
     },
     stop: async () => {
       await Promise.all([sync.stop(), deliveries.stop()]);
+      await audit.close();
     },
   };
 }
