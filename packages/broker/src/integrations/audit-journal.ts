@@ -1,4 +1,4 @@
-import { closeSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -74,17 +74,20 @@ export class AuditJournal {
     return sealed;
   }
 
-  /** Deletes a segment whose rows are committed. */
+  /** Deletes a segment whose rows are committed (one deleted already is no error). */
   drop(segment: JournalSegment): void {
-    unlinkSync(segment.path);
+    rmSync(segment.path, { force: true });
   }
 
-  /** Closes the current segment, deleting it when it holds no row. */
+  /**
+   * Closes the current segment, deleting it when it holds no row. A folder removed under a
+   * stopping broker (the app folder deleted first) leaves nothing to delete, and is no error.
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     closeSync(this.#fd);
-    if (this.#rows.length === 0) unlinkSync(this.#path(this.#number));
+    if (this.#rows.length === 0) rmSync(this.#path(this.#number), { force: true });
   }
 
   #path(number: number): string {
