@@ -58,7 +58,8 @@ export const errorMeanings = {
   RPC_FAILED: 'The database function raised an error; its message says why.',
   FILE_NOT_FOUND: 'No file with this reference is visible to the caller.',
   FILE_TOO_LARGE: 'The file is larger than the platform accepts.',
-  STORAGE_UNAVAILABLE: 'The disk is full or failing: the write was not kept; try again later.',
+  STORAGE_UNAVAILABLE:
+    "The disk is full, failing or read-only (`details.reason`: the system's code): the write was not kept; try again later.",
   SECRET_NOT_DECLARED: 'The secret name is not declared in platform.yaml.',
   SECRET_NOT_SET: 'The secret is declared but has no value.',
   EMAIL_ALIAS_NOT_DECLARED: 'The sender alias is not declared in platform.yaml.',
