@@ -2,39 +2,20 @@ import type { Database } from '../db/database.ts';
 import type { AgentActor } from '../http/broker-env.ts';
 import type { Caller } from '../kernel/caller.ts';
 import type { Outbox } from '../outbox/outbox.ts';
-import { AccessJwt } from './access-jwt.ts';
-import { type Account, Accounts } from './accounts.ts';
-import { AGENT_CREDENTIAL_PREFIX, AgentCredentials } from './agent-credentials.ts';
-import { AppGrants } from './app-grants.ts';
-import { AppTokenRequests } from './app-token-requests.ts';
-import { AppTokens } from './app-tokens.ts';
-import { type AuthKeys, loadAuthKeys } from './auth-keys.ts';
-import type {
-  AgentAuthority,
-  AppVisibility,
-  OrgPeer,
-  ResolvedAuthOptions,
-} from './auth-options.ts';
-import { BrowserSessions, type SessionRefresh } from './browser-sessions.ts';
-import { ConfirmationCookies } from './confirmation-cookie.ts';
-import { authCookies, clearCookie, isSecure, readCookie } from './cookies.ts';
-import { CsrfTokens, isSameOrigin } from './csrf.ts';
-import { DeveloperKeys } from './developer-keys.ts';
-import {
-  EmailLinkSignIn,
-  type LinkClaim,
-  type LinkConfirmation,
-  type LinkPreview,
-} from './email-link-sign-in.ts';
-import { EmailLinks } from './email-links.ts';
-import { Handoffs } from './handoffs.ts';
-import { Identities, type Identity, type INVALID } from './identity.ts';
-import {
-  type PasswordAttempt,
-  PasswordSignIn,
-  type PasswordSignInResult,
-} from './password-sign-in.ts';
-import { type Session, Sessions } from './sessions.ts';
+import type { Account } from './accounts.ts';
+import { AgentAccess } from './agent-access.ts';
+import type { AgentCredentials } from './agent-credentials.ts';
+import type { AppTokenRequests } from './app-token-requests.ts';
+import type { AppTokens } from './app-tokens.ts';
+import { loadAuthKeys } from './auth-keys.ts';
+import type { AppVisibility, OrgPeer, ResolvedAuthOptions } from './auth-options.ts';
+import { type AuthParts, wireAuthParts } from './auth-parts.ts';
+import type { SessionRefresh } from './browser-sessions.ts';
+import { isSecure } from './cookies.ts';
+import type { LinkClaim, LinkConfirmation, LinkPreview } from './email-link-sign-in.ts';
+import type { Identity, INVALID } from './identity.ts';
+import type { PasswordAttempt, PasswordSignInResult } from './password-sign-in.ts';
+import type { Session } from './sessions.ts';
 
 /**
  * Sign-in for one app on the local broker, as operations: who a request is (`authenticate`,
@@ -64,57 +45,23 @@ export class AuthService {
   readonly agentCredentials: AgentCredentials;
 
   readonly #options: ResolvedAuthOptions;
-  readonly #accounts: Accounts;
-  readonly #grants: AppGrants;
-  readonly #csrf: CsrfTokens;
-  readonly #identities: Identities;
-  readonly #developer: DeveloperKeys;
-  readonly #sessions: BrowserSessions;
-  readonly #links: EmailLinkSignIn;
-  readonly #confirmations: ConfirmationCookies;
-  readonly #passwords: PasswordSignIn;
-  readonly #handoffs: Handoffs;
+  readonly #parts: AuthParts;
+  readonly #agents: AgentAccess;
 
-  private constructor(
-    db: Database,
-    central: Database,
-    outbox: Outbox,
-    options: ResolvedAuthOptions,
-    keys: AuthKeys,
-  ) {
-    const { clock, appId } = options;
+  private constructor(options: ResolvedAuthOptions, parts: AuthParts) {
     this.#options = options;
-    this.appId = appId;
+    this.#parts = parts;
+    this.appId = options.appId;
     this.visibility = options.visibility;
-    const accounts = new Accounts(central, db, clock);
-    const sessions = new Sessions(db, clock, appId, keys.csrf);
-    const jwt = new AccessJwt(Buffer.from(keys.jwt, 'base64url'), appId, clock);
-    this.#accounts = accounts;
-    // Grants are the organisation's, beside its accounts (docs/organisations.md).
-    this.#grants = new AppGrants(central, clock, appId);
-    this.appTokens = new AppTokens(db, clock, appId);
-    this.agentCredentials = new AgentCredentials(central, clock);
-    this.tokenRequests = new AppTokenRequests(db, clock, appId, this.appTokens, (account, name) =>
-      this.agentCredentials.issue(account, appId, name),
+    this.appTokens = parts.appTokens;
+    this.tokenRequests = parts.tokenRequests;
+    this.agentCredentials = parts.agentCredentials;
+    this.#agents = new AgentAccess(
+      parts.agentCredentials,
+      options.appId,
+      options.agentAuthority,
+      (accountId) => this.isOwner(accountId),
     );
-    this.#csrf = new CsrfTokens(keys.csrf);
-    this.#identities = new Identities(
-      { accounts, sessions, jwt, grants: this.#grants, tokens: this.appTokens },
-      options,
-    );
-    this.#developer = new DeveloperKeys(options, keys.csrf);
-    this.#sessions = new BrowserSessions({ sessions, accounts, jwt }, options);
-    const links = new EmailLinks(central, clock, appId);
-    const confirmations = new ConfirmationCookies(keys.csrf, clock);
-    this.#confirmations = confirmations;
-    this.#links = new EmailLinkSignIn(
-      { links, accounts, confirmations },
-      this.#sessions,
-      outbox,
-      options,
-    );
-    this.#passwords = new PasswordSignIn(accounts, this.#links, this.#sessions, options);
-    this.#handoffs = new Handoffs(central, clock);
   }
 
   /**
@@ -128,14 +75,15 @@ export class AuthService {
     options: ResolvedAuthOptions,
     central: Database = db,
   ): Promise<AuthService> {
-    const service = new AuthService(db, central, outbox, options, await loadAuthKeys(db));
-    await service.#identities.ensureOwner();
+    const parts = wireAuthParts(db, central, outbox, options, await loadAuthKeys(db));
+    const service = new AuthService(options, parts);
+    await parts.identities.ensureOwner();
     return service;
   }
 
   /** A key of the owner API (grants, tokens), new at every start, besides the dev token. */
   get brokerKey(): string {
-    return this.#developer.brokerKey;
+    return this.#parts.developer.brokerKey;
   }
 
   /**
@@ -144,7 +92,7 @@ export class AuthService {
    * so a cross-site form cannot act for the user). An invalid bearer is `AUTH_REQUIRED`.
    */
   readonly authenticate = (request: Request): Promise<Caller> =>
-    this.#identities.authenticate(request);
+    this.#parts.identities.authenticate(request);
 
   /**
    * The identity of an `Authorization: Bearer` credential: an app access token (this app's,
@@ -152,17 +100,17 @@ export class AuthService {
    * active). Resolves to {@link INVALID} for a credential that fails, `undefined` without one.
    */
   bearer(request: Request): Promise<Identity | typeof INVALID | undefined> {
-    return this.#identities.bearer(request);
+    return this.#parts.identities.bearer(request);
   }
 
   /** The identity of the HttpOnly session cookie (checked, not rotated), if valid. */
   cookie(request: Request): Promise<Identity | undefined> {
-    return this.#identities.cookie(request);
+    return this.#parts.identities.cookie(request);
   }
 
   /** The app owner's account (cached briefly: admission asks on every request). */
   owner(): Promise<Account> {
-    return this.#identities.owner();
+    return this.#parts.identities.owner();
   }
 
   /**
@@ -170,17 +118,17 @@ export class AuthService {
    * deleted (spec 3.5). Functions, cron, jobs and inbound mail stop meanwhile.
    */
   async appPaused(): Promise<boolean> {
-    return (await this.#identities.appState()) !== 'active';
+    return (await this.#parts.identities.appState()) !== 'active';
   }
 
   /** Whether the app is `active`, `paused` for its owner's verification, or `deleted`. */
   appState(): Promise<'active' | 'paused' | 'deleted'> {
-    return this.#identities.appState();
+    return this.#parts.identities.appState();
   }
 
   /** Drops the cached owner after a change made outside this service (an account deletion). */
   forgetOwner(): void {
-    this.#identities.forgetOwner();
+    this.#parts.identities.forgetOwner();
   }
 
   /**
@@ -188,22 +136,22 @@ export class AuthService {
    * grant (an unconfirmed account cannot use private apps of another owner, spec 3.3).
    */
   mayOpen(account: Account): Promise<boolean> {
-    return this.#identities.mayOpen(account);
+    return this.#parts.identities.mayOpen(account);
   }
 
   /** Whether `presented` is the dev token or {@link brokerKey} (compared in constant time). */
   isDeveloperKey(presented: string): Promise<boolean> {
-    return this.#developer.isDeveloperKey(presented);
+    return this.#parts.developer.isDeveloperKey(presented);
   }
 
   /** Whether `presented` is the key of the dashboard link (never a bearer credential). */
   isDashboardLinkKey(presented: string): Promise<boolean> {
-    return this.#developer.isDashboardLinkKey(presented);
+    return this.#parts.developer.isDashboardLinkKey(presented);
   }
 
   /** The developer cookie's value that the dashboard link sets (HMAC of the dev token). */
   developerCookieValue(): Promise<string | undefined> {
-    return this.#developer.cookieValue();
+    return this.#parts.developer.cookieValue();
   }
 
   /** `{app_url}`'s origin for links this app hands out (never taken from a `Host` header when set). */
@@ -218,12 +166,12 @@ export class AuthService {
 
   /** The form token for this browser and, when it has none yet, the CSRF cookie to set. */
   formToken(request: Request): { token: string; setCookie?: string } {
-    return this.#csrf.issue(request, this.secure(request));
+    return this.#parts.csrf.issue(request, this.secure(request));
   }
 
   /** Whether a posted form is same-origin and carries this browser's form token (`csrf`). */
   checkForm(request: Request, form: Readonly<Record<string, string>>): boolean {
-    return this.#csrf.verify(request, form.csrf);
+    return this.#parts.csrf.verify(request, form.csrf);
   }
 
   /**
@@ -236,35 +184,35 @@ export class AuthService {
     returnTo: string,
     request: Request,
   ): Promise<string | undefined> {
-    return this.#links.requestSignIn(email, returnTo, request);
+    return this.#parts.links.requestSignIn(email, returnTo, request);
   }
 
   /** The link behind `token` for its review page, with its cookie; approves nothing. */
   previewLink(token: string, request: Request): Promise<LinkPreview> {
-    return this.#links.preview(token, request);
+    return this.#parts.links.preview(token, request);
   }
 
   /** Approves the link, once, from its review page (confirmation cookie and the page's nonce). */
   confirmLink(request: Request, token: string, preview: string): Promise<LinkConfirmation> {
-    return this.#links.confirm(request, token, preview);
+    return this.#parts.links.confirm(request, token, preview);
   }
 
   /** Turns the approval of this browser's link request into its session, once. */
   claimLink(request: Request): Promise<LinkClaim> {
-    return this.#links.claim(request);
+    return this.#parts.links.claim(request);
   }
 
   /** Mails the owner a new confirmation link; `false` when the owner is already confirmed. */
   async resendVerification(request: Request): Promise<boolean> {
     const owner = await this.owner();
     if (owner.state === 'confirmed') return false;
-    await this.#links.send(owner.email, 'confirm', '/', request);
+    await this.#parts.links.send(owner.email, 'confirm', '/', request);
     return true;
   }
 
   /** Signs in, or registers an unknown address, with a password (rate-limited). */
   signInWithPassword(attempt: PasswordAttempt, request: Request): Promise<PasswordSignInResult> {
-    return this.#passwords.signIn(attempt, request);
+    return this.#parts.passwords.signIn(attempt, request);
   }
 
   /**
@@ -272,12 +220,12 @@ export class AuthService {
    * every other session of the account; `keepSession` (the changing browser's) stays.
    */
   setPassword(accountId: string, password: string, keepSession?: string): Promise<void> {
-    return this.#passwords.setPassword(accountId, password, keepSession);
+    return this.#parts.passwords.setPassword(accountId, password, keepSession);
   }
 
   /** Rotates this browser's session cookie and signs a fresh access JWT (the session route). */
   refreshSession(request: Request): Promise<SessionRefresh> {
-    return this.#sessions.refresh(request);
+    return this.#parts.sessions.refresh(request);
   }
 
   /**
@@ -285,22 +233,22 @@ export class AuthService {
    * (`undefined` when the browser holds no cookie this app issued).
    */
   endSession(request: Request): Promise<string | undefined> {
-    return this.#sessions.end(request);
+    return this.#parts.sessions.end(request);
   }
 
   /** Addresses granted access to this private app, alphabetically. */
   listGrants(): Promise<Array<{ email: string; grantedAt: string }>> {
-    return this.#grants.list();
+    return this.#parts.grants.list();
   }
 
   /** Grants an address access, with or without an account yet; `false` when it already had it. */
   grantAccess(email: string): Promise<boolean> {
-    return this.#grants.grant(email);
+    return this.#parts.grants.grant(email);
   }
 
   /** Revokes an address's access from its next request on; `false` when it had none. */
   revokeAccess(email: string): Promise<boolean> {
-    return this.#grants.revoke(email);
+    return this.#parts.grants.revoke(email);
   }
 
   /**
@@ -309,33 +257,18 @@ export class AuthService {
    * (revalidated on every request). `owns` says whether the account owns the app (its agent may
    * bind connections).
    */
-  async agentFor(value: string): Promise<AgentActor | undefined> {
-    if (!value.startsWith(AGENT_CREDENTIAL_PREFIX)) return undefined;
-    const credential = await this.agentCredentials.verify(value);
-    if (credential === undefined || credential.appId !== this.appId) return undefined;
-    const authority = await this.#agentAuthority();
-    if (!(await authority.mayEdit(credential.accountId))) return undefined;
-    return {
-      accountId: credential.accountId,
-      credentialId: credential.id,
-      owns: await authority.owns(credential.accountId),
-    };
+  agentFor(value: string): Promise<AgentActor | undefined> {
+    return this.#agents.agentFor(value);
   }
 
   /** Whether the account may approve an agent credential for this app (Edit access). */
-  async mayApproveAgent(accountId: string): Promise<boolean> {
-    return (await this.#agentAuthority()).mayEdit(accountId);
+  mayApproveAgent(accountId: string): Promise<boolean> {
+    return this.#agents.mayApprove(accountId);
   }
 
   /** Whether `accountId` is this app's configured owner (never, once the app was deleted). */
   async isOwner(accountId: string): Promise<boolean> {
     return (await this.appState()) !== 'deleted' && (await this.owner()).id === accountId;
-  }
-
-  async #agentAuthority(): Promise<AgentAuthority> {
-    if (this.#options.agentAuthority) return this.#options.agentAuthority;
-    const isOwner = (accountId: string) => this.isOwner(accountId);
-    return { mayEdit: isOwner, owns: isOwner };
   }
 
   /**
@@ -363,7 +296,7 @@ export class AuthService {
     stateHash: string,
     signedInAt: Date,
   ): Promise<string> {
-    return this.#handoffs.issue(accountId, appId, stateHash, signedInAt);
+    return this.#parts.handoffs.issue(accountId, appId, stateHash, signedInAt);
   }
 
   /**
@@ -372,13 +305,13 @@ export class AuthService {
    * session keeps the handed-over sign-in's time: a handover is no new sign-in.
    */
   async redeemHandoff(code: string, nonce: string, request: Request): Promise<string | undefined> {
-    const redeemed = await this.#handoffs.redeem(code, this.appId, nonce);
+    const redeemed = await this.#parts.handoffs.redeem(code, this.appId, nonce);
     const account =
-      redeemed === undefined ? undefined : await this.#accounts.byId(redeemed.accountId);
+      redeemed === undefined ? undefined : await this.#parts.accounts.byId(redeemed.accountId);
     if (redeemed === undefined || account === undefined || account.state === 'paused') {
       return undefined;
     }
-    return this.#sessions.start(account, request, redeemed.signedInAt);
+    return this.#parts.sessions.start(account, request, redeemed.signedInAt);
   }
 
   /**
@@ -386,7 +319,7 @@ export class AuthService {
    * paused at its 24-hour confirmation deadline unless confirmed before.
    */
   provisionalAccount(email: string): Promise<Account> {
-    return this.#accounts.create(email, 'unconfirmed');
+    return this.#parts.accounts.create(email, 'unconfirmed');
   }
 
   /**
@@ -394,7 +327,7 @@ export class AuthService {
    * onboarding or approval link): the preview-bound cookie for `token`, and the page's nonce.
    */
   previewConfirmation(token: string, request: Request): { preview: string; setCookie: string } {
-    return this.#confirmations.issue(token, this.secure(request));
+    return this.#parts.explicitConfirmation.preview(token, this.secure(request));
   }
 
   /**
@@ -402,8 +335,7 @@ export class AuthService {
    * `token` set and that page's `preview` nonce (a prefetcher has neither).
    */
   checkConfirmation(request: Request, token: string, preview: string): boolean {
-    const cookie = readCookie(request, authCookies.confirm);
-    return isSameOrigin(request) && this.#confirmations.verify(cookie, token, preview);
+    return this.#parts.explicitConfirmation.check(request, token, preview);
   }
 
   /**
@@ -411,22 +343,18 @@ export class AuthService {
    * (sessions made before end, spec 3.3) and this browser gets a normal session. Resolves to the
    * `Set-Cookie` lines: the session, and the deletion of the confirmation cookie.
    */
-  async confirmInThisBrowser(accountId: string, request: Request): Promise<string[]> {
-    const found = await this.#accounts.byId(accountId);
-    if (found === undefined) throw new Error('The account to confirm is gone');
-    if (found.state !== 'confirmed') await this.#accounts.confirm(accountId);
-    const account = (await this.#accounts.byId(accountId)) ?? found;
-    const session = await this.#sessions.start(account, request);
-    return [session, clearCookie(authCookies.confirm, this.secure(request))];
+  confirmInThisBrowser(accountId: string, request: Request): Promise<string[]> {
+    const secure = this.secure(request);
+    return this.#parts.explicitConfirmation.confirmInThisBrowser(accountId, request, secure);
   }
 
   /** The account with this address (its confirmation deadline applied), if any. */
   account(email: string): Promise<Account | undefined> {
-    return this.#accounts.byEmail(email);
+    return this.#parts.accounts.byEmail(email);
   }
 
   /** The session with this id if it is neither revoked nor expired. */
   activeSession(id: string): Promise<Session | undefined> {
-    return this.#sessions.active(id);
+    return this.#parts.sessions.active(id);
   }
 }

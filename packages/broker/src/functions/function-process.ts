@@ -1,62 +1,16 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
-import {
-  HOST_ADDRESS,
-  HOST_PORT_ENV,
-  HOST_READY_PREFIX,
-  HOST_TOKEN_ENV,
-} from '@platform/schema/contract';
+import { HOST_ADDRESS } from '@platform/schema/contract';
 import { Pool } from 'undici';
-import { denoPath, denoRunArgs } from './deno.ts';
+import { exitOf, killNow, pipesClosed, terminate } from './child-exit.ts';
 import { freePort } from './free-port.ts';
+import { brokenCall, callTimedOut, unavailable } from './function-failures.ts';
+import type { FunctionProcessOptions } from './function-process-options.ts';
 import { HostAnswer } from './host-answer.ts';
-import { readLines } from './line-reader.ts';
-import { isOutOfMemoryLine, memoryLimitMb, watchMemory } from './memory-limit.ts';
-
-/** How to run one Function bundle. */
-export interface FunctionProcessOptions {
-  /** The Function's name, for messages and log prefixes. */
-  readonly name: string;
-  /** The bundled JavaScript file (self-contained ESM). */
-  readonly bundlePath: string;
-  /** The broker's port on 127.0.0.1, the only other address the Function may reach. */
-  readonly brokerPort: number;
-  /**
-   * Further hosts the Function may reach (`host` or `host:port`), besides the broker.
-   * @default none
-   */
-  readonly allowNet?: readonly string[] | undefined;
-  /** How long a start may take before it counts as failed. @default 10000 */
-  readonly startTimeoutMs?: number;
-  /** Where Deno keeps its own cache (`DENO_DIR`). @default Deno's default */
-  readonly denoDir?: string | undefined;
-  /**
-   * The process's memory limit in megabytes, for its JavaScript heap and its resident memory;
-   * past it the process is killed and restarted. @default `PLATFORM_FUNCTION_MEMORY_MB`, else 512
-   */
-  readonly memoryMb?: number | undefined;
-  /**
-   * The app folder as a `file:` URL ending in `/`: cut from every line the process prints (and
-   * from the error output a failed start reports), so Deno's own reports, such as an error
-   * thrown while the module loads, name files as `functions/foo.ts:3:9`. @default none
-   */
-  readonly appUrl?: string | undefined;
-  /**
-   * Stops the process once no call has been in flight for this many milliseconds; the next call
-   * starts it again, so an app's idle Functions hold no memory. @default never
-   */
-  readonly idleStopMs?: number | undefined;
-  /** Receives every line the process prints (besides the readiness line). */
-  readonly onOutput?: (line: string, stream: 'stdout' | 'stderr') => void;
-  /** Called when the process exits without being asked to. */
-  readonly onCrash?: (info: {
-    code: number | null;
-    signal: string | null;
-    /** The process was stopped for exceeding its memory limit. */
-    outOfMemory: boolean;
-  }) => void;
-}
+import { spawnHost } from './host-spawn.ts';
+import { memoryLimitMb, watchMemory } from './memory-limit.ts';
+import { StderrTail } from './stderr-tail.ts';
 
 /** One request to the host. */
 export interface HostRequest {
@@ -77,12 +31,6 @@ export interface HostRequest {
 
 /** How many ports a start tries when the chosen one was taken before the host bound it. */
 const PORT_ATTEMPTS = 5;
-
-/** Lines kept from stderr to explain a failed start. */
-const STDERR_TAIL = 20;
-
-/** The longest stderr line kept for that explanation, in characters. */
-const STDERR_TAIL_LINE = 1000;
 
 /**
  * One Function running in its own Deno subprocess with least privilege (see `denoRunArgs`).
@@ -122,7 +70,7 @@ export class FunctionProcess {
   #stopped = false;
   #crashes = 0;
   #restartTimer: NodeJS.Timeout | undefined;
-  readonly #stderr: string[] = [];
+  readonly #stderr = new StderrTail();
   /** Processes killed because a call ran past its time limit. */
   readonly #killedForTimeout = new WeakSet<ChildProcess>();
   /** Processes that went past the memory limit. */
@@ -194,43 +142,23 @@ export class FunctionProcess {
         // A handler past its limit may be stuck in a loop that blocks every other call of this
         // Function: start over with a fresh process.
         this.#killedForTimeout.add(child);
-        this.#kill(child);
+        killNow(child);
         await exitOf(child, 2000);
-        throw new PlatformError({
-          code: 'FUNCTION_TIMEOUT',
-          message: `Function "${this.name}" did not finish within ${request.timeoutMs} ms.`,
-          details: { function: this.name, timeoutMs: request.timeoutMs },
-        });
+        throw callTimedOut(this.name, request.timeoutMs);
       }
       if (request.signal?.aborted)
         throw new PlatformError({ code: 'ABORTED', message: 'The call was aborted.' });
       // The connection usually breaks a moment before the exit is reported: wait for it, so the
       // next call already sees the process gone and starts a new one.
       const exited = await exitOf(child, 500);
-      if (this.#outOfMemory.has(child) || (exited && (await this.#diedOfMemory(child)))) {
-        throw new PlatformError({
-          code: 'FUNCTION_FAILED',
-          message: `Function "${this.name}" exceeded its memory limit of ${this.memoryMb} MB; it is being restarted.`,
-          details: { function: this.name, memoryMb: this.memoryMb },
-          cause: error,
-        });
-      }
-      if (this.#killedForTimeout.has(child)) {
-        // This call did nothing wrong: it shared the process with one that hung. Sent again, it
-        // reaches the fresh process.
-        throw new PlatformError({
-          code: 'FUNCTION_UNAVAILABLE',
-          message: `Function "${this.name}" was restarted because another call exceeded its time limit; try again.`,
-          details: { function: this.name },
-          cause: error,
-        });
-      }
-      throw new PlatformError({
-        code: 'FUNCTION_FAILED',
-        message: exited
-          ? `Function "${this.name}" crashed during the call; it is being restarted.`
-          : `Function "${this.name}" could not be reached.`,
-        details: { function: this.name },
+      const outOfMemory =
+        this.#outOfMemory.has(child) || (exited && (await this.#diedOfMemory(child)));
+      throw brokenCall({
+        name: this.name,
+        memoryMb: this.memoryMb,
+        outOfMemory,
+        killedForTimeout: this.#killedForTimeout.has(child),
+        exited,
         cause: error,
       });
     }
@@ -280,7 +208,7 @@ export class FunctionProcess {
       try {
         return await this.#spawn(await freePort());
       } catch (error) {
-        const taken = this.#stderr.some((line) => line.includes('AddrInUse'));
+        const taken = this.#stderr.lines.some((line) => line.includes('AddrInUse'));
         if (!taken || attempt === PORT_ATTEMPTS) throw error;
       }
     }
@@ -289,73 +217,18 @@ export class FunctionProcess {
   async #spawn(port: number): Promise<void> {
     this.#token = randomBytes(24).toString('base64url');
     const started = performance.now();
-    const env: Record<string, string> = {
-      [HOST_PORT_ENV]: String(port),
-      [HOST_TOKEN_ENV]: this.#token,
-      NO_COLOR: '1',
-    };
-    if (this.#options.denoDir) env.DENO_DIR = this.#options.denoDir;
-    if (process.env.HOME) env.HOME = process.env.HOME;
-    const child = spawn(
-      denoPath(),
-      denoRunArgs(
-        this.#options.bundlePath,
-        this.#options.brokerPort,
-        port,
-        this.memoryMb,
-        this.#options.allowNet,
-      ),
-      {
-        env,
-        // stdin stays open and unused: the host exits when it closes, so a broker that dies
-        // (even by SIGKILL) leaves no orphan. Its own process group keeps a terminal's Ctrl-C
-        // away from it; the broker stops it in order on SIGINT instead.
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-      },
-    );
-    this.#child = child;
-    this.#stderr.length = 0;
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(
-          unavailable(this.name, `it did not start within ${this.#startTimeout} ms`, this.#stderr),
-        );
-      }, this.#startTimeout);
-      readLines(child.stdout!, (printed) => {
-        const line = this.#shorten(printed);
-        if (line.startsWith(HOST_READY_PREFIX)) {
-          clearTimeout(timer);
-          resolve();
-        } else this.#options.onOutput?.(line, 'stdout');
-      });
-      readLines(child.stderr!, (printed) => {
-        const line = this.#shorten(printed);
-        if (isOutOfMemoryLine(line)) this.#outOfMemory.add(child);
-        this.#stderr.push(
-          line.length > STDERR_TAIL_LINE ? `${line.slice(0, STDERR_TAIL_LINE)} …` : line,
-        );
-        if (this.#stderr.length > STDERR_TAIL) this.#stderr.shift();
-        this.#options.onOutput?.(line, 'stderr');
-      });
-      child.once('error', (error) => {
-        clearTimeout(timer);
-        reject(unavailable(this.name, error.message));
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(
-          unavailable(
-            this.name,
-            `it exited during start (${signal ?? `code ${code}`})`,
-            this.#stderr,
-          ),
-        );
-      });
+    const { child, ready } = spawnHost({
+      options: this.#options,
+      port,
+      token: this.#token,
+      memoryMb: this.memoryMb,
+      stderr: this.#stderr,
+      onOutOfMemory: (spawned) => this.#outOfMemory.add(spawned),
     });
+    this.#child = child;
     const stopWatching = watchMemory(child.pid ?? 0, this.memoryMb, () => {
       this.#outOfMemory.add(child);
-      this.#kill(child);
+      killNow(child);
     });
     child.once('exit', (code, signal) => {
       stopWatching();
@@ -364,7 +237,7 @@ export class FunctionProcess {
     try {
       await ready;
     } catch (error) {
-      this.#kill(child);
+      killNow(child);
       throw error;
     }
     this.lastStartMs = Math.round(performance.now() - started);
@@ -373,34 +246,13 @@ export class FunctionProcess {
     this.#idleLater();
   }
 
-  #shorten(line: string): string {
-    const appUrl = this.#options.appUrl;
-    return appUrl ? line.replaceAll(appUrl, '') : line;
-  }
-
-  get #startTimeout(): number {
-    return this.#options.startTimeoutMs ?? 10_000;
-  }
-
   /**
    * True when `child`'s error output says V8 reached the heap limit. That output may arrive a
    * moment after the exit: wait until its pipes have closed (briefly) before deciding.
    */
   async #diedOfMemory(child: ChildProcess): Promise<boolean> {
-    if (!child.stderr?.closed) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 500);
-        child.once('close', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+    await pipesClosed(child, 500);
     return this.#outOfMemory.has(child);
-  }
-
-  #kill(child: ChildProcess): void {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 
   /** Drops the current process and its connection pool; calls after this start a new one. */
@@ -433,38 +285,4 @@ export class FunctionProcess {
     }, delay);
     this.#restartTimer.unref();
   }
-}
-
-/** Asks `child` to exit (SIGTERM), then SIGKILL after `graceMs`; resolves once it has exited. */
-function terminate(child: ChildProcess, graceMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-/** Resolves `true` once `child` has exited, or `false` after `ms`. */
-function exitOf(child: ChildProcess, ms: number): Promise<boolean> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-function unavailable(name: string, reason: string, stderr: readonly string[] = []): PlatformError {
-  const tail = stderr.length > 0 ? `\n${stderr.join('\n')}` : '';
-  return new PlatformError({
-    code: 'FUNCTION_UNAVAILABLE',
-    message: `Function "${name}" could not be started: ${reason}.${tail}`,
-    details: { function: name },
-  });
 }

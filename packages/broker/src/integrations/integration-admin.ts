@@ -3,17 +3,20 @@ import type { IntegrationContract, SlotDeclaration } from '@platform/schema/mani
 import type { Database } from '../db/database.ts';
 import { CONNECT_PAGE_PREFIX, OAUTH_CALLBACK_PATH } from '../http/paths.ts';
 import { randomSecret } from '../kernel/crypto.ts';
+import { checkAgentBind } from './agent-bind-rule.ts';
 import type { Binding, Bindings } from './bindings.ts';
-import type { ConnectLink, ConnectLinks } from './connect-links.ts';
 import {
-  type Connection,
-  type ConnectionKind,
-  Connections,
-  type OAuthGrant,
-} from './connections.ts';
+  type LinkUse,
+  linkUnusable,
+  recheckLink,
+  type Stored,
+  storeLink,
+} from './connect-link-use.ts';
+import type { ConnectLink, ConnectLinks } from './connect-links.ts';
+import { type Connection, type ConnectionKind, Connections } from './connections.ts';
 import { checkCredentialValues } from './credential-values.ts';
 import type { DevIntegrationModes, IntegrationMode } from './dev-integration-modes.ts';
-import { grantedCapabilities, type IntegrationRules } from './integration-rules.ts';
+import type { IntegrationRules } from './integration-rules.ts';
 import { authorizationRequest, type OAuthStates } from './oauth-states.ts';
 import type { OAuthTokens } from './oauth-tokens.ts';
 import { findPublisher, type ProviderApp } from './provider-app.ts';
@@ -47,9 +50,11 @@ const fail = (code: string, message: string, details?: Record<string, JsonValue>
  */
 export class IntegrationAdmin {
   readonly #o: IntegrationAdminOptions;
+  readonly #use: LinkUse;
 
   constructor(options: IntegrationAdminOptions) {
     this.#o = options;
+    this.#use = { ...options, slotOf: (appId, slot) => this.slotOf(appId, slot) };
   }
 
   /** The contract `name` and the app publishing it now; `INTEGRATION_NOT_FOUND` otherwise. */
@@ -148,10 +153,10 @@ export class IntegrationAdmin {
     if (!opened) throw linkUnusable();
     const { link, contract } = opened;
     const values = checkCredentialValues(contract, entered);
-    await this.#checkLink(link, contract);
+    await recheckLink(this.#use, link, contract);
     const oauth = contract.authorization;
     if (!oauth)
-      return { ...(await this.#store(link, contract, values, { token })), redirect: null };
+      return { ...(await storeLink(this.#use, link, contract, values, { token })), redirect: null };
     if (browserSecret === undefined) {
       throw new TypeError('An OAuth sign-in needs the secret of the browser it is bound to');
     }
@@ -189,7 +194,7 @@ export class IntegrationAdmin {
     if (pending === 'unusable') throw linkUnusable();
     const { link } = pending;
     const contract = this.publishedBy(link.providerAppId);
-    await this.#checkLink(link, contract);
+    await recheckLink(this.#use, link, contract);
     const { provider } = this.published(contract.name);
     const grant = await this.#o.tokens.exchange(
       provider,
@@ -199,7 +204,7 @@ export class IntegrationAdmin {
       this.redirectUri(),
       requestId,
     );
-    const stored = await this.#store(link, contract, pending.values, {
+    const stored = await storeLink(this.#use, link, contract, pending.values, {
       id: pending.connectionId,
       grant,
     });
@@ -209,79 +214,6 @@ export class IntegrationAdmin {
   /** Ends the OAuth sign-in of `state` without storing anything (the person declined). */
   async abandonSignIn(state: string): Promise<void> {
     await this.#o.states.take(state, undefined);
-  }
-
-  // The rules a connect link's use is checked against when it is used (they may have changed).
-  async #checkLink(link: Omit<ConnectLink, 'expiresAt'>, contract: IntegrationContract) {
-    const { connections, rules } = this.#o;
-    if (link.connectionId !== null) {
-      await rules.checkManage(link.accountId, await connections.get(link.connectionId));
-      return;
-    }
-    await rules.checkCreate(link.accountId, link.kind, link.providerAppId);
-    const bind = link.bind;
-    if (bind) {
-      // The rules read the new connection's owner and provider, which the link fixes already.
-      await rules.checkBind(
-        link.accountId,
-        provisional(link),
-        { appId: bind.appId, slotName: bind.slot, slot: this.slotOf(bind.appId, bind.slot) },
-        contract,
-      );
-    }
-  }
-
-  // Stores what a connect link allowed, in one transaction: the connect link consumed (`token`),
-  // the connection created or its credentials replaced, and the slot bound.
-  #store(
-    link: Omit<ConnectLink, 'expiresAt'>,
-    contract: IntegrationContract,
-    values: Readonly<Record<string, string>>,
-    extra: { token?: string; id?: string; grant?: OAuthGrant },
-  ): Promise<Stored> {
-    const { connections, bindings, links } = this.#o;
-    return this.#o.central.transaction(async (tx) => {
-      if (extra.token !== undefined && !(await links.consume(extra.token, tx))) {
-        throw linkUnusable();
-      }
-      if (link.connectionId !== null) {
-        const connection = await connections.replaceValues(
-          link.connectionId,
-          values,
-          extra.grant,
-          tx,
-        );
-        return { connection, binding: null };
-      }
-      const connection = await connections.create(
-        {
-          id: extra.id,
-          integration: link.integration,
-          providerAppId: link.providerAppId,
-          kind: link.kind,
-          createdBy: link.accountId,
-          values,
-          grant: extra.grant,
-        },
-        tx,
-      );
-      const bind = link.bind;
-      if (!bind) return { connection, binding: null };
-      const slot = this.slotOf(bind.appId, bind.slot);
-      const binding = await bindings.bind(
-        {
-          consumerAppId: bind.appId,
-          slot: bind.slot,
-          account: slot.account,
-          personAccountId: slot.account === 'calling_user' ? link.accountId : null,
-          connectionId: connection.id,
-          capabilities: grantedCapabilities(slot, contract),
-          createdBy: link.accountId,
-        },
-        tx,
-      );
-      return { connection, binding };
-    });
   }
 
   /** Binds `slot` of `appId` to an existing connection, on `actorId`'s authority. */
@@ -379,12 +311,6 @@ export class IntegrationAdmin {
   }
 }
 
-/** What a connect link stored: the connection and the binding made with it. */
-export interface Stored {
-  readonly connection: Connection;
-  readonly binding: Binding | null;
-}
-
 /**
  * What a submitted connect page did: stored the connection, or sent the person to sign in
  * (`redirect`) with the one-time `state` of that sign-in.
@@ -398,11 +324,6 @@ export type Submitted =
       readonly binding: null;
     };
 
-const linkUnusable = () =>
-  fail('INVALID_REQUEST', 'This connect link was used already or has expired; ask for a new one.', {
-    reason: 'link-unusable',
-  });
-
 const otherBrowser = () =>
   new PlatformError({
     code: 'PERMISSION_DENIED',
@@ -410,46 +331,3 @@ const otherBrowser = () =>
       'This sign-in was started in another browser, so it cannot finish here and nothing was stored. Ask for a new link and open it in the browser you sign in with.',
     details: { reason: 'other-browser' },
   });
-
-function provisional(link: Omit<ConnectLink, 'expiresAt'>): Connection {
-  const now = new Date().toISOString();
-  return {
-    id: '(new)',
-    integration: link.integration,
-    providerAppId: link.providerAppId,
-    kind: link.kind,
-    ownerAccountId: link.kind === 'personal' ? link.accountId : null,
-    createdBy: link.accountId,
-    condition: 'active',
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
-/**
- * Spec 5.4 for agents: an agent binds only as an exact-app owner agent (its credential made for
- * this app, its account the app's owner) and only into an `account: app` slot; a
- * `calling_user` slot is always bound by the person. The connection must already exist:
- * entering credential values is a person's action.
- */
-function checkAgentBind(
-  account: 'app' | 'calling_user',
-  slot: string,
-  appId: string,
-  owns: boolean,
-): void {
-  const denied = (message: string, rule: string) =>
-    new PlatformError({ code: 'PERMISSION_DENIED', message, details: { rule } });
-  if (account === 'calling_user') {
-    throw denied(
-      `The slot ${slot} acts for the signed-in person: agents cannot bind it; the person binds their own connection.`,
-      'agent-calling-user',
-    );
-  }
-  if (!owns) {
-    throw denied(
-      `Only an agent of ${appId}'s owner binds its connections (an exact-app owner agent).`,
-      'agent-exact-app-owner',
-    );
-  }
-}
