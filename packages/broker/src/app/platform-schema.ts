@@ -11,7 +11,7 @@ import { claimSettingsStep } from '../db/claim-settings.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { fileTablesStep } from '../files/file-schema.ts';
-import { inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
+import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobActiveIndexStep, jobTablesStep } from '../jobs/job-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
@@ -53,4 +53,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 16, ...claimSettingsStep },
   { version: 17, ...jobActiveIndexStep },
   { version: 18, ...sessionSignInTimeStep },
+  { version: 19, ...inboundAttemptsStep },
 ];

@@ -80,14 +80,25 @@ export class FileService {
     this.blobs = new FileBlobs(root);
   }
 
-  /** Stores a new file (generation 1). */
+  /**
+   * Stores a new file (generation 1). `options.id` is an id from `newId('file')` chosen ahead,
+   * for a caller that records it before the bytes exist (so that a crash mid-write leaves a
+   * record of what to {@link FileService.discard}).
+   */
   async upload(
     caller: Caller,
     input: { data: Uint8Array; name: string; contentType: string },
+    options: { readonly id?: string | undefined } = {},
   ): Promise<FileInfo> {
     requireWriter(caller);
     checkSize(input.data);
-    const id = newId('file');
+    const id = options.id ?? newId('file');
+    if (!FILE_ID.test(id)) {
+      throw new PlatformError({
+        code: 'INTERNAL',
+        message: 'A file id chosen ahead must come from newId("file").',
+      });
+    }
     const sha = sha256(input.data);
     await this.blobs.write(id, 1, input.data);
     try {
@@ -197,6 +208,23 @@ export class FileService {
   }
 
   /**
+   * Removes the rows and contents of files by id, whether their upload committed, broke off
+   * half-way or never began (missing is fine): how the system clears the files of work that was
+   * interrupted. No caller check; only broker code that owns the ids calls it.
+   */
+  async discard(ids: readonly string[]): Promise<void> {
+    const valid = ids.filter((id) => FILE_ID.test(id));
+    if (valid.length === 0) return;
+    await this.#db.transaction(async (tx) => {
+      await tx.query('DELETE FROM platform.files WHERE id = ANY($1::text[])', [valid]);
+      await tx.query('DELETE FROM platform.file_generations WHERE file_id = ANY($1::text[])', [
+        valid,
+      ]);
+    });
+    for (const id of valid) await this.blobs.removeFile(id);
+  }
+
+  /**
    * Checks the files of a delegated read grant (`files.read` of an enqueue) and pins each to
    * its current content generation: 1 to 16 distinct existing files, together at most
    * `limits.fileGrant.totalMaxBytes` (`LIMIT_EXCEEDED`, `FILE_NOT_FOUND`).
@@ -216,7 +244,7 @@ export class FileService {
   }
 
   async #find(ref: string): Promise<FileRow> {
-    if (typeof ref !== 'string' || !/^file_[0-9a-f]{32}$/.test(ref)) throw notFound(String(ref));
+    if (typeof ref !== 'string' || !FILE_ID.test(ref)) throw notFound(String(ref));
     const { rows } = await this.#db.query<FileRow>('SELECT * FROM platform.files WHERE id = $1', [
       ref,
     ]);
@@ -224,6 +252,9 @@ export class FileService {
     return rows[0];
   }
 }
+
+// What `newId('file')` makes; also keeps a discarded id from naming a path outside the folder.
+const FILE_ID = /^file_[0-9a-f]{32}$/;
 
 function sha256(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');

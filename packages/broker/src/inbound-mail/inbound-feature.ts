@@ -2,6 +2,7 @@ import type { AuthService } from '../auth/auth-service.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import { eraseRows } from '../feature/erase-rows.ts';
 import type { FileService } from '../files/file-service.ts';
+import { printableError } from '../logs/printable.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { mountOutboxRoutes } from '../outbox/outbox-routes.ts';
 import { devMailDomain, InboundAddresses } from './addresses.ts';
@@ -23,8 +24,8 @@ export function inboundMailFeature(settings: {
 > {
   return {
     name: 'inboundMail',
-    start: (base, { files, auth }) =>
-      new InboundMail({
+    start: async (base, { files, auth }) => {
+      const inbound = new InboundMail({
         db: base.db,
         files,
         invoker: base.invoker,
@@ -32,7 +33,21 @@ export function inboundMailFeature(settings: {
         functionName: settings.functionName,
         // Spec 3.3: while the owner is paused for verification, inbound mail stops.
         paused: () => auth.appPaused(),
-      }),
+      });
+      // The attachments of deliveries a killed broker left unfinished; a failing sweep must not
+      // keep the broker from starting (the records stay for the next start).
+      await inbound
+        .sweepInterrupted()
+        .then(({ attempts, files }) => {
+          if (attempts > 0) {
+            base.print(
+              `inbound mail: removed the attachments of ${attempts} delivery attempt(s) a stopped broker left unfinished (${files} file(s)); their senders send again`,
+            );
+          }
+        })
+        .catch((error) => base.print(`WARN  inbound mail sweep: ${printableError(error)}`));
+      return inbound;
+    },
     mount: {
       routes: (app, inbound, { outbox }) => {
         mountOutboxRoutes(app, { outbox, received: inbound });

@@ -5,6 +5,7 @@ import type { FileService } from '../files/file-service.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
 import { newId } from '../kernel/ids.ts';
+import { isGone, type ProcessMark, thisProcess } from '../kernel/process-mark.ts';
 import type { ReceivedEmail, ReceivedMailLog } from '../outbox/mail-log.ts';
 import type { InboundAddresses } from './addresses.ts';
 import { parseMessage } from './parse-message.ts';
@@ -49,6 +50,12 @@ export interface InboundMailOptions {
   readonly paused?: () => Promise<boolean> | boolean;
 }
 
+interface AttemptRow {
+  id: string;
+  holder: ProcessMark;
+  file_ids: string[];
+}
+
 interface InboundRow {
   id: string;
   recipients: string[];
@@ -69,7 +76,9 @@ interface InboundRow {
  * route both deliver through {@link InboundMail.receive}, so they refuse the same messages
  * with the same codes. A message is taken only when the Function succeeds: then it is recorded
  * for the outbox; otherwise its attachment files are removed again and nothing is recorded, so
- * a sender may retry.
+ * a sender may retry. An attempt that stores attachments is recorded first (its file ids and
+ * this process), so that the files of a delivery the broker was killed during are removed at
+ * the next start ({@link InboundMail.sweepInterrupted}).
  *
  * @example
  * ```ts
@@ -142,15 +151,20 @@ export class InboundMail implements ReceivedMailLog {
     const requestId = newId('request');
     const caller = systemCaller();
     const stored: InboundEmail['attachments'][number][] = [];
-    const removeStored = async () => {
-      for (const attachment of stored) {
-        await this.#o.files.remove(caller, attachment.file).catch(() => undefined);
-      }
-    };
+    // The attempt is recorded with its file ids before any byte is written, so that a broker
+    // killed from here on leaves a record the next start clears (see sweepInterrupted).
+    const fileIds = parsed.attachments.map(() => newId('file'));
+    const recorded = fileIds.length > 0;
+    if (recorded) {
+      await this.#o.db.query(
+        'INSERT INTO platform.inbound_attempts (id, holder, file_ids) VALUES ($1, $2::jsonb, $3::jsonb)',
+        [id, JSON.stringify(thisProcess()), JSON.stringify(fileIds)],
+      );
+    }
     let result: unknown = null;
     try {
-      for (const attachment of parsed.attachments) {
-        const info = await this.#o.files.upload(caller, attachment);
+      for (const [index, attachment] of parsed.attachments.entries()) {
+        const info = await this.#o.files.upload(caller, attachment, { id: fileIds[index] });
         stored.push({
           file: info.ref,
           name: info.name,
@@ -186,30 +200,73 @@ export class InboundMail implements ReceivedMailLog {
       }
       result = await this.#invoke(functionName, payload, requestId);
     } catch (error) {
-      await removeStored();
+      if (recorded) await this.#abandon(id, fileIds);
       throw error;
     }
-    await this.#o.db.query(
-      `INSERT INTO platform.inbound_mail (id, envelope_from, recipients, from_address, from_name, subject,
-         text_body, html_body, message_id, attachments, size, request_id, function_name)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [
-        id,
-        message.envelopeFrom,
-        JSON.stringify(to),
-        parsed.from,
-        parsed.fromName,
-        parsed.subject,
-        parsed.text,
-        parsed.html,
-        parsed.messageId,
-        JSON.stringify(stored.map(({ name, contentType, size }) => ({ name, contentType, size }))),
-        message.raw.byteLength,
-        requestId,
-        functionName,
-      ],
-    );
+    // The delivery and the end of its attempt commit together: a record left over is always an
+    // attempt whose mail was never recorded (nor acknowledged to the sender).
+    await this.#o.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO platform.inbound_mail (id, envelope_from, recipients, from_address, from_name, subject,
+           text_body, html_body, message_id, attachments, size, request_id, function_name)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [
+          id,
+          message.envelopeFrom,
+          JSON.stringify(to),
+          parsed.from,
+          parsed.fromName,
+          parsed.subject,
+          parsed.text,
+          parsed.html,
+          parsed.messageId,
+          JSON.stringify(
+            stored.map(({ name, contentType, size }) => ({ name, contentType, size })),
+          ),
+          message.raw.byteLength,
+          requestId,
+          functionName,
+        ],
+      );
+      if (recorded) await tx.query('DELETE FROM platform.inbound_attempts WHERE id = $1', [id]);
+    });
     return { id, requestId, functionName, to, result };
+  }
+
+  /**
+   * Clears the deliveries a broker left unfinished when it stopped without unwinding (killed,
+   * even by SIGKILL, or the machine went down): for each recorded attempt whose holder is gone,
+   * removes its attachment files (rows and contents, also of an upload cut off half-way), then
+   * its record. Such a delivery was never recorded nor acknowledged, so its sender sends it
+   * again. Attempts of live brokers, and of brokers on other machines sharing the database, are
+   * left alone. Answers how many attempts it cleared and how many files they named.
+   */
+  async sweepInterrupted(): Promise<{ attempts: number; files: number }> {
+    const { rows } = await this.#o.db.query<AttemptRow>(
+      'SELECT id, holder, file_ids FROM platform.inbound_attempts ORDER BY started_at',
+    );
+    let attempts = 0;
+    let files = 0;
+    for (const row of rows) {
+      if (!isGone(row.holder)) continue;
+      // Files first: a start killed in between finds the record again and finishes.
+      await this.#o.files.discard(row.file_ids);
+      await this.#o.db.query('DELETE FROM platform.inbound_attempts WHERE id = $1', [row.id]);
+      attempts++;
+      files += row.file_ids.length;
+    }
+    return { attempts, files };
+  }
+
+  // A failed attempt: its files go (also those the Function kept a ref to: the message was not
+  // taken), then its record. Should this fail too, the record stays for a later start.
+  async #abandon(id: string, fileIds: readonly string[]): Promise<void> {
+    try {
+      await this.#o.files.discard(fileIds);
+      await this.#o.db.query('DELETE FROM platform.inbound_attempts WHERE id = $1', [id]);
+    } catch {
+      // The delivery's own error is the one the sender needs.
+    }
   }
 
   /** Received emails, newest first (the outbox's inbound side). */

@@ -25,3 +25,21 @@ CREATE TABLE platform.inbound_mail (
   created_at timestamptz NOT NULL DEFAULT now()
 );`,
 };
+
+/**
+ * The deliveries under way that store attachments (`inbound-mail.ts`): one row per attempt,
+ * written before its first attachment is stored and naming the file ids it will use and the
+ * process that holds it. The row goes in the transaction that records the delivered mail, or
+ * after a failed attempt removed its files; a row whose holder is gone (killed, even by SIGKILL)
+ * names the files a start removes.
+ */
+export const inboundAttemptsStep: SchemaChange = {
+  name: 'inbound_attempts',
+  sql: `
+CREATE TABLE platform.inbound_attempts (
+  id text PRIMARY KEY,
+  holder jsonb NOT NULL,
+  file_ids jsonb NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT now()
+);`,
+};

@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileService } from '../../src/files/file-service.ts';
 import { anonymousCaller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
+import { newId } from '../../src/kernel/ids.ts';
 import { appWithDatabase } from '../helpers/db.ts';
 
 const ALICE = userCaller('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa');
 const BOB = userCaller('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb');
+const SYSTEM = systemCaller();
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 let app: Awaited<ReturnType<typeof appWithDatabase>>;
@@ -95,5 +97,35 @@ describe('FileService', () => {
       ['bad%'],
     );
     expect(rows).toEqual([{ n: 0 }]);
+  });
+
+  it('stores under an id chosen ahead, and discards files whether or not their upload committed', async () => {
+    const chosen = newId('file');
+    const file = await files.upload(
+      SYSTEM,
+      { data: bytes('a'), name: 'a', contentType: 'text/plain' },
+      { id: chosen },
+    );
+    expect(file.id).toBe(chosen);
+    // Bytes on disk whose row never came (a process killed between the two), and an id never used.
+    const cut = newId('file');
+    await files.blobs.write(cut, 1, bytes('b'));
+    await files.discard([chosen, cut, newId('file')]);
+    expect(await readdir(root)).not.toEqual(expect.arrayContaining([chosen]));
+    expect(await readdir(root)).not.toEqual(expect.arrayContaining([cut]));
+    await expect(files.info(SYSTEM, chosen)).rejects.toMatchObject({ code: 'FILE_NOT_FOUND' });
+    const { rows } = await app.db.query(
+      'select count(*)::int as n from platform.file_generations where file_id = $1',
+      [chosen],
+    );
+    expect(rows).toEqual([{ n: 0 }]);
+    // An id that is not a file id never reaches the disk.
+    await expect(
+      files.upload(
+        SYSTEM,
+        { data: bytes('c'), name: 'c', contentType: 'text/plain' },
+        { id: '../x' },
+      ),
+    ).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 });

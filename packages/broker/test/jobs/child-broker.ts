@@ -20,11 +20,11 @@ export interface ChildBroker {
   kill(): Promise<void>;
 }
 
-/** Starts fixtures/broker-child.ts with `env`. */
-export function startChild(env: Record<string, string>): ChildBroker {
+/** Starts fixtures/broker-child.ts (or another such script, by its path) with `env`. */
+export function startChild(env: Record<string, string>, path: string = script): ChildBroker {
   const child = spawn(
     process.execPath,
-    ['--conditions=@platform/source', '--import', 'tsx', script],
+    ['--conditions=@platform/source', '--import', 'tsx', path],
     {
       env: { ...process.env, SNAPSHOT_PATH: testSnapshotPath, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
