@@ -21,7 +21,11 @@ const anyOf = (names) => `^${broker}/(${names.join('|')})($|/)`;
 const named = brokerFloors.filter(Boolean).flat();
 const featuresAt = brokerFloors.indexOf(null);
 const above = (index) => brokerFloors.slice(0, index).flat().filter(Boolean);
-const below = (index) => brokerFloors.slice(index + 1).flat().filter(Boolean);
+const below = (index) =>
+  brokerFloors
+    .slice(index + 1)
+    .flat()
+    .filter(Boolean);
 
 // A named floor may not import the floors above it, and a floor below the features may import
 // nothing but its own floor and those below: so a new folder, a feature, is fenced in at once.
