@@ -47,6 +47,8 @@ export function orgFeature(settings: {
         // Rejoining the organisation needs a new invitation.
         await eraseRows(tx, 'memberships', 'account_id = $1', [accountId]);
       },
+      // A broker running alone keeps its organisation's members beside the app's rows.
+      keptByAppWipe: ['memberships'],
       organisation: async (tx) => {
         const tables = ['app_audience_accounts', 'app_audiences', 'app_editors', 'apps'];
         for (const table of [...tables, 'platform_admins', 'memberships']) {
