@@ -9,10 +9,10 @@
 const brokerFloors = [
   ['bin\\.ts', 'index\\.ts'],
   ['cli'],
-  ['app'],
+  ['app', 'serve'],
   ['api', 'mcp'],
   null,
-  ['feature', 'pages', 'functions', 'secrets', 'http', 'db'],
+  ['feature', 'pages', 'functions', 'secrets', 'http', 'db', 'observability'],
   ['project', 'logs', 'kernel'],
 ];
 

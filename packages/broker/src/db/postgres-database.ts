@@ -110,6 +110,15 @@ export class PostgresDatabase implements Database {
     return db;
   }
 
+  /**
+   * The pool's connections right now: open, idle, and callers waiting for one (the metrics of
+   * `platform serve` read it at each scrape, so it costs nothing between scrapes).
+   */
+  poolUse(): { total: number; idle: number; waiting: number } {
+    const pool = this.#pool;
+    return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+  }
+
   async query<Row = Record<string, unknown>>(
     sql: string,
     params: readonly unknown[] = [],
