@@ -14,7 +14,7 @@ import {
   oauthBrowserBindingStep,
 } from '../integrations/integration-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
-import { authorityStep, membershipsStep } from '../org/org-schema.ts';
+import { authorityStep, membershipsStep, setupLinksStep } from '../org/org-schema.ts';
 
 /**
  * The central store's own schema steps (docs/organisations.md), numbered apart from the app
@@ -35,4 +35,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 11, ...integrationsSyncHolderStep },
   { version: 12, ...oauthBrowserBindingStep },
   { version: 13, ...handoffSignInTimeStep },
+  { version: 14, ...setupLinksStep },
 ];

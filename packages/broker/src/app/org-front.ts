@@ -34,15 +34,21 @@ export interface OrgApp {
 export interface OrgFrontOptions {
   readonly organisation: string;
   readonly apps: () => readonly OrgApp[];
-  /** The dev token the workspace's apps share: `/v1/apps` (the list) needs it. */
-  readonly devToken: string;
+  /**
+   * The dev token the workspace's apps share: `/v1/apps` (the list) needs it. Without one (the
+   * service of `platform serve`) the routes it opens are closed to everyone.
+   */
+  readonly devToken?: string | undefined;
   /** The organisation's members and roles. */
   readonly members: Memberships;
   /** The agent credentials beside the organisation's accounts (the agent tools accept them). */
   readonly agentCredentials: AgentCredentials;
-  /** Port on 127.0.0.1; `0` picks a free one. */
-  readonly port: number;
   readonly print: LogWriter;
+  /**
+   * Routes mounted before the organisation's own, which they take precedence over (the setup
+   * page and the deployments of `platform serve`).
+   */
+  readonly routes?: (app: Hono<BrokerEnv>) => void;
 }
 
 /**
@@ -52,12 +58,27 @@ export interface OrgFrontOptions {
  * owner API at `/v1/apps/{appId}/...`, answered by that app's broker exactly as on the app's own
  * port (its own control-plane admission included). An unknown app id is `APP_NOT_FOUND`.
  */
-export async function startOrgFront(options: OrgFrontOptions): Promise<RunningServer> {
+export async function startOrgFront(
+  options: OrgFrontOptions & {
+    /** Port on 127.0.0.1; `0` picks a free one. */
+    readonly port: number;
+  },
+): Promise<RunningServer> {
   const listener = await listenBroker({ port: options.port });
+  return listener.serve(orgFrontApp(options));
+}
+
+/**
+ * The routes of the organisation's `{base_url}` ({@link startOrgFront}) as an app, for a server
+ * that routes to it by Host (`platform serve`).
+ */
+export function orgFrontApp(options: OrgFrontOptions): Hono<BrokerEnv> {
+  const { devToken } = options;
   const app = new Hono<BrokerEnv>();
   app.use(requestId());
   app.onError(handleError((error, id) => options.print(`broker error ${id}: ${String(error)}`)));
   app.notFound(handleNotFound);
+  options.routes?.(app);
   const byId = (appId: string) => {
     const found = options.apps().find((candidate) => candidate.appId === appId);
     if (!found) {
@@ -71,18 +92,25 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
   };
   const isDeveloper = (c: Context<BrokerEnv>) => {
     const token = readBearer(c.req.header('authorization'));
-    return typeof token === 'string' && safeEqual(token, options.devToken);
+    return devToken !== undefined && typeof token === 'string' && safeEqual(token, devToken);
   };
   // The organisation page's link from platform dev: its key shows the members, nothing more.
   const hasLinkKey = (c: Context<BrokerEnv>) => {
     const key = c.req.query('key');
-    return typeof key === 'string' && safeEqual(key, dashboardLinkKey(options.devToken));
+    return (
+      devToken !== undefined &&
+      typeof key === 'string' &&
+      safeEqual(key, dashboardLinkKey(devToken))
+    );
   };
   const requireDeveloper = (c: Context<BrokerEnv>, what: string) => {
     if (!isDeveloper(c)) {
       throw new PlatformError({
         code: 'PERMISSION_DENIED',
-        message: `${what} needs the dev token of an app’s .platform/dev.json.`,
+        message:
+          devToken === undefined
+            ? `${what} needs the dev token of platform dev, which this service does not have.`
+            : `${what} needs the dev token of an app’s .platform/dev.json.`,
       });
     }
   };
@@ -142,5 +170,5 @@ export async function startOrgFront(options: OrgFrontOptions): Promise<RunningSe
     if (!any) throw new PlatformError({ code: 'APP_NOT_FOUND', message: 'No app is running.' });
     return forward(c, any);
   });
-  return listener.serve(app);
+  return app;
 }

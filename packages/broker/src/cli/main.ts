@@ -14,6 +14,7 @@ import { mailCommand } from './mail.ts';
 import { mcpCommand } from './mcp.ts';
 import { orgCommand } from './org.ts';
 import { outboxCommand } from './outbox.ts';
+import { serveCommand } from './serve.ts';
 import { typesCommand } from './types.ts';
 import { validateCommand } from './validate.ts';
 
@@ -35,6 +36,7 @@ export const commands: Readonly<Record<string, Command>> = {
   mcp: mcpCommand,
   org: orgCommand,
   outbox: outboxCommand,
+  serve: serveCommand,
   types: typesCommand,
   validate: validateCommand,
 };

@@ -162,3 +162,16 @@ export const isControlPlane = (path: string): boolean =>
  * the app's frontend.
  */
 export const isReserved = (path: string): boolean => reservedPrefixOf(path) !== undefined;
+
+/** The paths `platform serve` answers on every host, before any app or routing. */
+export const servicePaths = {
+  /** The process is alive. */
+  healthz: `${PLATFORM_PATH_PREFIX}/healthz`,
+  /** The process can serve: its central store answers. */
+  readyz: `${PLATFORM_PATH_PREFIX}/readyz`,
+  /** The first platform administrator's setup page (`?key=` the one-time secret). */
+  setup: `${PLATFORM_PATH_PREFIX}/setup`,
+} as const;
+
+/** An app's deployments under the owner API. */
+export const deploymentsPath = `${OWNER_API_PREFIX}/:appId/deployments`;

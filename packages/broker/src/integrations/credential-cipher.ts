@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const KEY_FILE = 'credentials.key';
 const IV_BYTES = 12;
@@ -24,7 +24,12 @@ export class CredentialCipher {
    * the central store's state folder (`.platform` of the workspace or of a single app).
    */
   static async open(dir: string): Promise<CredentialCipher> {
-    const path = join(dir, KEY_FILE);
+    return CredentialCipher.openFile(join(dir, KEY_FILE));
+  }
+
+  /** The cipher of the key in the file `path` (owner-only), made on first use. */
+  static async openFile(path: string): Promise<CredentialCipher> {
+    const dir = dirname(path);
     const existing = await readFile(path).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;

@@ -79,3 +79,19 @@ CREATE TABLE platform.platform_admins (
 );
 `,
 };
+
+/**
+ * The one-time links that set up a service's first platform administrator (`platform serve`):
+ * only a hash of each secret is kept, with its expiry and the moment it was used.
+ */
+export const setupLinksStep: SchemaChange = {
+  name: 'setup links',
+  sql: `
+CREATE TABLE platform.setup_links (
+  secret_hash text PRIMARY KEY,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+`,
+};

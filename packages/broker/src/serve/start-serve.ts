@@ -1,0 +1,244 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { serve as serveNode } from '@hono/node-server';
+import { PlatformError } from '@platform/errors';
+import { CENTRAL_DATABASE, openCentralStore } from '../app/open-central.ts';
+import { orgFrontApp } from '../app/org-front.ts';
+import { AgentCredentials } from '../auth/agent-credentials.ts';
+import type { Database } from '../db/database.ts';
+import { deploymentsPath, servicePaths } from '../http/paths.ts';
+import { CredentialCipher } from '../integrations/credential-cipher.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
+import { escapeHtml } from '../kernel/escape-html.ts';
+import { createServiceLogger, type ServiceLogger } from '../observability/logger.ts';
+import { type MetricsServer, ServiceMetrics, serveMetrics } from '../observability/metrics.ts';
+import { observeRequests } from '../observability/request-log.ts';
+import { Memberships } from '../org/memberships.ts';
+import { pageResponse } from '../pages/page-shell.ts';
+import {
+  issueSetupLink,
+  mountFirstAdministrator,
+  SETUP_LINK_MINUTES,
+} from './first-administrator.ts';
+import { hostName, routeHost } from './host-routing.ts';
+import type { ServeSettings } from './serve-settings.ts';
+
+/** How long readyz waits for the central store before calling it unreachable. */
+const READY_TIMEOUT_MS = 2_000;
+
+/** A running `platform serve`. */
+export interface RunningService {
+  /** Where it listens, as `http://host:port`. */
+  readonly listenUrl: string;
+  /** `{base_url}`. */
+  readonly baseUrl: string;
+  /** The Prometheus address, `http://host:port/metrics`. */
+  readonly metricsUrl: string;
+  /**
+   * Stops accepting connections, lets the requests in flight finish for up to the drain bound,
+   * then closes every connection, the metrics listener and the central store.
+   */
+  drain(): Promise<{ unfinished: number }>;
+}
+
+/** What {@link startServe} needs besides the settings. */
+export interface ServeOptions {
+  readonly settings: ServeSettings;
+  /** The JSON logger. @default one writing to standard output at the settings' level */
+  readonly logger?: ServiceLogger;
+  /** Writes the one line a person must read at the terminal (the setup link). */
+  readonly announce: (line: string) => void;
+  readonly clock?: Clock;
+}
+
+/**
+ * Starts the service of `platform serve` (docs/production.md): the central store on the
+ * settings' PostgreSQL server, `{base_url}` on the base domain (the organisation's front, as a
+ * workspace serves it, without a dev token), every request routed by its Host, the health
+ * checks on every host, the JSON request log and the metrics on their own address. While the
+ * store has no platform administrator it announces a one-time setup link.
+ */
+export async function startServe(options: ServeOptions): Promise<RunningService> {
+  const { settings } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createServiceLogger({ level: settings.logLevel });
+  await mkdir(settings.filesDir, { recursive: true, mode: 0o700 });
+  await mkdir(dirname(settings.credentialKeyFile), { recursive: true, mode: 0o700 });
+  // Made (or checked) now, so a bad key stops the start rather than the first connection.
+  await CredentialCipher.openFile(settings.credentialKeyFile);
+  const central: Database = await openCentralStore({
+    dir: dirname(settings.filesDir),
+    databaseUrl: settings.databaseUrl,
+  });
+  const metrics = new ServiceMetrics();
+  if ('poolUse' in central && typeof central.poolUse === 'function') {
+    const db = central as Database & {
+      poolUse(): { total: number; idle: number; waiting: number };
+    };
+    metrics.trackPool(CENTRAL_DATABASE, () => db.poolUse());
+  }
+  const front = orgFrontApp({
+    organisation: settings.organisation,
+    // No app is deployed yet: the owner API answers APP_NOT_FOUND for every app id.
+    apps: () => [],
+    members: new Memberships(central),
+    agentCredentials: new AgentCredentials(central, clock),
+    print: (line) => logger.error({ event: 'broker error' }, line),
+    routes: (app) => {
+      mountFirstAdministrator(app, { central, clock });
+      const notYet = () => {
+        throw new PlatformError({
+          code: 'FEATURE_NOT_AVAILABLE',
+          message:
+            'Deployments are not available on this service yet: apps cannot be deployed to it, listed or rolled back.',
+        });
+      };
+      app.all(deploymentsPath, notYet);
+      app.all(`${deploymentsPath}/*`, notYet);
+    },
+  });
+  const ready = async (): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([central.query('SELECT 1').then(() => true), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const handle = async (request: Request): Promise<Response> => {
+    const { pathname } = new URL(request.url);
+    if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
+    if (pathname === servicePaths.readyz) {
+      return (await ready())
+        ? Response.json({ status: 'ready' })
+        : Response.json(
+            { status: 'not ready', reason: 'central store unreachable' },
+            { status: 503 },
+          );
+    }
+    const target = routeHost(hostName(request.headers.get('host')), settings.baseDomain);
+    if (target.kind === 'base') return front.fetch(request);
+    if (target.kind === 'app') return notDeployedPage(target.appId, settings.baseUrl);
+    return unknownHostPage(settings.baseUrl);
+  };
+  const observed = observeRequests(
+    handle,
+    (request) => {
+      const host = hostName(request.headers.get('host'));
+      const target = routeHost(host, settings.baseDomain);
+      return {
+        host,
+        app: target.kind === 'app' ? target.appId : target.kind,
+      };
+    },
+    { logger, metrics },
+  );
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = serveNode(
+      { fetch: observed, port: settings.listen.port, hostname: settings.listen.host },
+      () => resolve(started as Server),
+    );
+    started.once('error', reject);
+  });
+  // A request is in flight from its headers until its response is sent or its socket dies:
+  // counted on the Node server, since a Response resolves before its body is written.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_request, response) => {
+    inFlight += 1;
+    response.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) idle?.();
+    });
+  });
+  let metricsServer: MetricsServer;
+  try {
+    metricsServer = await serveMetrics(metrics, settings.metricsListen);
+  } catch (error) {
+    server.close();
+    await central.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const listenUrl = `http://${host}:${address.port}`;
+  logger.info(
+    {
+      listen: listenUrl,
+      baseUrl: settings.baseUrl,
+      metrics: metricsServer.url,
+      environment: settings.environment,
+    },
+    'platform serve started',
+  );
+  const secret = await issueSetupLink(central, clock);
+  if (secret !== undefined) {
+    options.announce(
+      `No platform administrator yet. Open this link within ${SETUP_LINK_MINUTES} minutes to create the first one (it works once): ${settings.baseUrl}${servicePaths.setup}?key=${secret}`,
+    );
+  }
+  let draining: Promise<{ unfinished: number }> | undefined;
+  return {
+    listenUrl,
+    baseUrl: settings.baseUrl,
+    metricsUrl: metricsServer.url,
+    drain() {
+      draining ??= (async () => {
+        logger.info({ inFlight }, 'draining');
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (inFlight > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            new Promise<void>((resolve) => {
+              idle = resolve;
+            }),
+            new Promise<void>((resolve) => {
+              timer = setTimeout(resolve, settings.drainSeconds * 1000);
+            }),
+          ]);
+          clearTimeout(timer);
+        }
+        const unfinished = inFlight;
+        server.closeAllConnections();
+        await closed;
+        await metricsServer.close();
+        await central.close();
+        logger.info({ unfinished }, 'stopped');
+        return { unfinished };
+      })();
+      return draining;
+    },
+  };
+}
+
+/** The page of an app address where no app is deployed: never another app's answer. */
+function notDeployedPage(appId: string, baseUrl: string): Response {
+  return pageResponse(
+    {
+      title: 'No app here',
+      forms: false,
+      body: `<h1>No app is deployed at this address</h1><p>Nothing answers for “${escapeHtml(appId)}” on this service. Check the address; the service itself is at <a href="${escapeHtml(baseUrl)}">${escapeHtml(baseUrl)}</a>.</p>`,
+    },
+    { status: 404 },
+  );
+}
+
+/** The page of a host name the service does not serve. */
+function unknownHostPage(baseUrl: string): Response {
+  return pageResponse(
+    {
+      title: 'Not found',
+      forms: false,
+      body: `<h1>Not found</h1><p>This service answers no site at this address. It is at <a href="${escapeHtml(baseUrl)}">${escapeHtml(baseUrl)}</a>.</p>`,
+    },
+    { status: 404 },
+  );
+}
