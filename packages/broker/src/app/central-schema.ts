@@ -1,4 +1,4 @@
-import { agentCredentialsStep } from '../auth/auth-schema.ts';
+import { accountCredentialsStep, agentCredentialsStep } from '../auth/auth-schema.ts';
 import {
   centralAuthStep,
   centralGrantsStep,
@@ -35,4 +35,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 11, ...integrationsSyncHolderStep },
   { version: 12, ...oauthBrowserBindingStep },
   { version: 13, ...handoffSignInTimeStep },
+  { version: 14, ...accountCredentialsStep },
 ];

@@ -10,6 +10,7 @@ import { integrationsCommand } from './integrations.ts';
 import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
+import { loginCommand, logoutCommand, whoamiCommand } from './login.ts';
 import { mailCommand } from './mail.ts';
 import { mcpCommand } from './mcp.ts';
 import { orgCommand } from './org.ts';
@@ -31,12 +32,15 @@ export const commands: Readonly<Record<string, Command>> = {
   integrations: integrationsCommand,
   invoke: invokeCommand,
   jobs: jobsCommand,
+  login: loginCommand,
+  logout: logoutCommand,
   mail: mailCommand,
   mcp: mcpCommand,
   org: orgCommand,
   outbox: outboxCommand,
   types: typesCommand,
   validate: validateCommand,
+  whoami: whoamiCommand,
 };
 
 function help(): string {
