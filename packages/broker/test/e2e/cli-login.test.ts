@@ -194,12 +194,34 @@ describe('platform login, whoami and logout', { timeout: 60_000 }, () => {
     expect(await secrets.lookup(account())).toBeUndefined();
   });
 
+  it('logging in again replaces the kept credential and revokes the one before', async () => {
+    const login = async () => {
+      const approvals: Promise<void>[] = [];
+      const ran = await cli(['login', '--to', ws.url], whenAsked(approve, approvals));
+      await Promise.all(approvals);
+      expect(ran.code, ran.err).toBe(0);
+      return (await secrets.lookup(account())) ?? '';
+    };
+    const first = await login();
+    const second = await login();
+    expect(second).not.toBe(first);
+    expect((await accountApi('/v1/account', first)).status).toBe(401);
+    expect((await accountApi('/v1/account', second)).status).toBe(200);
+    expect((await cli(['logout'])).code).toBe(0);
+  });
+
   it('refuses a wrong typed code and keeps nothing when the person declines', async () => {
     const approvals: Promise<void>[] = [];
     const login = await cli(
       ['login', '--to', ws.url],
       whenAsked(async (asked) => {
         const page = await approvalPage(asked);
+        // A browser signed in nowhere is sent to sign in first.
+        const notes = ws.apps[0];
+        const stranger = new FakeBrowser(notes?.broker, notes?.url);
+        const unsigned = await stranger.navigate(new URL(page.approveUrl).pathname);
+        expect(unsigned.status).toBe(302);
+        expect(unsigned.headers.get('location')).toContain('/_platform/auth');
         const wrong = await decideRequest(browser, page, 'approve', 'BCDF-GHJK');
         expect(wrong.status).toBe(400);
         expect(await wrong.text()).toContain('not the code of this request');
