@@ -1,4 +1,4 @@
-import { agentCredentialsStep } from '../auth/auth-schema.ts';
+import { accountCredentialsStep, agentCredentialsStep } from '../auth/auth-schema.ts';
 import {
   centralAuthStep,
   centralGrantsStep,
@@ -36,4 +36,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 12, ...oauthBrowserBindingStep },
   { version: 13, ...handoffSignInTimeStep },
   { version: 14, ...setupLinksStep },
+  { version: 15, ...accountCredentialsStep },
 ];

@@ -1,6 +1,8 @@
 import { PlatformError } from '@platform/errors';
 import { type Context, Hono } from 'hono';
+import { mountAccountRoutes } from '../auth/account-routes.ts';
 import { AGENT_CREDENTIAL_PREFIX, type AgentCredentials } from '../auth/agent-credentials.ts';
+import type { Database } from '../db/database.ts';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { handleError, handleNotFound } from '../http/error-handler.ts';
@@ -13,6 +15,7 @@ import {
 } from '../http/paths.ts';
 import { requestId } from '../http/request-id.ts';
 import { listenBroker, type RunningServer } from '../http/serve.ts';
+import type { Clock } from '../kernel/clock.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { agentHttp, twinRequest } from '../mcp/agent-http.ts';
@@ -43,6 +46,9 @@ export interface OrgFrontOptions {
   readonly members: Memberships;
   /** The agent credentials beside the organisation's accounts (the agent tools accept them). */
   readonly agentCredentials: AgentCredentials;
+  /** The organisation's central store: `platform login`'s account credentials live there. */
+  readonly central: Database;
+  readonly clock: Clock;
   readonly print: LogWriter;
   /**
    * Routes mounted before the organisation's own, which they take precedence over (the setup
@@ -57,6 +63,9 @@ export interface OrgFrontOptions {
  * at `GET /v1/organisation/members` (dev token), and every app's
  * owner API at `/v1/apps/{appId}/...`, answered by that app's broker exactly as on the app's own
  * port (its own control-plane admission included). An unknown app id is `APP_NOT_FOUND`.
+ * `platform login --to {base_url}` signs the CLI in here (docs/auth.md): an account credential
+ * reads who it is, the members and the apps; the apps' owner API and the agent tools stay the
+ * dev token's (and an agent credential's).
  */
 export async function startOrgFront(
   options: OrgFrontOptions & {
@@ -114,6 +123,23 @@ export function orgFrontApp(options: OrgFrontOptions): Hono<BrokerEnv> {
       });
     }
   };
+  const account = mountAccountRoutes(app, {
+    central: options.central,
+    clock: options.clock,
+    organisation: options.organisation,
+    member: async (accountId) =>
+      (await options.members.list()).find((one) => one.accountId === accountId),
+    // The organisation's sign-in is served on its apps' pages; any app's will do.
+    approvalOrigin: () => options.apps()[0]?.url,
+  });
+  // What every member may read: the dev token, or a member's own account credential.
+  const requireMember = async (c: Context<BrokerEnv>, what: string) => {
+    if (isDeveloper(c) || (await account(c)) !== undefined) return;
+    throw new PlatformError({
+      code: 'PERMISSION_DENIED',
+      message: `${what} needs the dev token of an app’s .platform/dev.json or a member's account credential (platform login).`,
+    });
+  };
   app.get('/', async (c) => {
     const apps = options.apps().map((one) => ({
       appId: one.appId,
@@ -127,11 +153,11 @@ export function orgFrontApp(options: OrgFrontOptions): Hono<BrokerEnv> {
     );
   });
   app.get(orgApiPaths.members, async (c) => {
-    requireDeveloper(c, 'The list of members');
+    await requireMember(c, 'The list of members');
     return c.json({ members: await options.members.list() });
   });
-  app.get(OWNER_API_PREFIX, (c) => {
-    requireDeveloper(c, 'The list of apps');
+  app.get(OWNER_API_PREFIX, async (c) => {
+    await requireMember(c, 'The list of apps');
     return c.json({
       apps: options.apps().map((one) => ({ appId: one.appId, url: one.url })),
     });

@@ -1,4 +1,5 @@
 import {
+  accountCredentialsStep,
   agentCredentialsStep,
   appTokenRevealsStep,
   authTablesStep,
@@ -54,4 +55,6 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 17, ...jobActiveIndexStep },
   { version: 18, ...sessionSignInTimeStep },
   { version: 19, ...inboundAttemptsStep },
+  // A broker started without a central store keeps the accounts' side here.
+  { version: 20, ...accountCredentialsStep },
 ];

@@ -166,6 +166,8 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       devToken,
       members: new Memberships(central),
       agentCredentials: new AgentCredentials(central, options.clock ?? systemClock),
+      central,
+      clock: options.clock ?? systemClock,
       port: first === 0 ? 0 : first + appDirs.length,
       print,
     });

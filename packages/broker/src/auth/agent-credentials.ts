@@ -83,7 +83,7 @@ export class AgentCredentials {
     if (!value.startsWith(AGENT_CREDENTIAL_PREFIX)) return undefined;
     const { rows } = await this.#db.query<CredentialRow>(
       `UPDATE platform.agent_credentials SET last_used_at = $2
-       WHERE token_hash = $1 AND revoked_at IS NULL RETURNING *`,
+       WHERE token_hash = $1 AND kind = 'agent' AND revoked_at IS NULL RETURNING *`,
       [sha256(value), this.#clock.now()],
     );
     return rows[0] === undefined ? undefined : toInfo(rows[0]);

@@ -32,19 +32,29 @@ export function approveRequestPage(input: {
     };
   }
   const asked =
-    request.kind === 'agent'
-      ? `<h1>Let a coding agent act for you on ${e(input.app)}?</h1>
+    request.kind === 'account'
+      ? `<h1>Sign a terminal in as you?</h1>
+<p>A terminal running <code>platform login</code> asks for an account credential named <b>${e(request.name)}</b>.
+The platform CLI will act as you at this organisation's service: say who you are, list the organisation's
+members and apps, and list or revoke its own sign-ins. It never gets your browser session;
+<code>platform logout</code> revokes it.</p>`
+      : request.kind === 'agent'
+        ? `<h1>Let a coding agent act for you on ${e(input.app)}?</h1>
 <p>A terminal asks for an agent credential named <b>${e(request.name)}</b>. The agent will use the agent tools
 for you on this app (read its jobs and integration events, switch integrations to live, inject events, invoke
 Functions) and, if you own the app, bind existing connections. It never gets your browser session and never
 enters credential values.</p>`
-      : `<h1>Approve an app access token for ${e(input.app)}?</h1>
+        : `<h1>Approve an app access token for ${e(input.app)}?</h1>
 <p>A terminal asks for an app access token named <b>${e(request.name)}</b>. It acts as you, the owner,
 on the app's data, files and Functions (never on its settings).</p>`;
   const error =
     input.error === undefined ? '' : `<p class="error" role="alert">${e(input.error)}</p>`;
   return {
-    title: request.kind === 'agent' ? 'Approve a coding agent' : 'Approve an app access token',
+    title: {
+      account: 'Sign a terminal in',
+      agent: 'Approve a coding agent',
+      app_token: 'Approve an app access token',
+    }[request.kind],
     body: `${asked}${error}
 <form method="post">${hidden('csrf', input.csrf)}
 <label for="code">Type the code your terminal shows (like BCDF-GHJK). If you did not start this in a terminal of your own, decline.</label>

@@ -5,17 +5,30 @@ import type { Database } from '../db/database.ts';
 import { addSeconds, type Clock, inMinutes } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import { newId } from '../kernel/ids.ts';
+import type { AccountCredentialInfo } from './account-credentials.ts';
 import type { AgentCredentialInfo } from './agent-credentials.ts';
 import type { AppTokenInfo, AppTokens } from './app-tokens.ts';
 
-/** What a request asks for: an app access token, or an agent credential. */
-export type CredentialKind = 'app_token' | 'agent';
+/**
+ * What a request asks for: an app access token, an agent credential, or an account credential
+ * (`platform login`, asked at `{base_url}` rather than of one app).
+ */
+export type CredentialKind = 'app_token' | 'agent' | 'account';
 
-/** Mints an agent credential for the account that approved (beside the accounts). */
-export type IssueAgentCredential = (
-  accountId: string,
-  name: string,
-) => Promise<AgentCredentialInfo & { token: string }>;
+/** A credential minted beside the accounts for the account that approved. */
+export type IssuedCredential = (AgentCredentialInfo | AccountCredentialInfo) & { token: string };
+
+/**
+ * Mints the credential of a request that is not an app access token (an agent credential for
+ * an app's requests, an account credential for `{base_url}`'s) for the account that approved.
+ */
+export type IssueAgentCredential = (accountId: string, name: string) => Promise<IssuedCredential>;
+
+/** The table of the central store that holds `platform login`'s requests. */
+export const ACCOUNT_REQUESTS_TABLE = 'account_credential_requests';
+
+/** The scope account credential requests are recorded under: `{base_url}`, no app. */
+export const ACCOUNT_REQUEST_SCOPE = '{base_url}';
 
 /** A request as the owner's approval page shows it. */
 export interface AppTokenRequestView {
@@ -34,7 +47,7 @@ export type AppTokenClaim =
   | {
       readonly state: 'approved';
       readonly token: string;
-      readonly info: AppTokenInfo | AgentCredentialInfo;
+      readonly info: AppTokenInfo | AgentCredentialInfo | AccountCredentialInfo;
     };
 
 interface RequestRow {
@@ -63,21 +76,28 @@ export class AppTokenRequests {
   readonly #db: Database;
   readonly #clock: Clock;
   readonly #appId: string;
-  readonly #tokens: AppTokens;
+  readonly #tokens: AppTokens | undefined;
   readonly #issueAgent: IssueAgentCredential;
+  readonly #table: string;
 
+  /**
+   * `tokens` is the app's, for app access tokens; `undefined` for `{base_url}`'s account
+   * requests (`appId` then {@link ACCOUNT_REQUEST_SCOPE}), which live in `table`.
+   */
   constructor(
     db: Database,
     clock: Clock,
     appId: string,
-    tokens: AppTokens,
+    tokens: AppTokens | undefined,
     issueAgent: IssueAgentCredential,
+    table = 'app_token_requests',
   ) {
     this.#db = db;
     this.#clock = clock;
     this.#appId = appId;
     this.#tokens = tokens;
     this.#issueAgent = issueAgent;
+    this.#table = `platform.${table}`;
   }
 
   /**
@@ -92,11 +112,17 @@ export class AppTokenRequests {
     const now = this.#clock.now();
     const code = Array.from({ length: 8 }, () => CODE_LETTERS[randomInt(CODE_LETTERS.length)]);
     const { rows } = await this.#db.query<RequestRow>(
-      `INSERT INTO platform.app_token_requests
+      `INSERT INTO ${this.#table}
          (id, app_id, name, user_code, claim_hash, state, created_at, expires_at, kind)
        VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8) RETURNING *`,
       [
-        newId(kind === 'agent' ? 'agentRequest' : 'tokenRequest'),
+        newId(
+          kind === 'agent'
+            ? 'agentRequest'
+            : kind === 'account'
+              ? 'accountRequest'
+              : 'tokenRequest',
+        ),
         this.#appId,
         name,
         `${code.slice(0, 4).join('')}-${code.slice(4).join('')}`,
@@ -112,7 +138,7 @@ export class AppTokenRequests {
   /** A request of this app by id, for its approval page. */
   async find(id: string): Promise<AppTokenRequestView | undefined> {
     const { rows } = await this.#db.query<RequestRow>(
-      'SELECT * FROM platform.app_token_requests WHERE id = $1 AND app_id = $2',
+      `SELECT * FROM ${this.#table} WHERE id = $1 AND app_id = $2`,
       [id, this.#appId],
     );
     return rows[0] === undefined ? undefined : this.#view(rows[0]);
@@ -124,7 +150,7 @@ export class AppTokenRequests {
    */
   async decide(id: string, approve: boolean, by: string): Promise<AppTokenRequestView | undefined> {
     await this.#db.query(
-      `UPDATE platform.app_token_requests SET state = $3, decided_by = $5
+      `UPDATE ${this.#table} SET state = $3, decided_by = $5
        WHERE id = $1 AND app_id = $2 AND state = 'pending' AND expires_at > $4`,
       [id, this.#appId, approve ? 'approved' : 'denied', this.#clock.now(), by],
     );
@@ -141,7 +167,7 @@ export class AppTokenRequests {
     const claimed = await this.#db.transaction(
       async (tx): Promise<AppTokenClaim | { agent: RequestRow }> => {
         const { rows } = await tx.query<RequestRow>(
-          `SELECT * FROM platform.app_token_requests
+          `SELECT * FROM ${this.#table}
          WHERE id = $1 AND app_id = $2 AND claim_hash = $3 FOR UPDATE`,
           [id, this.#appId, sha256(secret)],
         );
@@ -156,7 +182,7 @@ export class AppTokenRequests {
         if (view.state === 'denied') {
           throw new PlatformError({
             code: 'TOKEN_REQUEST_DENIED',
-            message: `The owner declined the request for "${row.name}".`,
+            message: `${row.kind === 'app_token' ? 'The owner' : 'The approver'} declined the request for "${row.name}".`,
           });
         }
         if (view.state === 'expired' || view.state === 'claimed') {
@@ -169,29 +195,25 @@ export class AppTokenRequests {
           });
         }
         if (view.state === 'pending') return { state: 'pending', expiresAt: view.expiresAt };
-        if (row.kind === 'app_token') {
+        if (row.kind === 'app_token' && this.#tokens !== undefined) {
           const { token, ...info } = await this.#tokens.issue(row.name, tx);
           await tx.query(
-            `UPDATE platform.app_token_requests SET state = 'claimed', token_id = $2 WHERE id = $1`,
+            `UPDATE ${this.#table} SET state = 'claimed', token_id = $2 WHERE id = $1`,
             [id, info.id],
           );
           return { state: 'approved', token, info };
         }
-        // An agent credential lives beside the accounts, in another database: the request is
-        // spent first, so a failure afterwards wastes it rather than leaving a credential behind.
-        await tx.query(`UPDATE platform.app_token_requests SET state = 'claimed' WHERE id = $1`, [
-          id,
-        ]);
+        // An agent or account credential lives beside the accounts, maybe in another database:
+        // the request is spent first, so a failure afterwards wastes it rather than leaving a
+        // credential behind.
+        await tx.query(`UPDATE ${this.#table} SET state = 'claimed' WHERE id = $1`, [id]);
         return { agent: row };
       },
     );
     if (!('agent' in claimed)) return claimed;
     const { decided_by: approver, name } = claimed.agent;
     const { token, ...info } = await this.#issueAgent(approver ?? '', name);
-    await this.#db.query('UPDATE platform.app_token_requests SET token_id = $2 WHERE id = $1', [
-      id,
-      info.id,
-    ]);
+    await this.#db.query(`UPDATE ${this.#table} SET token_id = $2 WHERE id = $1`, [id, info.id]);
     return { state: 'approved', token, info };
   }
 

@@ -2,7 +2,7 @@ import { PlatformError } from '@platform/errors';
 import type { Context, Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { brokerApiPaths } from '../http/paths.ts';
+import { accountApiPaths, brokerApiPaths } from '../http/paths.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { readForm } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
@@ -13,7 +13,7 @@ import {
   revealProblems,
   revealReviewPage,
 } from './app-token-pages.ts';
-import type { AppTokenRequestView } from './app-token-requests.ts';
+import type { AppTokenRequests, AppTokenRequestView } from './app-token-requests.ts';
 import type { AuthService } from './auth-service.ts';
 import { formPage, staleFormPage } from './form-pages.ts';
 import { signInPath } from './forms.ts';
@@ -38,7 +38,10 @@ const field = (body: unknown, name: string): unknown =>
  * - the approval page and the reveal page need the owner signed in, confirmed; their GETs
  *   change nothing (link prefetchers approve and reveal nothing), their forms carry CSRF tokens;
  *   approving needs the code the requesting terminal shows, typed (a mismatch is a 400 page and
- *   leaves the request pending).
+ *   leaves the request pending);
+ * - `{accountApiPaths.approvePage}`: the approval of `platform login`'s request (asked at
+ *   `{base_url}`, which sends the browser here), by any signed-in, confirmed account of the
+ *   organisation, for itself, with the same typed code.
  */
 export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
   const { tokens } = brokerApiPaths;
@@ -60,8 +63,10 @@ export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): vo
     }
     return c.json({ id, revoked: true });
   });
-  app.get(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => approvalPage(auth, c));
-  app.post(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => decide(auth, c));
+  app.get(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => approvalPage(auth, c, auth.tokenRequests));
+  app.post(`${ACCESS_TOKEN_PAGES}/requests/:id`, (c) => decide(auth, c, auth.tokenRequests));
+  app.get(accountApiPaths.approvePage, (c) => approvalPage(auth, c, auth.accountRequests));
+  app.post(accountApiPaths.approvePage, (c) => decide(auth, c, auth.accountRequests));
   app.get(`${ACCESS_TOKEN_PAGES}/reveal`, (c) => revealPage(auth, c));
   app.post(`${ACCESS_TOKEN_PAGES}/reveal`, (c) => reveal(auth, c));
 }
@@ -144,13 +149,15 @@ async function ownerOnly(
 }
 
 // The approver of a request: the owner for an app access token; for an agent credential, the
-// signed-in, confirmed person the agent will act for, who must be able to Edit the app.
+// signed-in, confirmed person the agent will act for, who must be able to Edit the app; for an
+// account credential, the signed-in, confirmed person the terminal will act as.
 async function approverOnly(
   auth: AuthService,
   c: Context<BrokerEnv>,
+  requests: AppTokenRequests,
   page: (request: AppTokenRequestView, approver: string) => Promise<Response>,
 ): Promise<Response> {
-  const request = await auth.tokenRequests.find(c.req.param('id') ?? '');
+  const request = await requests.find(c.req.param('id') ?? '');
   if (request === undefined) return notFound();
   if (request.kind === 'app_token') {
     return ownerOnly(auth, c, async () => page(request, (await auth.owner()).id));
@@ -160,6 +167,14 @@ async function approverOnly(
     return c.redirect(signInPath(c.req.url), 302);
   }
   const account = identity?.account;
+  if (request.kind === 'account') {
+    if (account?.state === 'confirmed') return page(request, account.id);
+    const why =
+      account === undefined
+        ? 'Sign in as the person the terminal will act as.'
+        : 'Confirm your email address before signing a terminal in.';
+    return pageResponse(messagePage('You cannot approve this sign-in', why), { status: 403 });
+  }
   if (account?.state === 'confirmed' && (await auth.mayApproveAgent(account.id))) {
     return page(request, account.id);
   }
@@ -172,14 +187,22 @@ async function approverOnly(
   return pageResponse(messagePage('You cannot approve this agent', why), { status: 403 });
 }
 
-function approvalPage(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
-  return approverOnly(auth, c, async (request) =>
+function approvalPage(
+  auth: AuthService,
+  c: Context<BrokerEnv>,
+  requests: AppTokenRequests,
+): Promise<Response> {
+  return approverOnly(auth, c, requests, async (request) =>
     formPage(auth, c.req.raw, (csrf) => approveRequestPage({ app: auth.appId, request, csrf })),
   );
 }
 
-function decide(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
-  return approverOnly(auth, c, async (asked, approver) => {
+function decide(
+  auth: AuthService,
+  c: Context<BrokerEnv>,
+  requests: AppTokenRequests,
+): Promise<Response> {
+  return approverOnly(auth, c, requests, async (asked, approver) => {
     const form = await readForm(c);
     if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
     if (form.decision !== 'approve' && form.decision !== 'decline') {
@@ -200,7 +223,7 @@ function decide(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
         { status: 400 },
       );
     }
-    const request = await auth.tokenRequests.decide(asked.id, approve, approver);
+    const request = await requests.decide(asked.id, approve, approver);
     if (request === undefined) return notFound();
     return formPage(auth, c.req.raw, (csrf) =>
       approveRequestPage({ app: auth.appId, request, csrf }),

@@ -41,6 +41,7 @@ export function authFeature<Needs extends object>(settings: {
       person: async (tx, { accountId, email, requestedAt }) => {
         await eraseRows(tx, 'handoffs', 'account_id = $1', [accountId]);
         await eraseRows(tx, 'agent_credentials', 'account_id = $1', [accountId]);
+        await eraseRows(tx, 'account_credential_requests', 'decided_by = $1', [accountId]);
         // Links and grants to the address made before the deletion was asked for: a new account
         // with that address keeps its own.
         await eraseRows(tx, 'email_links', 'lower(email) = $1 AND created_at <= $2', [
@@ -53,7 +54,8 @@ export function authFeature<Needs extends object>(settings: {
         ]);
       },
       organisation: async (tx) => {
-        for (const table of ['email_links', 'app_grants', 'handoffs', 'agent_credentials']) {
+        const tables = ['email_links', 'app_grants', 'handoffs', 'agent_credentials'];
+        for (const table of [...tables, 'account_credential_requests']) {
           await eraseRows(tx, table);
         }
       },

@@ -1,10 +1,16 @@
 import type { Database } from '../db/database.ts';
+import type { Clock } from '../kernel/clock.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { AccessJwt } from './access-jwt.ts';
+import { AccountCredentials } from './account-credentials.ts';
 import { Accounts } from './accounts.ts';
 import { AgentCredentials } from './agent-credentials.ts';
 import { AppGrants } from './app-grants.ts';
-import { AppTokenRequests } from './app-token-requests.ts';
+import {
+  ACCOUNT_REQUEST_SCOPE,
+  ACCOUNT_REQUESTS_TABLE,
+  AppTokenRequests,
+} from './app-token-requests.ts';
 import { AppTokens } from './app-tokens.ts';
 import type { AuthKeys } from './auth-keys.ts';
 import type { ResolvedAuthOptions } from './auth-options.ts';
@@ -27,6 +33,8 @@ export interface AuthParts {
   readonly appTokens: AppTokens;
   readonly tokenRequests: AppTokenRequests;
   readonly agentCredentials: AgentCredentials;
+  /** `platform login`'s requests, asked at `{base_url}` and approved on this app's pages. */
+  readonly accountRequests: AppTokenRequests;
   readonly csrf: CsrfTokens;
   readonly identities: Identities;
   readonly developer: DeveloperKeys;
@@ -61,6 +69,7 @@ export function wireAuthParts(
   const tokenRequests = new AppTokenRequests(db, clock, appId, appTokens, (account, name) =>
     agentCredentials.issue(account, appId, name),
   );
+  const accountRequests = accountCredentialRequests(central, clock);
   const csrf = new CsrfTokens(keys.csrf);
   const identities = new Identities(
     { accounts, sessions, jwt, grants, tokens: appTokens },
@@ -82,6 +91,7 @@ export function wireAuthParts(
     appTokens,
     tokenRequests,
     agentCredentials,
+    accountRequests,
     csrf,
     identities,
     developer,
@@ -91,4 +101,21 @@ export function wireAuthParts(
     passwords: new PasswordSignIn(accounts, links, browserSessions, options),
     handoffs: new Handoffs(central, clock),
   };
+}
+
+/**
+ * The requests of `platform login` in the organisation's central store, whose approval mints
+ * an account credential for the approver: `{base_url}` takes them, any app's pages approve
+ * them (the browser is signed in there), both through this.
+ */
+export function accountCredentialRequests(central: Database, clock: Clock): AppTokenRequests {
+  const credentials = new AccountCredentials(central, clock);
+  return new AppTokenRequests(
+    central,
+    clock,
+    ACCOUNT_REQUEST_SCOPE,
+    undefined,
+    (account, name) => credentials.issue(account, name),
+    ACCOUNT_REQUESTS_TABLE,
+  );
 }

@@ -151,3 +151,32 @@ export const sessionSignInTimeStep: SchemaChange = {
 ALTER TABLE platform.sessions ADD COLUMN IF NOT EXISTS signed_in_at timestamptz;
 `,
 };
+
+/**
+ * Account credentials (docs/auth.md, "The CLI signed in to a service"): a CLI credential that
+ * acts as one account at `{base_url}`, kept in the agent credentials' table as `kind = 'account'`
+ * with no app; and the terminal's requests for one, in a table of the same shape beside the
+ * accounts (an app database's `app_token_requests` belongs to one app, a login to none).
+ */
+export const accountCredentialsStep: SchemaChange = {
+  name: 'account-credentials',
+  sql: `
+ALTER TABLE platform.agent_credentials
+  ADD COLUMN kind text NOT NULL DEFAULT 'agent' CHECK (kind IN ('agent', 'account')),
+  ALTER COLUMN app_id DROP NOT NULL,
+  ADD CONSTRAINT agent_credentials_app_by_kind CHECK ((kind = 'agent') = (app_id IS NOT NULL));
+CREATE TABLE platform.account_credential_requests (
+  id text PRIMARY KEY,
+  app_id text NOT NULL,
+  name text NOT NULL,
+  user_code text NOT NULL,
+  claim_hash text NOT NULL,
+  state text NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'claimed')),
+  token_id text,
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  kind text NOT NULL CHECK (kind = 'account'),
+  decided_by uuid
+);
+`,
+};

@@ -43,6 +43,8 @@ export class AuthService {
   readonly tokenRequests: AppTokenRequests;
   /** Agent credentials (beside the accounts): each acts for one account on one app. */
   readonly agentCredentials: AgentCredentials;
+  /** `platform login`'s requests (central store), approved on this app's pages. */
+  readonly accountRequests: AppTokenRequests;
 
   readonly #options: ResolvedAuthOptions;
   readonly #parts: AuthParts;
@@ -56,6 +58,7 @@ export class AuthService {
     this.appTokens = parts.appTokens;
     this.tokenRequests = parts.tokenRequests;
     this.agentCredentials = parts.agentCredentials;
+    this.accountRequests = parts.accountRequests;
     this.#agents = new AgentAccess(
       parts.agentCredentials,
       options.appId,

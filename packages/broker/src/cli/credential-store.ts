@@ -13,6 +13,8 @@ export interface CredentialStore {
   get(account: string): Promise<string | undefined>;
   /** Forgets `account`; `false` when nothing was kept under it. */
   delete(account: string): Promise<boolean>;
+  /** The accounts kept whose name starts with `prefix`, sorted. */
+  accounts(prefix: string): Promise<string[]>;
 }
 
 const storeNames: Record<string, string> = {
@@ -72,6 +74,13 @@ export async function openCredentialStore(): Promise<CredentialStore> {
     },
     async delete(account) {
       return entry(account).deleteCredential();
+    },
+    async accounts(prefix) {
+      const kept = await keyring.findCredentialsAsync(CREDENTIAL_SERVICE);
+      return kept
+        .map((one) => one.account)
+        .filter((account) => account.startsWith(prefix))
+        .sort();
     },
   };
 }

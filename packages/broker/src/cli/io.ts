@@ -29,8 +29,11 @@ export interface Command {
   run(args: readonly string[], io: CliIO): Promise<number>;
 }
 
-/** Exit codes of every command: success, failures the input caused, and misuse of the CLI. */
-export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes of every command: success, failures the input caused, misuse of the CLI, and (for
+ * `whoami`) no live sign-in to the service.
+ */
+export const exitCodes = { ok: 0, failed: 1, usage: 2, signedOut: 3 } as const;
 
 type WithHelp<O extends ParseArgsOptionsConfig> = O & {
   help: { type: 'boolean'; short: 'h'; default: false };

@@ -10,6 +10,7 @@ import { integrationsCommand } from './integrations.ts';
 import { invokeCommand } from './invoke.ts';
 import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
 import { jobsCommand } from './jobs.ts';
+import { loginCommand, logoutCommand, whoamiCommand } from './login.ts';
 import { mailCommand } from './mail.ts';
 import { mcpCommand } from './mcp.ts';
 import { orgCommand } from './org.ts';
@@ -32,6 +33,8 @@ export const commands: Readonly<Record<string, Command>> = {
   integrations: integrationsCommand,
   invoke: invokeCommand,
   jobs: jobsCommand,
+  login: loginCommand,
+  logout: logoutCommand,
   mail: mailCommand,
   mcp: mcpCommand,
   org: orgCommand,
@@ -39,6 +42,7 @@ export const commands: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   types: typesCommand,
   validate: validateCommand,
+  whoami: whoamiCommand,
 };
 
 function help(): string {

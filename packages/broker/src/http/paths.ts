@@ -58,6 +58,26 @@ export const brokerApiPaths = {
 } as const;
 
 /**
+ * The CLI signed in to a service (`platform login --to <base_url>`, docs/auth.md): on
+ * `{base_url}`, with the account credential as `Authorization: Bearer plat_account_...` unless
+ * said otherwise; the approval page on an app's `{auth_url}`, where the browser signs in.
+ */
+export const accountApiPaths = {
+  /** `GET`: `{ accountId, email, state, role, organisation, credential }` of the credential's account. */
+  account: `${OWNER_PATH_PREFIX}/account`,
+  /** `POST { name? }` (no credential): ask for an account credential, device-grant style. */
+  loginRequests: `${OWNER_PATH_PREFIX}/account/login-requests`,
+  /** `POST { secret }` (no credential): `pending` (202) until approved, then the credential once. */
+  loginClaim: `${OWNER_PATH_PREFIX}/account/login-requests/:id/claim`,
+  /** `GET`: the account's live account credentials (never their values). */
+  credentials: `${OWNER_PATH_PREFIX}/account/credentials`,
+  /** `DELETE`: revokes one of the account's own; `current` is the one presented. */
+  credential: `${OWNER_PATH_PREFIX}/account/credentials/:id`,
+  /** `GET|POST`: the approval page, where the signed-in person types the terminal's code. */
+  approvePage: `${AUTH_BASE}/account-logins/:id`,
+} as const;
+
+/**
  * The agent tools over MCP (streamable HTTP; docs/agents.md): the focused builder surface, or
  * the full one with `?surface=full`. Needs the dev token, as the owner API does.
  */

@@ -65,6 +65,10 @@ export const idFormats = {
   tokenRequest: { prefix: 'tokreq', bytes: 12, encoding: 'base64url' },
   /** A request for an agent credential, approved in the browser. */
   agentRequest: { prefix: 'agentreq', bytes: 12, encoding: 'base64url' },
+  /** An account credential's id (the CLI signed in to a service). */
+  accountCredential: { prefix: 'acct', bytes: 9, encoding: 'base64url' },
+  /** A request for an account credential (`platform login`), approved in the browser. */
+  accountRequest: { prefix: 'acctreq', bytes: 12, encoding: 'base64url' },
   /** An onboarding request of a new machine. */
   onboardingRequest: { prefix: 'onb', bytes: 12, encoding: 'base64url' },
   /** An account deletion in progress. */

@@ -85,6 +85,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     apps: () => [],
     members: new Memberships(central),
     agentCredentials: new AgentCredentials(central, clock),
+    central,
+    clock,
     print: (line) => logger.error({ event: 'broker error' }, line),
     routes: (app) => {
       mountFirstAdministrator(app, { central, clock });

@@ -17,6 +17,8 @@ const stored: Record<IdKind, RegExp> = {
   agentCredential: /^agent_[\w-]{12}$/,
   tokenRequest: /^tokreq_[\w-]{16}$/,
   agentRequest: /^agentreq_[\w-]{16}$/,
+  accountCredential: /^acct_[\w-]{12}$/,
+  accountRequest: /^acctreq_[\w-]{16}$/,
   onboardingRequest: /^onb_[\w-]{16}$/,
   accountDeletion: /^del_[\w-]{16}$/,
   connection: /^con_[\w-]{16}$/,

@@ -29,6 +29,8 @@ beforeAll(async () => {
     devToken: 'dev-token-of-the-test',
     members: new Memberships(central),
     agentCredentials: new AgentCredentials(central, systemClock),
+    central,
+    clock: systemClock,
     port: 0,
     print: () => undefined,
   });
