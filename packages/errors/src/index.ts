@@ -15,7 +15,7 @@ export {
   toPlatformError,
 } from './envelope.ts';
 export { errors } from './helpers.ts';
-export { retriesJob } from './job-retry.ts';
+export { refusesRetry, retriesJob } from './job-retry.ts';
 export { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 export {
   isPlatformError,

@@ -21,9 +21,23 @@ describe('runJobAttempt', () => {
     expect(await attempt('ownRetryable')).toEqual({ outcome: 'dead_lettered', code: 'BUSY' });
   });
 
-  it('retries what the platform catches: a crash and an uncaught platform-call failure', async () => {
+  it('retries a crash', async () => {
     expect(await attempt('crash')).toEqual({ outcome: 'retry', code: 'FUNCTION_FAILED' });
-    expect(await attempt('platformCall')).toEqual({ outcome: 'retry', code: 'TABLE_NOT_FOUND' });
+  });
+
+  it('retries a platform catalog code only where the catalog marks it retryable', async () => {
+    expect(await attempt('platformCode')).toEqual({
+      outcome: 'dead_lettered',
+      code: 'PERMISSION_DENIED',
+    });
+    expect(await attempt('platformCall')).toEqual({
+      outcome: 'dead_lettered',
+      code: 'TABLE_NOT_FOUND',
+    });
+    expect(await attempt('retryablePlatformCode')).toEqual({
+      outcome: 'retry',
+      code: 'STORAGE_UNAVAILABLE',
+    });
   });
 
   it('ends a job whose payload the consumer schema rejects', async () => {
@@ -44,6 +58,8 @@ describe('retriesJob', () => {
     expect(retriesJob(new PlatformError({ code: 'STORAGE_UNAVAILABLE', message: 'm' }))).toBe(true);
     expect(retriesJob(new PlatformError({ code: 'FUNCTION_TIMEOUT', message: 'm' }))).toBe(true);
     expect(retriesJob(new PlatformError({ code: 'FILE_INPUT_CHANGED', message: 'm' }))).toBe(false);
+    expect(retriesJob(new PlatformError({ code: 'PERMISSION_DENIED', message: 'm' }))).toBe(false);
+    expect(retriesJob(new PlatformError({ code: 'FUNCTION_FAILED', message: 'm' }))).toBe(true);
     expect(retriesJob(errors.conflict('ALREADY_SENT', 'm'))).toBe(false);
     expect(retriesJob('a string')).toBe(true);
   });

@@ -69,8 +69,8 @@ export interface FailureVerdict {
 
 /**
  * Classifies a failed attempt with {@link retriesJob}, the rule the test kit applies too:
- * `errors.unavailable` retries, every other expected error of the consumer is terminal, and what
- * the platform catches (crashes, timeouts, platform-call failures) retries.
+ * `errors.unavailable` retries, every other expected error of the consumer is terminal, a
+ * platform catalog code retries only where the catalog marks it retryable, and a crash retries.
  */
 export function classifyFailure(failure: unknown): FailureVerdict {
   const retry = retriesJob(failure);

@@ -62,10 +62,21 @@ describe('a failed consumer attempt', () => {
     expect(ownRetryable).toEqual({ state: 'dead_lettered', attempt: 1, code: 'BUSY' });
   });
 
-  it('retries what the platform catches: a crash and an uncaught platform-call failure', async () => {
-    const [crash, platformCall] = await Promise.all(['crash', 'platformCall'].map(outcome));
-    expect(crash).toEqual({ state: 'succeeded', attempt: 2, code: 'FUNCTION_FAILED' });
-    expect(platformCall).toEqual({ state: 'succeeded', attempt: 2, code: 'TABLE_NOT_FOUND' });
+  it('retries a crash', async () => {
+    expect(await outcome('crash')).toEqual({
+      state: 'succeeded',
+      attempt: 2,
+      code: 'FUNCTION_FAILED',
+    });
+  });
+
+  it('retries a platform catalog code only where the catalog marks it retryable', async () => {
+    const [thrown, platformCall, retryable] = await Promise.all(
+      ['platformCode', 'platformCall', 'retryablePlatformCode'].map(outcome),
+    );
+    expect(thrown).toEqual({ state: 'dead_lettered', attempt: 1, code: 'PERMISSION_DENIED' });
+    expect(platformCall).toEqual({ state: 'dead_lettered', attempt: 1, code: 'TABLE_NOT_FOUND' });
+    expect(retryable).toEqual({ state: 'succeeded', attempt: 2, code: 'STORAGE_UNAVAILABLE' });
   });
 
   it('ends a job whose payload the consumer schema rejects', async () => {
