@@ -8,6 +8,7 @@ import {
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import {
+  eventDeliveryEnvironmentStep,
   integrationsLifecycleStep,
   integrationsStep,
   integrationsSyncHolderStep,
@@ -37,4 +38,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 13, ...handoffSignInTimeStep },
   { version: 14, ...setupLinksStep },
   { version: 15, ...accountCredentialsStep },
+  { version: 16, ...eventDeliveryEnvironmentStep },
 ];

@@ -1,4 +1,4 @@
-import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
+import { type JsonObject, type JsonValue, PlatformError, refusesRetry } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
@@ -8,7 +8,7 @@ import type { LogWriter } from '../logs/log-sink.ts';
 import type { Binding, Bindings } from './bindings.ts';
 import type { Connections } from './connections.ts';
 import type { IntegrationRules } from './integration-rules.ts';
-import type { ProviderApp } from './provider-app.ts';
+import { findPublisher, type ProviderApp } from './provider-app.ts';
 
 /** How long an emitted event is retried before its delivery counts as failed (spec 6.1). */
 export const DELIVERY_WINDOW_MS = 3 * 60 * 60 * 1000;
@@ -29,6 +29,7 @@ interface DueRow {
   consumer_app_id: string;
   slot: string;
   binding_id: string;
+  type: string;
   attempts: number;
   payload: JsonObject;
   created_at: Date | string;
@@ -43,6 +44,13 @@ interface DueRow {
  * central store, so deliveries survive a broker restart and brokers sharing one PostgreSQL each
  * take a delivery once (a lease per attempt). Payloads are dropped once delivered or failed;
  * records are kept 14 days.
+ *
+ * A delivery belongs to the environment whose broker recorded it: a broker delivers only its own
+ * environment's, so an event left pending by a production run waits for production and never
+ * reaches a development session of the same folders (spec 6.1.6). Each attempt checks again
+ * that the slot still subscribes, that its binding still grants the event's capability and that
+ * the binding passes the live checks of spec 5.4 (spec 6.1.3); a handler error whose platform
+ * code the catalog marks not retryable ends the delivery at once.
  */
 export class EventDeliveries {
   readonly #db: Database;
@@ -52,6 +60,7 @@ export class EventDeliveries {
   readonly #apps: () => readonly ProviderApp[];
   readonly #print: LogWriter;
   readonly #clock: Clock;
+  readonly #environment: 'development' | 'production';
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #again = false;
@@ -64,8 +73,11 @@ export class EventDeliveries {
     rules: IntegrationRules;
     apps: () => readonly ProviderApp[];
     print: LogWriter;
+    /** The environment whose deliveries this broker records and attempts. */
+    environment: 'development' | 'production';
     clock?: Clock | undefined;
   }) {
+    this.#environment = options.environment;
     this.#db = options.central;
     this.#bindings = options.bindings;
     this.#connections = options.connections;
@@ -111,8 +123,8 @@ export class EventDeliveries {
       const { rowCount } = await this.#db.query(
         `INSERT INTO platform.integration_event_deliveries
            (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, created_at,
-            source, payload, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, 'emitted', $8, $7)
+            source, payload, next_attempt_at, environment)
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, 'emitted', $8, $7, $9)
          ON CONFLICT (binding_id, event_id) WHERE source = 'emitted' DO NOTHING`,
         [
           newId('eventDelivery'),
@@ -123,6 +135,7 @@ export class EventDeliveries {
           event.type,
           occurredAt,
           JSON.stringify(payload),
+          this.#environment,
         ],
       );
       added += rowCount;
@@ -172,10 +185,10 @@ export class EventDeliveries {
       `UPDATE platform.integration_event_deliveries SET lease_until = $2
         WHERE id IN (SELECT id FROM platform.integration_event_deliveries
                       WHERE state = 'pending' AND next_attempt_at <= $1
-                        AND (lease_until IS NULL OR lease_until <= $1)
+                        AND (lease_until IS NULL OR lease_until <= $1) AND environment = $3
                       ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-       RETURNING id, consumer_app_id, slot, binding_id, attempts, payload, created_at`,
-      [now, new Date(now.getTime() + ATTEMPT_LEASE_MS)],
+       RETURNING id, consumer_app_id, slot, binding_id, type, attempts, payload, created_at`,
+      [now, new Date(now.getTime() + ATTEMPT_LEASE_MS), this.#environment],
     );
     await Promise.all(rows.map((row) => this.#attempt(row)));
     return rows.length;
@@ -194,24 +207,71 @@ export class EventDeliveries {
       // Not serving now (starting, restarting, paused for its owner's verification): a later
       // attempt reaches it.
       error = `${row.consumer_app_id} is not running.`;
-    } else if (slot.account !== 'app' || !slot.events) {
-      error = `The slot ${row.slot} no longer subscribes to events.`;
+    } else if (
+      slot.account !== 'app' ||
+      !slot.events ||
+      (slot.events.types !== undefined && !slot.events.types.includes(row.type))
+    ) {
+      error = `The slot ${row.slot} no longer subscribes to ${row.type}.`;
       final = true;
     } else {
-      try {
-        await consumer.runSystem(
-          slot.events.function,
-          row.payload as JsonValue,
-          `evt_${row.id}_${row.attempts + 1}`,
-        );
-      } catch (failure) {
-        error =
-          failure instanceof PlatformError
-            ? `${failure.code}: ${failure.message}`
-            : String(failure);
+      const refused = await this.#refusal(binding, slot.integration, slot.capabilities, row.type);
+      if (refused) {
+        ({ error, final } = refused);
+      } else {
+        try {
+          await consumer.runSystem(
+            slot.events.function,
+            row.payload as JsonValue,
+            `evt_${row.id}_${row.attempts + 1}`,
+          );
+        } catch (failure) {
+          error = describe(failure);
+          // The code says sending the same event again gets the same answer.
+          final = refusesRetry(failure);
+        }
       }
     }
     await this.#record(row, error, final);
+  }
+
+  // Why `binding` may not receive an event of `type` now (spec 6.1.3, 5.4), if it may not: the
+  // event's capability, as the integration's contract declares it now, must be one the slot
+  // still asks for and the binding grants; the binding must pass the live checks. A suspended
+  // binding is tried again later, since its creator may regain the provider app.
+  async #refusal(
+    binding: Binding,
+    integration: string,
+    requested: readonly string[],
+    type: string,
+  ): Promise<{ error: string; final: boolean } | undefined> {
+    const capability = findPublisher(this.#apps(), integration)?.contract.events?.find(
+      (one) => one.type === type,
+    )?.capability;
+    if (!capability) {
+      return {
+        error: `No app of the organisation publishes ${type} of "${integration}" now.`,
+        final: true,
+      };
+    }
+    if (!requested.includes(capability) || !binding.capabilities.includes(capability)) {
+      return {
+        error: `INTEGRATION_CAPABILITY_NOT_GRANTED: The binding of ${binding.slot} no longer grants the capability ${capability} of ${type}.`,
+        final: true,
+      };
+    }
+    try {
+      const connection = await this.#connections.get(binding.connectionId);
+      if ((await this.#rules.checkLive(binding, connection)) === 'revoke') {
+        return {
+          error: `INTEGRATION_BINDING_REQUIRED: The binding of ${binding.slot} is revoked for good: the owner of its personal connection may no longer edit ${binding.consumerAppId}.`,
+          final: true,
+        };
+      }
+    } catch (failure) {
+      return { error: describe(failure), final: false };
+    }
+    return undefined;
   }
 
   async #record(row: DueRow, error: string | null, final: boolean): Promise<void> {
@@ -262,4 +322,8 @@ export class EventDeliveries {
       [new Date(now.getTime() - limits.integration.eventRetentionSeconds * 1000)],
     );
   }
+}
+
+function describe(failure: unknown): string {
+  return failure instanceof PlatformError ? `${failure.code}: ${failure.message}` : String(failure);
 }

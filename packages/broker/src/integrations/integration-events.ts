@@ -16,6 +16,8 @@ export interface EventDelivery {
   readonly bindingId: string | null;
   readonly eventId: string;
   readonly type: string;
+  /** The environment that recorded it, the only one that attempts it (spec 6.1.6). */
+  readonly environment: 'development' | 'production';
   /** `pending` while an emitted event waits for its next attempt. */
   readonly state: 'pending' | 'delivered' | 'failed';
   readonly attempts: number;
@@ -186,8 +188,8 @@ export class IntegrationEvents {
     const now = this.#clock.now();
     const { rows } = await this.#db.query<Row>(
       `INSERT INTO platform.integration_event_deliveries
-         (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $10) RETURNING ${COLUMNS}`,
+         (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at, environment)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
       [
         newId('eventDelivery'),
         appId,
@@ -199,6 +201,7 @@ export class IntegrationEvents {
         lastError,
         now,
         lastError === null ? now : null,
+        this.#environment,
       ],
     );
     return toDelivery(rows[0] as Row);
@@ -212,6 +215,7 @@ interface Row {
   binding_id: string | null;
   event_id: string;
   type: string;
+  environment: 'development' | 'production';
   state: 'pending' | 'delivered' | 'failed';
   attempts: number;
   last_error: string | null;
@@ -220,7 +224,7 @@ interface Row {
 }
 
 const COLUMNS =
-  'id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at';
+  'id, consumer_app_id, slot, binding_id, event_id, type, environment, state, attempts, last_error, created_at, delivered_at';
 
 function toDelivery(row: Row): EventDelivery {
   return {
@@ -230,6 +234,7 @@ function toDelivery(row: Row): EventDelivery {
     bindingId: row.binding_id,
     eventId: row.event_id,
     type: row.type,
+    environment: row.environment,
     state: row.state,
     attempts: row.attempts,
     lastError: row.last_error,

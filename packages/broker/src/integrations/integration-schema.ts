@@ -153,3 +153,23 @@ export const oauthBrowserBindingStep: SchemaChange = {
 ALTER TABLE platform.oauth_states ADD COLUMN IF NOT EXISTS browser_hash text;
 `,
 };
+
+/**
+ * Which environment recorded each event delivery: a broker attempts only its own environment's,
+ * so a production delivery still pending when the same folders start `platform dev` waits for
+ * production (spec 6.1.6). Deliveries recorded before this step were emitted in production
+ * (development delivers nothing emitted) or injected in development.
+ */
+export const eventDeliveryEnvironmentStep: SchemaChange = {
+  name: 'integration-event-environment',
+  sql: `
+ALTER TABLE platform.integration_event_deliveries
+  ADD COLUMN environment text NOT NULL DEFAULT 'production'
+    CHECK (environment IN ('development', 'production'));
+UPDATE platform.integration_event_deliveries SET environment = 'development'
+  WHERE source = 'injected';
+DROP INDEX platform.integration_event_deliveries_due;
+CREATE INDEX integration_event_deliveries_due
+  ON platform.integration_event_deliveries (environment, next_attempt_at) WHERE state = 'pending';
+`,
+};

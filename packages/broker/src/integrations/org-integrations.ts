@@ -170,6 +170,7 @@ export async function openOrgIntegrations(
     rules,
     apps: options.apps,
     print: options.print,
+    environment,
     clock,
   });
   const events = new IntegrationEvents({

@@ -59,8 +59,12 @@ const received: { app: string; payload: JsonValue }[] = [];
 let failing: Set<string>;
 /** Apps whose handler never answers (a broker stopped half-way through a delivery). */
 const hanging = new Set<string>();
+/** How many attempts entered a handler that never answers. */
+let hung = 0;
 /** Apps paused for their owner's verification. */
 const paused = new Set<string>();
+/** The error an app's handler throws, where it throws one of its own choosing. */
+const throwing = new Map<string, PlatformError>();
 
 function app(appId: string, manifest: Manifest): ProviderApp {
   return {
@@ -68,7 +72,12 @@ function app(appId: string, manifest: Manifest): ProviderApp {
     paused: async () => paused.has(appId),
     runSystem: async (fn, payload) => {
       expect(fn).toBe('onEvent');
-      if (hanging.has(appId)) return new Promise<never>(() => {});
+      if (hanging.has(appId)) {
+        hung += 1;
+        return new Promise<never>(() => {});
+      }
+      const thrown = throwing.get(appId);
+      if (thrown) throw thrown;
       if (failing.has(appId))
         throw new PlatformError({ code: 'HANDLER_DOWN', message: 'down', status: 503 });
       received.push({ app: appId, payload });
@@ -82,7 +91,7 @@ const apps = [
   app('support', consumer(', types: [deal.won]')),
 ];
 
-async function open(): Promise<void> {
+async function open(environment: 'development' | 'production' = 'production'): Promise<void> {
   central = await openCentralStore({
     dir: dir.path,
     databaseUrl: '',
@@ -95,7 +104,7 @@ async function open(): Promise<void> {
     baseUrl: () => 'http://localhost:4310',
     print: () => {},
     clock,
-    environment: 'production',
+    environment,
   });
 }
 
@@ -236,15 +245,9 @@ describe('emitted events in production', () => {
     received.length = 0;
     hanging.add('sales');
     expect(await emit('evt-5')).toBe(1);
-    // The attempt starts and never finishes: this broker stops in the middle of it.
+    // The attempt starts and never finishes: this broker stops in the middle of its handler.
     void org.deliveries.deliverDue();
-    const leased = async () =>
-      (
-        await central.query<{ lease_until: Date | null }>(
-          `SELECT lease_until FROM platform.integration_event_deliveries WHERE event_id = 'evt-5'`,
-        )
-      ).rows[0]?.lease_until;
-    while (!(await leased())) await new Promise((r) => setTimeout(r, 5));
+    while (hung === 0) await new Promise((r) => setTimeout(r, 5));
     await central.close();
     hanging.delete('sales');
     await open();
@@ -289,5 +292,124 @@ describe('emitted events in production', () => {
     expect(() => org.admin.setMode('sales', 'crm', 'live')).toThrow(
       /production every call is live/,
     );
+  });
+
+  it('leaves a pending production delivery to production when the same folders run in development', async () => {
+    received.length = 0;
+    failing.add('sales');
+    expect(await emit('evt-env')).toBe(1);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-env')).toMatchObject({
+      state: 'pending',
+      environment: 'production',
+    });
+
+    // The folders restart under platform dev: the delivery is not theirs to attempt.
+    await org.stop();
+    await central.close();
+    failing.delete('sales');
+    await open('development');
+    for (let i = 0; i < 3; i += 1) {
+      clock.advance(retryDelayMs(4));
+      expect(await org.deliveries.deliverDue()).toBe(0);
+    }
+    expect(received).toEqual([]);
+    expect(await deliveryOf('evt-env')).toMatchObject({ state: 'pending', attempts: 1 });
+
+    // Production again delivers it.
+    await org.stop();
+    await central.close();
+    await open('production');
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-env']);
+    expect(await deliveryOf('evt-env')).toMatchObject({ state: 'delivered', attempts: 2 });
+  });
+
+  it('checks the binding’s capability again at each attempt', async () => {
+    received.length = 0;
+    failing.add('sales');
+    expect(await emit('evt-narrowed')).toBe(1);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-narrowed')).toMatchObject({ state: 'pending' });
+    failing.delete('sales');
+    // The binding no longer grants contacts.read by the next attempt.
+    await central.query(
+      `UPDATE platform.bindings SET capabilities = '{deals.read}' WHERE consumer_app_id = 'sales'`,
+    );
+    clock.advance(retryDelayMs(1));
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(received).toEqual([]);
+    expect(await deliveryOf('evt-narrowed')).toMatchObject({
+      state: 'failed',
+      attempts: 2,
+      lastError: expect.stringMatching(/^INTEGRATION_CAPABILITY_NOT_GRANTED: .*contacts\.read/),
+    });
+    await central.query(
+      `UPDATE platform.bindings SET capabilities = '{contacts.read}' WHERE consumer_app_id = 'sales'`,
+    );
+  });
+
+  it('checks the capability the slot asks for now at each attempt', async () => {
+    received.length = 0;
+    failing.add('sales');
+    expect(await emit('evt-unrequested')).toBe(1);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    failing.delete('sales');
+    // The consumer's platform.yaml stops asking for contacts.read; its binding is unchanged.
+    const before = apps[1]!;
+    apps[1] = app(
+      'sales',
+      yaml(`functions:
+  - { name: onEvent, entrypoint: f.ts, access: system }
+integrations:
+  crm:
+    provider: custom
+    integration: crm
+    account: app
+    capabilities: [deals.read]
+    events: { function: onEvent }
+`),
+    );
+    try {
+      clock.advance(retryDelayMs(1));
+      expect(await org.deliveries.deliverDue()).toBe(1);
+    } finally {
+      apps[1] = before;
+    }
+    expect(received).toEqual([]);
+    expect(await deliveryOf('evt-unrequested')).toMatchObject({
+      state: 'failed',
+      lastError: expect.stringMatching(/^INTEGRATION_CAPABILITY_NOT_GRANTED: /),
+    });
+  });
+
+  it('ends a delivery whose handler throws a platform code the catalog marks not retryable', async () => {
+    throwing.set(
+      'sales',
+      new PlatformError({ code: 'PERMISSION_DENIED', message: 'The policy refuses it.' }),
+    );
+    try {
+      expect(await emit('evt-refused')).toBe(1);
+      expect(await org.deliveries.deliverDue()).toBe(1);
+    } finally {
+      throwing.delete('sales');
+    }
+    expect(await deliveryOf('evt-refused')).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      lastError: 'PERMISSION_DENIED: The policy refuses it.',
+    });
+    // A retryable platform code is tried again.
+    throwing.set('sales', new PlatformError({ code: 'STORAGE_UNAVAILABLE', message: 'Busy.' }));
+    try {
+      expect(await emit('evt-busy')).toBe(1);
+      expect(await org.deliveries.deliverDue()).toBe(1);
+    } finally {
+      throwing.delete('sales');
+    }
+    expect(await deliveryOf('evt-busy')).toMatchObject({ state: 'pending', attempts: 1 });
+    clock.advance(retryDelayMs(1));
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-busy')).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 });
