@@ -13,6 +13,7 @@ import {
   integrationsStep,
   integrationsSyncHolderStep,
   oauthBrowserBindingStep,
+  refusedCallsAuditStep,
 } from '../integrations/integration-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { authorityStep, membershipsStep, setupLinksStep } from '../org/org-schema.ts';
@@ -39,4 +40,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 14, ...setupLinksStep },
   { version: 15, ...accountCredentialsStep },
   { version: 16, ...eventDeliveryEnvironmentStep },
+  { version: 17, ...refusedCallsAuditStep },
 ];

@@ -5,8 +5,10 @@ import { AuditJournal, type JournalSegment } from './audit-journal.ts';
 /** One integration call as the audit keeps it (spec 6.3): never its input, output or credentials. */
 export interface IntegrationCallRecord {
   readonly at: string;
-  readonly integration: string;
-  readonly providerAppId: string;
+  /** The slot's integration; `null` for a call refused because the slot is not declared. */
+  readonly integration: string | null;
+  /** The app publishing it; `null` for a call refused before one was found. */
+  readonly providerAppId: string | null;
   readonly consumerAppId: string;
   readonly slot: string;
   /** The connection used; `null` for a call answered by the contract's fake. */
@@ -23,8 +25,8 @@ export interface IntegrationCallRecord {
 
 interface Row {
   at: Date | string;
-  integration: string;
-  provider_app_id: string;
+  integration: string | null;
+  provider_app_id: string | null;
   consumer_app_id: string;
   slot: string;
   connection_id: string | null;

@@ -1,6 +1,6 @@
 import { type JsonValue, PlatformError } from '@platform/errors';
 import { jsonByteLength, limits } from '@platform/schema';
-import { checkIntegrationCall, Redactor } from '@platform/schema/contract';
+import { checkIntegrationCall, featureSince, Redactor, supports } from '@platform/schema/contract';
 import {
   type IntegrationContract,
   jsonSchemaProblem,
@@ -76,26 +76,21 @@ export class IntegrationCalls {
     this.#clock = options.clock ?? systemClock;
   }
 
-  /** Runs one call and answers the operation's output. */
+  /**
+   * Runs one call and answers the operation's output. Every call is audited, a call refused
+   * before it reaches a binding or the provider (an undeclared slot or operation, a capability
+   * the slot does not request, a `calling_user` slot without a user) included, with the code it
+   * was refused with.
+   */
   async call(request: IntegrationCallRequest): Promise<JsonValue> {
     const started = performance.now();
     const slot = request.manifest.integrations[request.slot];
     const found = slot ? findPublisher(this.#options.apps(), slot.integration) : undefined;
-    const operation = checkIntegrationCall({
-      slotName: request.slot,
-      slot,
-      contract: found?.contract,
-      operation: request.operation,
-      signedIn: request.caller.kind === 'user',
-    }) as IntegrationContract['operations'][number];
-    // Both exist once the shared checks pass.
-    const { provider, contract } = found as NonNullable<typeof found>;
-    const declared = slot as SlotDeclaration;
     const record = (mode: 'fake' | 'live', connectionId: string | null, result: string) =>
       this.#options.audit.record({
         at: this.#clock.now().toISOString(),
-        integration: contract.name,
-        providerAppId: provider.appId,
+        integration: slot?.integration ?? null,
+        providerAppId: found?.provider.appId ?? null,
         consumerAppId: request.consumerAppId,
         slot: request.slot,
         connectionId,
@@ -105,10 +100,27 @@ export class IntegrationCalls {
         result,
         durationMs: Math.round(performance.now() - started),
       });
+    // A `calling_user` slot is never switched live in development.
     const live =
       this.#options.environment === 'production' ||
-      (declared.account === 'app' &&
+      (slot?.account !== 'calling_user' &&
         this.#options.modes.mode(request.consumerAppId, request.slot) === 'live');
+    let operation: IntegrationContract['operations'][number];
+    try {
+      operation = checkIntegrationCall({
+        slotName: request.slot,
+        slot,
+        contract: found?.contract,
+        operation: request.operation,
+        signedIn: request.caller.kind === 'user',
+      }) as IntegrationContract['operations'][number];
+    } catch (error) {
+      await record(live ? 'live' : 'fake', null, codeOf(error));
+      throw error;
+    }
+    // Both exist once the shared checks pass.
+    const { provider, contract } = found as NonNullable<typeof found>;
+    const declared = slot as SlotDeclaration;
     if (!live) {
       await record('fake', null, 'ok');
       return operation.fake as JsonValue;
@@ -120,8 +132,7 @@ export class IntegrationCalls {
       await record('live', connection.id, 'ok');
       return output;
     } catch (error) {
-      const code = error instanceof PlatformError ? error.code : 'INTEGRATION_PROVIDER_FAILED';
-      await record('live', connection?.id ?? null, code);
+      await record('live', connection?.id ?? null, codeOf(error));
       throw error;
     }
   }
@@ -137,12 +148,24 @@ export class IntegrationCalls {
     const binding = await bindings.find(request.consumerAppId, request.slot, person);
     if (!binding) {
       if (person !== null) {
+        // The link to connect and bind in one step reaches Functions pinned to an SDK that
+        // knows it (spec 7.2, 9); an older Function gets the code and the message only.
+        const pinned = request.manifest.runtime.sdk.version;
+        const linked = supports(pinned, featureSince.connectUrlOnErrors);
         throw fail(
           'INTEGRATION_CONNECTION_REQUIRED',
           `Connect your account to "${slot.integration}" to use ${request.slot}.`,
           {
             slot: request.slot,
-            connectUrl: await this.#options.connectUrl(request.consumerAppId, request.slot, person),
+            ...(linked
+              ? {
+                  connectUrl: await this.#options.connectUrl(
+                    request.consumerAppId,
+                    request.slot,
+                    person,
+                  ),
+                }
+              : {}),
           },
         );
       }
@@ -300,6 +323,11 @@ export class IntegrationCalls {
         : `"${integration}" failed to answer the operation.`,
     );
   }
+}
+
+// The code a failed call is audited with; anything else the platform caught is a provider failure.
+function codeOf(error: unknown): string {
+  return error instanceof PlatformError ? error.code : 'INTEGRATION_PROVIDER_FAILED';
 }
 
 function userIdOf(caller: Caller): string {

@@ -173,3 +173,16 @@ CREATE INDEX integration_event_deliveries_due
   ON platform.integration_event_deliveries (environment, next_attempt_at) WHERE state = 'pending';
 `,
 };
+
+/**
+ * A call refused before it reached a provider is audited too (spec 6.3): one refused because its
+ * slot is not declared names no integration, one whose integration nobody publishes no provider.
+ */
+export const refusedCallsAuditStep: SchemaChange = {
+  name: 'integration-refused-calls',
+  sql: `
+ALTER TABLE platform.integration_calls
+  ALTER COLUMN integration DROP NOT NULL,
+  ALTER COLUMN provider_app_id DROP NOT NULL;
+`,
+};

@@ -45,7 +45,7 @@ async function loadIntegrationCalls(api: {
           localTime(c.at),
           c.slot,
           c.consumerAppId,
-          c.providerAppId,
+          c.providerAppId ?? '—',
           c.operation,
           c.mode,
           `${c.durationMs} ms`,

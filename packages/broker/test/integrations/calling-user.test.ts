@@ -114,4 +114,39 @@ describe('a calling_user slot', () => {
     expect(refused.code).toBe('PERMISSION_DENIED');
     expect(refused.details).toMatchObject({ rule: 'agent-calling-user' });
   });
+
+  it('carries details.connectUrl only to Functions pinned to SDK 2.6.0 or later (spec 7.2, 9)', async () => {
+    const older = parseManifest(`schemaVersion: 3
+runtime:
+  sdk:
+    version: 2.5.0
+integrations:
+  mine: { provider: custom, integration: crm, account: calling_user, capabilities: [contacts.read] }
+`).manifest!;
+    const links = async () =>
+      Number(
+        (await central.query<{ n: number }>('SELECT count(*) AS n FROM platform.connect_links'))
+          .rows[0]?.n,
+      );
+    const before = await links();
+    const missing = await failure(
+      org.calls.call({
+        consumerAppId: 'shop',
+        manifest: older,
+        caller: userCaller(id.ada!),
+        slot: 'mine',
+        operation: 'me.get',
+        input: {},
+        requestId: 'req_2',
+      }),
+    );
+    expect(missing.code).toBe('INTEGRATION_CONNECTION_REQUIRED');
+    expect(missing.details).toEqual({ slot: 'mine' });
+    // No link was made for a Function that cannot pass it on.
+    expect(await links()).toBe(before);
+    // The same call from a Function pinned to 2.6.0 carries it.
+    expect((await failure(callAs('ada'))).details).toMatchObject({
+      connectUrl: expect.stringContaining('/v1/custom-integrations/connect/'),
+    });
+  });
 });
