@@ -7,6 +7,7 @@ import {
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
+import { deploymentsStep } from '../deploy/deployment-schema.ts';
 import {
   integrationsLifecycleStep,
   integrationsStep,
@@ -37,4 +38,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 13, ...handoffSignInTimeStep },
   { version: 14, ...setupLinksStep },
   { version: 15, ...accountCredentialsStep },
+  { version: 16, ...deploymentsStep },
 ];
