@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import { formatDiagnostic } from '@platform/schema/manifest';
-import { buildDeployment } from '../deploy/build-deployment.ts';
 import { OWNER_API_PREFIX } from '../http/paths.ts';
 import { APP_ID_PATTERN, loadAppId } from '../project/app-id.ts';
 import type { DeploymentView } from '../serve/deployment-routes.ts';
+import { buildDeployment } from './build-deployment.ts';
 import { describeFailure } from './dev-client.ts';
 import { type CliIO, defineCommand, exitCodes } from './io.ts';
 import { chosenBase, store, storedLoginAccount } from './login.ts';

@@ -5,10 +5,10 @@ import { PlatformError } from '@platform/errors';
 import { type Diagnostic, formatDiagnostic, type Manifest } from '@platform/schema/manifest';
 import { FRONTEND_DIR } from '../api/frontend.ts';
 import { listMigrations } from '../db/migrations.ts';
+import { packDeployment } from '../deploy/archive.ts';
 import { bundleFunctions } from '../functions/bundler.ts';
 import { resolveSdk } from '../functions/sdk.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
-import { packDeployment } from './archive.ts';
 
 /** A deployment built from an app folder, ready to upload. */
 export interface BuiltDeployment {
