@@ -4,7 +4,7 @@ import { formatDiagnostic } from '@platform/schema/manifest';
 import { OWNER_API_PREFIX } from '../http/paths.ts';
 import { APP_ID_PATTERN, loadAppId } from '../project/app-id.ts';
 import type { DeploymentView } from '../serve/deployment-routes.ts';
-import { buildDeployment } from './build-deployment.ts';
+import type { BuiltDeployment } from './build-deployment.ts';
 import { describeFailure } from './dev-client.ts';
 import { type CliIO, defineCommand, exitCodes } from './io.ts';
 import { chosenBase, store, storedLoginAccount } from './login.ts';
@@ -120,8 +120,10 @@ export const deployCommand = defineCommand({
     const appDir = resolve(io.cwd, parsed.positionals[0] ?? '.');
     const where = await target(io, label, parsed.values, appDir);
     if (typeof where === 'number') return where;
-    let built: Awaited<ReturnType<typeof buildDeployment>>;
+    let built: BuiltDeployment;
     try {
+      // Loaded here: the bundler and the frontend's routes stay out of every other command's start.
+      const { buildDeployment } = await import('./build-deployment.ts');
       built = await buildDeployment(appDir);
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
