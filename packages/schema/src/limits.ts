@@ -132,6 +132,12 @@ export const limits = {
     /** The maximum is the 15-minute Function timeout. */
     timeoutSeconds: { default: 60, max: 15 * 60 },
   },
+  /**
+   * One deployment of `platform deploy` (ours; the spec shows none): the gzip archive as
+   * uploaded, the same bound on its unpacked files together (so a small archive cannot unpack
+   * into a large one), and how many files it may hold.
+   */
+  deployment: { archiveMaxBytes: 64 * MiB, unpackedMaxBytes: 256 * MiB, maxFiles: 10_000 },
 } as const;
 
 /** Byte length of `value` serialised as JSON (UTF-8), the measure every JSON size limit uses. */

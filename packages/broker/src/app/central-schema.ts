@@ -7,6 +7,7 @@ import {
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
+import { deploymentsStep } from '../deploy/deployment-schema.ts';
 import {
   eventDeliveryEnvironmentStep,
   integrationsLifecycleStep,
@@ -41,4 +42,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 15, ...accountCredentialsStep },
   { version: 16, ...eventDeliveryEnvironmentStep },
   { version: 17, ...refusedCallsAuditStep },
+  { version: 18, ...deploymentsStep },
 ];

@@ -111,7 +111,8 @@ async function call(
   return response;
 }
 
-async function store(io: CliIO, label: string): Promise<CredentialStore | number> {
+/** Opens the OS credential store, or prints why not and answers the exit code. */
+export async function store(io: CliIO, label: string): Promise<CredentialStore | number> {
   try {
     return await openCredentialStore();
   } catch (error) {
@@ -122,8 +123,8 @@ async function store(io: CliIO, label: string): Promise<CredentialStore | number
   }
 }
 
-// The service named by --to, or the one service signed in to when there is one.
-async function chosenBase(
+/** The service named by --to, or the one service signed in to when there is one. */
+export async function chosenBase(
   io: CliIO,
   label: string,
   kept: CredentialStore,

@@ -4,6 +4,7 @@ import { adminsCommand } from './admins.ts';
 import { agentCommand } from './agent.ts';
 import { appCommand } from './app.ts';
 import { cronCommand } from './cron.ts';
+import { deployCommand, deploymentsCommand, rollbackCommand } from './deploy.ts';
 import { devCommand } from './dev.ts';
 import { initCommand } from './init.ts';
 import { integrationsCommand } from './integrations.ts';
@@ -28,6 +29,8 @@ export const commands: Readonly<Record<string, Command>> = {
   agent: agentCommand,
   app: appCommand,
   cron: cronCommand,
+  deploy: deployCommand,
+  deployments: deploymentsCommand,
   dev: devCommand,
   init: initCommand,
   integrations: integrationsCommand,
@@ -39,6 +42,7 @@ export const commands: Readonly<Record<string, Command>> = {
   mcp: mcpCommand,
   org: orgCommand,
   outbox: outboxCommand,
+  rollback: rollbackCommand,
   serve: serveCommand,
   types: typesCommand,
   validate: validateCommand,

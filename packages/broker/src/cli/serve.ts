@@ -1,5 +1,5 @@
 import { loadServeSettings, settingNames } from '../serve/serve-settings.ts';
-import { startServe } from '../serve/start-serve.ts';
+import type { RunningService } from '../serve/start-serve.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform serve [--config <file>]
@@ -51,8 +51,10 @@ export const serveCommand = defineCommand({
       for (const problem of result.problems) io.stderr(`platform serve: ${problem}`);
       return exitCodes.usage;
     }
-    let service: Awaited<ReturnType<typeof startServe>>;
+    let service: RunningService;
     try {
+      // Loaded here: the service's server and database stay out of every other command's start.
+      const { startServe } = await import('../serve/start-serve.ts');
       service = await startServe({ settings: result.settings, announce: io.stderr });
     } catch (error) {
       io.stderr(`platform serve: could not start: ${describe(error)}`);

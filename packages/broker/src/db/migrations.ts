@@ -16,12 +16,27 @@ export class MigrationError extends Error {
   override readonly name = 'MigrationError';
   /** The file name inside `migrations/`. */
   readonly file: string;
+  /** The line of the file PostgreSQL pointed at, when it pointed at one. */
+  readonly line: number | undefined;
+  /** PostgreSQL's SQLSTATE of the failure, when there is one. */
+  readonly sqlState: string | undefined;
 
-  constructor(file: string, cause: unknown) {
+  constructor(file: string, cause: unknown, sql?: string) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super(`Migration ${file} failed: ${reason}`, { cause });
+    const line = sql === undefined ? undefined : errorLine(sql, cause);
+    super(`Migration ${file}${line === undefined ? '' : `:${line}`} failed: ${reason}`, { cause });
     this.file = file;
+    this.line = line;
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    this.sqlState = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
   }
+}
+
+/** The 1-based line of `sql` at PostgreSQL's error position (a 1-based character index). */
+function errorLine(sql: string, cause: unknown): number | undefined {
+  const position = Number((cause as { position?: unknown } | undefined)?.position);
+  if (!Number.isInteger(position) || position < 1) return undefined;
+  return [...sql].slice(0, position - 1).filter((char) => char === '\n').length + 1;
 }
 
 const checksum = (sql: string): string => createHash('sha256').update(sql).digest('hex');
@@ -80,8 +95,56 @@ export async function applyMigrations(db: Database, dir: string): Promise<Migrat
         applied.push(file);
       });
     } catch (error) {
-      throw new MigrationError(file, error);
+      throw new MigrationError(file, error, sql);
     }
   }
+  return { applied, changed };
+}
+
+/** One migration file: its name inside `migrations/` and its SQL. */
+export interface MigrationFile {
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * Applies the files of `migrations` not applied yet, in name order, all in ONE transaction
+ * under the migrations lock (a deployment's migrations: all of them or none). A failing file
+ * rolls every file of this run back and throws {@link MigrationError} with its file and, when
+ * PostgreSQL names a position, its line. A file applied earlier whose content changed is
+ * reported in `changed`, never re-applied.
+ */
+export async function applyMigrationsTogether(
+  db: Database,
+  migrations: readonly MigrationFile[],
+): Promise<MigrationReport> {
+  const files = [...migrations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const applied: string[] = [];
+  const changed: string[] = [];
+  await db.transaction(async (tx) => {
+    await tx.lock('platform.migrations');
+    const { rows } = await tx.query<{ name: string; checksum: string }>(
+      'SELECT name, checksum FROM platform.migrations',
+    );
+    const done = new Map(rows.map((row) => [row.name, row.checksum]));
+    for (const file of files) {
+      const sum = checksum(file.sql);
+      const previous = done.get(file.name);
+      if (previous !== undefined) {
+        if (previous !== sum) changed.push(file.name);
+        continue;
+      }
+      try {
+        await tx.exec(file.sql);
+      } catch (error) {
+        throw new MigrationError(file.name, error, file.sql);
+      }
+      await tx.query('INSERT INTO platform.migrations (name, checksum) VALUES ($1, $2)', [
+        file.name,
+        sum,
+      ]);
+      applied.push(file.name);
+    }
+  });
   return { applied, changed };
 }

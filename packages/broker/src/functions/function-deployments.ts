@@ -120,6 +120,25 @@ export class FunctionDeployments {
     });
   }
 
+  /**
+   * Registers `fn` with a bundle built already (a deployment's, built by `platform deploy` on
+   * the developer's machine): nothing is bundled here. Otherwise as {@link FunctionDeployments.add}.
+   */
+  addBundled(fn: FunctionDeclaration, bundlePath: string): Promise<BundleResult> {
+    if (this.#closed) return Promise.reject(this.#refusal(fn.name));
+    const deploying = this.#deploy(
+      fn,
+      Promise.resolve({ outFile: bundlePath, inputs: [], milliseconds: 0 }),
+    );
+    const settled = deploying.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#pending.add(settled);
+    void settled.then(() => this.#pending.delete(settled));
+    return deploying;
+  }
+
   /** Deploys the running Function `name` again from its declaration (its sources changed). */
   replace(name: string): Promise<BundleResult> {
     const deployment = this.#deployed.get(name);

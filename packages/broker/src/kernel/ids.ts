@@ -96,6 +96,8 @@ export const idFormats = {
   inboundMail: { prefix: 'inmail', bytes: 12, encoding: 'hex' },
   /** A push message sent. */
   push: { prefix: 'push', bytes: 12, encoding: 'hex' },
+  /** A deployment of an app to `platform serve`: one immutable revision. */
+  deployment: { prefix: 'dep', bytes: 12, encoding: 'base64url' },
   /** An email in the outbox. */
   email: { prefix: 'email', bytes: 12, encoding: 'hex' },
 } as const satisfies Record<string, IdFormat>;

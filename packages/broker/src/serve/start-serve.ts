@@ -3,12 +3,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { serve as serveNode } from '@hono/node-server';
-import { PlatformError } from '@platform/errors';
 import { CENTRAL_DATABASE, openCentralStore } from '../app/open-central.ts';
 import { orgFrontApp } from '../app/org-front.ts';
 import { AgentCredentials } from '../auth/agent-credentials.ts';
 import type { Database } from '../db/database.ts';
-import { deploymentsPath, servicePaths } from '../http/paths.ts';
+import { servicePaths } from '../http/paths.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { escapeHtml } from '../kernel/escape-html.ts';
@@ -17,6 +16,8 @@ import { type MetricsServer, ServiceMetrics, serveMetrics } from '../observabili
 import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
 import { pageResponse } from '../pages/page-shell.ts';
+import { appUrlOf, DeployedApps } from './deployed-apps.ts';
+import { mountDeploymentRoutes } from './deployment-routes.ts';
 import {
   issueSetupLink,
   mountFirstAdministrator,
@@ -79,10 +80,16 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     };
     metrics.trackPool(CENTRAL_DATABASE, () => db.poolUse());
   }
+  const deployed = new DeployedApps({ settings, central, clock, logger });
   const front = orgFrontApp({
     organisation: settings.organisation,
-    // No app is deployed yet: the owner API answers APP_NOT_FOUND for every app id.
-    apps: () => [],
+    apps: () =>
+      deployed.appIds().map((appId) => ({
+        appId,
+        url: appUrlOf(settings.baseUrl, appId),
+        fetch: async (request) =>
+          (await deployed.fetch(appId, request)) ?? notDeployedPage(appId, settings.baseUrl),
+      })),
     members: new Memberships(central),
     agentCredentials: new AgentCredentials(central, clock),
     central,
@@ -90,17 +97,10 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     print: (line) => logger.error({ event: 'broker error' }, line),
     routes: (app) => {
       mountFirstAdministrator(app, { central, clock });
-      const notYet = () => {
-        throw new PlatformError({
-          code: 'FEATURE_NOT_AVAILABLE',
-          message:
-            'Deployments are not available on this service yet: apps cannot be deployed to it, listed or rolled back.',
-        });
-      };
-      app.all(deploymentsPath, notYet);
-      app.all(`${deploymentsPath}/*`, notYet);
+      mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
     },
   });
+  await deployed.startActive();
   const ready = async (): Promise<boolean> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => {
@@ -127,7 +127,12 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     }
     const target = routeHost(hostName(request.headers.get('host')), settings.baseDomain);
     if (target.kind === 'base') return front.fetch(request);
-    if (target.kind === 'app') return notDeployedPage(target.appId, settings.baseUrl);
+    if (target.kind === 'app') {
+      return (
+        (await deployed.fetch(target.appId, request)) ??
+        notDeployedPage(target.appId, settings.baseUrl)
+      );
+    }
     return unknownHostPage(settings.baseUrl);
   };
   const observed = observeRequests(
@@ -212,6 +217,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         server.closeAllConnections();
         await closed;
         await metricsServer.close();
+        await deployed.close();
         await central.close();
         logger.info({ unfinished }, 'stopped');
         return { unfinished };

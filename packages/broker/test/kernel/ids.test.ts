@@ -31,6 +31,7 @@ const stored: Record<IdKind, RegExp> = {
   file: /^file_[0-9a-f]{32}$/,
   inboundMail: /^inmail_[0-9a-f]{24}$/,
   push: /^push_[0-9a-f]{24}$/,
+  deployment: /^dep_[\w-]{16}$/,
   email: /^email_[0-9a-f]{24}$/,
 };
 

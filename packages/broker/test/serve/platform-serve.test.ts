@@ -184,11 +184,11 @@ describe('platform serve', () => {
     expect(deeper.body).not.toContain('No app is deployed');
   });
 
-  it('answers deployments with FEATURE_NOT_AVAILABLE, never a fake success', async () => {
+  it('answers deployments without an account credential with AUTH_REQUIRED', async () => {
     for (const method of ['GET', 'POST']) {
       const answer = await call(port, `${BASE}:${port}`, '/v1/apps/todo/deployments', { method });
-      expect(answer.status).toBe(501);
-      expect(JSON.parse(answer.body).error).toMatchObject({ code: 'FEATURE_NOT_AVAILABLE' });
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body).error).toMatchObject({ code: 'AUTH_REQUIRED' });
     }
   });
 

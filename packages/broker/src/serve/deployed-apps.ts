@@ -1,0 +1,235 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Manifest, parseManifest } from '@platform/schema/manifest';
+import { mountAppRoutes } from '../api/app-routes.ts';
+import { Frontend } from '../api/frontend.ts';
+import { RouteTable } from '../api/route-table.ts';
+import { declarationsOf, functionsOf } from '../app/app-config.ts';
+import { type Broker, startBroker } from '../app/start-broker.ts';
+import type { Database } from '../db/database.ts';
+import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { ServiceLogger } from '../observability/logger.ts';
+import type { ServeSettings } from './serve-settings.ts';
+
+/** The folder under the files folder where revisions are kept: never an app id (those have no `_`). */
+export const DEPLOYMENTS_FOLDER = '_deployments';
+
+/** The folder of one revision's unpacked files. */
+export const revisionDir = (filesDir: string, appId: string, deploymentId: string): string =>
+  join(filesDir, DEPLOYMENTS_FOLDER, appId, deploymentId);
+
+/** `{app_url}` of `appId`: `<scheme>://<app>.<base domain>[:port]` of the service's base URL. */
+export function appUrlOf(baseUrl: string, appId: string): string {
+  const base = new URL(baseUrl);
+  return `${base.protocol}//${appId}.${base.host}`;
+}
+
+/** One app's revision being served. */
+interface Serving {
+  readonly deploymentId: string;
+  readonly broker: Broker;
+  /** Requests it is answering now. */
+  inFlight: number;
+  readonly idle: (() => void)[];
+}
+
+/** What the deployed apps need from the service. */
+export interface DeployedAppsOptions {
+  readonly settings: ServeSettings;
+  readonly central: Database;
+  readonly clock: Clock;
+  readonly logger: ServiceLogger;
+}
+
+/**
+ * The apps `platform serve` serves: for each, the broker of its active revision (production
+ * environment, its own database in the cluster, its Functions from the revision's bundles, its
+ * `public/`). {@link DeployedApps.activate} starts the new revision's broker before it takes
+ * over; requests already in the old one finish there, new ones go to the new one, and the old
+ * broker (its Function processes with it) stops once its last request is answered, or after
+ * the drain bound.
+ */
+export class DeployedApps {
+  readonly #options: DeployedAppsOptions;
+  readonly #serving = new Map<string, Serving>();
+  /** Activations of one app run one after another. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #stopping = new Set<Promise<void>>();
+
+  constructor(options: DeployedAppsOptions) {
+    this.#options = options;
+  }
+
+  /** Starts the active revision of every app the central store names; a failure is logged. */
+  async startActive(): Promise<void> {
+    const { rows } = await this.#options.central.query<{ app_id: string; deployment_id: string }>(
+      'SELECT app_id, deployment_id FROM platform.active_deployments ORDER BY app_id',
+    );
+    await Promise.all(
+      rows.map((row) =>
+        this.activate(row.app_id, row.deployment_id).catch((error: unknown) =>
+          this.#options.logger.error(
+            { app: row.app_id, deployment: row.deployment_id, err: String(error) },
+            'an active revision did not start',
+          ),
+        ),
+      ),
+    );
+  }
+
+  /** The id of the revision serving `appId`, if any. */
+  active(appId: string): string | undefined {
+    return this.#serving.get(appId)?.deploymentId;
+  }
+
+  /** The apps with a revision running. */
+  appIds(): string[] {
+    return [...this.#serving.keys()].sort();
+  }
+
+  /** How many apps have a revision running (readiness). */
+  get size(): number {
+    return this.#serving.size;
+  }
+
+  /** Answers `request` with the active revision of `appId`; `undefined` when none serves it. */
+  async fetch(appId: string, request: Request): Promise<Response | undefined> {
+    const serving = this.#serving.get(appId);
+    if (serving === undefined) return undefined;
+    serving.inFlight += 1;
+    try {
+      return await serving.broker.app.fetch(request);
+    } finally {
+      serving.inFlight -= 1;
+      if (serving.inFlight === 0) for (const wake of serving.idle.splice(0)) wake();
+    }
+  }
+
+  /**
+   * Starts the broker of revision `deploymentId` of `appId` from its folder and makes it the one
+   * that answers; the previous revision's broker drains and stops. A revision that fails to
+   * start throws and leaves the previous one serving.
+   */
+  activate(appId: string, deploymentId: string): Promise<void> {
+    const previous = this.#queues.get(appId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.#activate(appId, deploymentId));
+    this.#queues.set(appId, next);
+    return next;
+  }
+
+  async #activate(appId: string, deploymentId: string): Promise<void> {
+    const old = this.#serving.get(appId);
+    if (old?.deploymentId === deploymentId) return;
+    const broker = await this.#start(appId, deploymentId);
+    // The swap is one assignment: a request reads the map once, so it is answered wholly by
+    // one revision.
+    this.#serving.set(appId, { deploymentId, broker, inFlight: 0, idle: [] });
+    this.#options.logger.info({ app: appId, deployment: deploymentId }, 'revision active');
+    if (old !== undefined) this.#retire(old);
+  }
+
+  /** Lets `old` answer what it holds, at most the drain bound, then stops it. */
+  #retire(old: Serving): void {
+    const stopping = (async () => {
+      if (old.inFlight > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => old.idle.push(resolve)),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, this.#options.settings.drainSeconds * 1000);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      await old.broker
+        .close()
+        .catch((error: unknown) =>
+          this.#options.logger.error({ err: String(error) }, 'a retired revision did not close'),
+        );
+    })();
+    this.#stopping.add(stopping);
+    void stopping.then(() => this.#stopping.delete(stopping));
+  }
+
+  async #start(appId: string, deploymentId: string): Promise<Broker> {
+    const { settings, central, logger } = this.#options;
+    const dir = revisionDir(settings.filesDir, appId, deploymentId);
+    const manifest = manifestOf(await readFile(join(dir, 'platform.yaml'), 'utf8'));
+    const databaseUrl = await ensureDatabase(settings.databaseUrl, appDatabaseName(appId));
+    const routes = RouteTable.fromManifest(manifest);
+    const frontend = new Frontend(dir);
+    const print = (line: string) => logger.info({ app: appId, deployment: deploymentId }, line);
+    const broker = await startBroker({
+      appDir: dir,
+      appId,
+      central,
+      sdkVersion: manifest.runtime.sdk.version,
+      declared: declarationsOf(manifest),
+      searches: manifest.data.search,
+      inboundFunction: manifest.email.inbound?.function,
+      jobs: { queues: manifest.queues, cron: manifest.cron, clock: this.#options.clock },
+      auth: {
+        visibility: manifest.visibility,
+        print,
+        appUrl: appUrlOf(settings.baseUrl, appId),
+        clock: this.#options.clock,
+      },
+      logWriter: print,
+      databaseUrl,
+      environment: settings.environment,
+      ...(settings.ai
+        ? {
+            ai: {
+              baseUrl: settings.ai.baseUrl,
+              apiKey: settings.ai.apiKey,
+              ...(settings.ai.model
+                ? {
+                    models: {
+                      text: settings.ai.model,
+                      object: settings.ai.model,
+                      vision: settings.ai.model,
+                    },
+                  }
+                : {}),
+            },
+          }
+        : {}),
+      mount: (app, services) => {
+        mountAppRoutes(app, { routes: () => routes, ...services });
+        frontend.mount(app);
+      },
+    });
+    try {
+      await Promise.all(
+        functionsOf(manifest).map((fn) =>
+          broker.functions.addBundled(fn, join(dir, 'functions', `${fn.name}.js`)),
+        ),
+      );
+    } catch (error) {
+      await broker.close();
+      throw error;
+    }
+    return broker;
+  }
+
+  /** Stops every revision's broker, those draining included. */
+  async close(): Promise<void> {
+    const serving = [...this.#serving.values()];
+    this.#serving.clear();
+    await Promise.all(this.#queues.values()).catch(() => undefined);
+    await Promise.all([
+      ...serving.map((one) => one.broker.close().catch(() => undefined)),
+      ...this.#stopping,
+    ]);
+  }
+}
+
+/** The manifest of a stored revision, checked when it was deployed. */
+export function manifestOf(text: string): Manifest {
+  const { manifest, errors } = parseManifest(text);
+  if (manifest === undefined) {
+    throw new Error(`A stored revision's platform.yaml no longer parses: ${errors[0]?.message}`);
+  }
+  return manifest;
+}

@@ -1,0 +1,374 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
+import { checkManifest, formatDiagnostic, type OrganisationApp } from '@platform/schema/manifest';
+import type { Context, Hono } from 'hono';
+import { platformSchema } from '../app/platform-schema.ts';
+import { AccountCredentials } from '../auth/account-credentials.ts';
+import type { Database } from '../db/database.ts';
+import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
+import { applyMigrationsTogether, MigrationError } from '../db/migrations.ts';
+import { withPlatformSchema } from '../db/platform-schema.ts';
+import { PostgresDatabase } from '../db/postgres-database.ts';
+import {
+  DEPLOYMENT_INDEX,
+  type DeploymentContents,
+  readDeployment,
+  writeDeployment,
+} from '../deploy/archive.ts';
+import { readBearer } from '../http/bearer.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import { deploymentsPath } from '../http/paths.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { newId } from '../kernel/ids.ts';
+import { centralAuthority } from '../org/authority.ts';
+import { roleOf } from '../org/memberships.ts';
+import { APP_ID_PATTERN } from '../project/app-id.ts';
+import { type DeployedApps, manifestOf, revisionDir } from './deployed-apps.ts';
+import type { ServeSettings } from './serve-settings.ts';
+
+/** One deployment as the owner API shows it. */
+export interface DeploymentView {
+  readonly id: string;
+  readonly appId: string;
+  /** SHA-256 of the archive's index, which lists every file's SHA-256. */
+  readonly digest: string;
+  readonly migrations: readonly string[];
+  readonly functions: readonly string[];
+  readonly archiveBytes: number;
+  readonly deployedBy: string;
+  readonly createdAt: string;
+  /** Whether this revision serves the app now. */
+  readonly active: boolean;
+}
+
+interface DeploymentRow {
+  id: string;
+  app_id: string;
+  digest: string;
+  migrations: string[];
+  functions: string[];
+  archive_bytes: string | number;
+  deployed_by: string;
+  created_at: Date | string;
+  active: boolean;
+}
+
+const toView = (row: DeploymentRow): DeploymentView => ({
+  id: row.id,
+  appId: row.app_id,
+  digest: row.digest,
+  migrations: row.migrations,
+  functions: row.functions,
+  archiveBytes: Number(row.archive_bytes),
+  deployedBy: row.deployed_by,
+  createdAt: new Date(row.created_at).toISOString(),
+  active: row.active,
+});
+
+/** What the deployment routes need. */
+export interface DeploymentRoutesOptions {
+  readonly settings: ServeSettings;
+  readonly central: Database;
+  readonly clock: Clock;
+  readonly apps: DeployedApps;
+}
+
+/**
+ * The deployments of the owner API on `{base_url}` (docs/production.md): `POST` an archive of
+ * `platform deploy`, `GET` the list, `POST .../{id}/activate` (rollback). Each needs a member's
+ * account credential (`platform login`): deploying and activating need Edit on the app (its
+ * owner or editors); the first deployment of an app id the organisation does not have yet
+ * needs an organisation administrator, who becomes the app's owner. The list needs Edit or
+ * Administer.
+ */
+export function mountDeploymentRoutes(
+  app: Hono<BrokerEnv>,
+  options: DeploymentRoutesOptions,
+): void {
+  const { central, settings, apps } = options;
+  const credentials = new AccountCredentials(central, options.clock);
+  const authority = centralAuthority(central);
+  const queues = new Map<string, Promise<unknown>>();
+  // One deployment or activation of an app at a time: the second waits for the first.
+  const serially = <T>(appId: string, work: () => Promise<T>): Promise<T> => {
+    const next = (queues.get(appId) ?? Promise.resolve()).catch(() => undefined).then(work);
+    queues.set(appId, next);
+    return next;
+  };
+
+  const caller = async (c: Context<BrokerEnv>): Promise<string> => {
+    const presented = readBearer(c.req.header('authorization'));
+    const credential =
+      typeof presented === 'string' ? await credentials.verify(presented) : undefined;
+    if (credential === undefined || (await roleOf(central, credential.accountId)) === undefined) {
+      throw new PlatformError({
+        code: 'AUTH_REQUIRED',
+        message:
+          'Deployments need a live account credential of a member (Authorization: Bearer plat_account_...); sign in with: platform login --to <base_url>',
+      });
+    }
+    return credential.accountId;
+  };
+  const appIdOf = (c: Context<BrokerEnv>): string => {
+    const appId = c.req.param('appId') ?? '';
+    if (!APP_ID_PATTERN.test(appId)) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `"${appId}" is not an app id: lower-case letters, digits and inner hyphens, at most 40 characters (it becomes <app>.${settings.baseDomain}).`,
+        details: { appId },
+      });
+    }
+    return appId;
+  };
+  const ownerOf = async (appId: string): Promise<string | null | undefined> =>
+    (
+      await central.query<{ owner: string | null }>(
+        'SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = $1',
+        [appId],
+      )
+    ).rows[0]?.owner;
+  const denied = (message: string, appId: string) =>
+    new PlatformError({ code: 'PERMISSION_DENIED', message, details: { appId } });
+  /** Whether `accountId` may deploy `appId`; `true` as `creates` when it is a new app. */
+  const requireEdit = async (appId: string, accountId: string): Promise<{ creates: boolean }> => {
+    const owner = await ownerOf(appId);
+    if (owner === undefined || owner === null) {
+      if (await authority.isAdministrator(accountId)) return { creates: true };
+      throw denied(
+        `The organisation has no app "${appId}" yet; only an organisation administrator creates an app, with its first deployment.`,
+        appId,
+      );
+    }
+    if (await authority.mayEdit(appId, accountId)) return { creates: false };
+    throw denied(
+      `Only the owner and the editors of "${appId}" may deploy it or change its active revision.`,
+      appId,
+    );
+  };
+
+  const list = async (appId: string): Promise<DeploymentView[]> => {
+    const { rows } = await central.query<DeploymentRow>(
+      `SELECT d.id, d.app_id, d.digest, d.migrations, d.functions, d.archive_bytes,
+              d.deployed_by::text AS deployed_by, d.created_at,
+              (a.deployment_id IS NOT NULL) AS active
+         FROM platform.deployments d
+         LEFT JOIN platform.active_deployments a ON a.deployment_id = d.id
+        WHERE d.app_id = $1 ORDER BY d.created_at DESC, d.id`,
+      [appId],
+    );
+    return rows.map(toView);
+  };
+  const one = async (appId: string, id: string): Promise<DeploymentView> => {
+    const found = (await list(appId)).find((view) => view.id === id);
+    if (found === undefined) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `"${appId}" has no deployment "${id}"; platform deployments list names them.`,
+        details: { appId, deployment: id },
+      });
+    }
+    return found;
+  };
+  const markActive = (appId: string, id: string, accountId: string) =>
+    central.query(
+      `INSERT INTO platform.active_deployments (app_id, deployment_id, activated_by, activated_at)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (app_id) DO UPDATE SET deployment_id = EXCLUDED.deployment_id,
+         activated_by = EXCLUDED.activated_by, activated_at = EXCLUDED.activated_at`,
+      [appId, id, accountId, options.clock.now()],
+    );
+
+  app.get(deploymentsPath, async (c) => {
+    const accountId = await caller(c);
+    const appId = appIdOf(c);
+    const owner = await ownerOf(appId);
+    const allowed =
+      owner !== undefined &&
+      ((await authority.mayEdit(appId, accountId)) ||
+        (await authority.mayAdminister(appId, accountId)));
+    if (!allowed) {
+      throw denied(`Only those who edit or administer "${appId}" may list its deployments.`, appId);
+    }
+    return c.json({ deployments: await list(appId) });
+  });
+
+  app.post(deploymentsPath, async (c) => {
+    const accountId = await caller(c);
+    const appId = appIdOf(c);
+    await requireEdit(appId, accountId);
+    const archive = await readBounded(c.req.raw);
+    const contents = await readDeployment(archive);
+    const view = await serially(appId, async () => {
+      const { creates } = await requireEdit(appId, accountId);
+      return deploy(appId, accountId, creates, contents, archive);
+    });
+    return c.json({ deployment: view }, 201);
+  });
+
+  app.post(`${deploymentsPath}/:deploymentId/activate`, async (c) => {
+    const accountId = await caller(c);
+    const appId = appIdOf(c);
+    const id = c.req.param('deploymentId') ?? '';
+    const view = await serially(appId, async () => {
+      await requireEdit(appId, accountId);
+      await one(appId, id);
+      // The revision's code only: its migrations ran when it was deployed (forward-only).
+      await apps.activate(appId, id);
+      await markActive(appId, id, accountId);
+      return one(appId, id);
+    });
+    return c.json({ deployment: view });
+  });
+
+  const deploy = async (
+    appId: string,
+    accountId: string,
+    creates: boolean,
+    contents: DeploymentContents,
+    archive: Uint8Array,
+  ): Promise<DeploymentView> => {
+    const manifestText = Buffer.from(contents.files.get('platform.yaml') ?? '').toString('utf8');
+    await validate(appId, manifestText, contents);
+    const manifest = manifestOf(manifestText);
+    const id = newId('deployment');
+    const dir = revisionDir(settings.filesDir, appId, id);
+    const migrations = [...contents.files]
+      .filter(([path]) => path.startsWith('migrations/'))
+      .map(([path, bytes]) => ({
+        name: path.slice('migrations/'.length),
+        sql: Buffer.from(bytes).toString('utf8'),
+      }));
+    await writeDeployment(contents, dir);
+    await writeFile(join(dirname(dir), `${id}.tar.gz`), archive, { mode: 0o600 });
+    try {
+      await migrate(appId, migrations);
+      await central.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO platform.apps (app_id, owner_account_id) VALUES ($1, $2)
+           ON CONFLICT (app_id) DO UPDATE
+             SET owner_account_id = COALESCE(platform.apps.owner_account_id, EXCLUDED.owner_account_id)`,
+          [appId, creates ? accountId : null],
+        );
+        await tx.query(
+          `INSERT INTO platform.deployments
+             (id, app_id, digest, manifest, migrations, functions, archive_bytes, deployed_by, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [
+            id,
+            appId,
+            contents.digest,
+            manifestText,
+            migrations.map((m) => m.name).sort(),
+            manifest.functions.map((fn) => fn.name),
+            archive.byteLength,
+            accountId,
+            options.clock.now(),
+          ],
+        );
+      });
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      await rm(join(dirname(dir), `${id}.tar.gz`), { force: true });
+      throw error;
+    }
+    await apps.activate(appId, id);
+    await markActive(appId, id, accountId);
+    return one(appId, id);
+  };
+
+  /** The checks of `platform validate`, with the organisation's other active apps. */
+  const validate = async (appId: string, text: string, contents: DeploymentContents) => {
+    const { rows } = await central.query<{ app_id: string; manifest: string }>(
+      `SELECT d.app_id, d.manifest FROM platform.active_deployments a
+         JOIN platform.deployments d ON d.id = a.deployment_id WHERE a.app_id <> $1`,
+      [appId],
+    );
+    const organisation: OrganisationApp[] = rows.map((row) => ({
+      name: row.app_id,
+      manifest: manifestOf(row.manifest),
+    }));
+    // No file host: the sources stayed on the developer's machine, where platform deploy
+    // checked them and their imports; here each Function's bundle must be in the archive.
+    const result = await checkManifest(text, {
+      file: 'platform.yaml',
+      appDir: '.',
+      organisation: { apps: organisation },
+    });
+    const errors = [...result.errors];
+    if (result.manifest !== undefined) {
+      for (const fn of result.manifest.functions) {
+        if (!contents.files.has(`functions/${fn.name}.js`)) {
+          errors.push({
+            code: 'FUNCTION_ENTRYPOINT_MISSING',
+            message: `The archive has no bundle functions/${fn.name}.js for Function "${fn.name}"; build it with platform deploy.`,
+            path: '',
+            file: DEPLOYMENT_INDEX,
+            line: 0,
+            column: 0,
+            severity: 'error',
+          });
+        }
+      }
+    }
+    if (errors.length > 0 || result.manifest === undefined) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `The deployment's platform.yaml has ${errors.length} error(s); nothing changed:\n${errors
+          .map((d) => formatDiagnostic(d, d.file))
+          .join('\n')}`,
+        details: { errors: errors.map((d) => ({ ...d })) },
+      });
+    }
+  };
+
+  /** The revision's new migrations, together, before it goes live. */
+  const migrate = async (appId: string, migrations: { name: string; sql: string }[]) => {
+    const url = await ensureDatabase(settings.databaseUrl, appDatabaseName(appId));
+    const { db } = await withPlatformSchema(await PostgresDatabase.connect(url, 2), platformSchema);
+    try {
+      await applyMigrationsTogether(db, migrations);
+    } catch (error) {
+      if (!(error instanceof MigrationError)) throw error;
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `${error.message}. Nothing changed: the migrations of this deployment were rolled back and the active revision still serves.`,
+        details: {
+          file: `migrations/${error.file}`,
+          ...(error.line === undefined ? {} : { line: error.line }),
+          ...(error.sqlState === undefined ? {} : { sqlState: error.sqlState }),
+        },
+      });
+    } finally {
+      await db.close();
+    }
+  };
+}
+
+/** The request body, refused with `PAYLOAD_TOO_LARGE` as soon as it passes the archive limit. */
+async function readBounded(request: Request): Promise<Uint8Array> {
+  const max = limits.deployment.archiveMaxBytes;
+  const tooLarge = () =>
+    new PlatformError({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `A deployment archive may be at most ${max} bytes (limits.deployment.archiveMaxBytes).`,
+      details: { limit: max },
+    });
+  if (Number(request.headers.get('content-length') ?? 0) > max) throw tooLarge();
+  if (request.body === null) {
+    throw new PlatformError({
+      code: 'INVALID_INPUT',
+      message:
+        'The deployment archive is missing: send the gzip tar of platform deploy as the body.',
+    });
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > max) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,331 @@
+// Deployments to `platform serve` as a person makes them: the service in its own process on a
+// real PostgreSQL, the CLI in its own process with its account credential in a real Secret
+// Service (GNOME Keyring on a private D-Bus), the app answering at its Host-routed address.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountCredentials } from '../../src/auth/account-credentials.ts';
+import { PostgresDatabase } from '../../src/db/postgres-database.ts';
+import { systemClock } from '../../src/kernel/clock.ts';
+import { writeFiles } from '../helpers/broker.ts';
+import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
+import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const root = new URL('../../../../', import.meta.url).pathname;
+const bin = join(root, 'packages/broker/src/bin.ts');
+const node = (args: string[]) => ['--conditions=@platform/source', '--import', 'tsx', ...args];
+
+const manifest = `schemaVersion: 3
+runtime:
+  sdk:
+    version: 2.6.0
+visibility: public
+functions:
+  - name: hello
+    entrypoint: functions/hello/index.ts
+    access: public
+    route:
+      path: /api/hello
+      methods: [GET]
+`;
+
+const helloSource = (version: string) => `import { defineFunction, s } from '@platform/server';
+
+export default defineFunction({
+  input: s.object({}),
+  handler: async ({ data }) => {
+    const notes = await data.table<{ id: number; text: string }>('notes').list({ limit: 10 });
+    return { version: '${version}', notes: notes.map((note) => note.text).sort() };
+  },
+});
+`;
+
+const firstMigration = `create table notes (
+  id integer primary key,
+  text text not null
+);
+alter table notes enable row level security;
+create policy notes_read on notes for select using (true);
+insert into notes (id, text) values (1, 'first');
+`;
+
+/** A free port on 127.0.0.1, so {base_url} can name it before the service starts. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
+/** One HTTP request to the service with the given Host. */
+function call(port: number, host: string, path: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, headers: { host }, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/** The Function's result in a route's answer. */
+const result = (answer: Answer): unknown => (JSON.parse(answer.body) as { result: unknown }).result;
+
+describe('deployments to platform serve', () => {
+  let postgres: PostgresServer;
+  let secrets: SecretService;
+  let dir: { path: string; remove: () => Promise<void> };
+  let service: ChildProcess;
+  let serviceOutput = '';
+  let port: number;
+  let base: string;
+  let appDir: string;
+  let eveToken: string;
+
+  /** The CLI in its own process, with only the private Secret Service's environment. */
+  const cli = (args: string[], cwd = root) =>
+    new Promise<{ code: number | null; out: string; err: string }>((done) => {
+      const child = spawn(process.execPath, node([bin, ...args]), {
+        cwd,
+        env: { ...secrets.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out: string[] = [];
+      const err: string[] = [];
+      createInterface({ input: child.stdout }).on('line', (line) => out.push(line));
+      createInterface({ input: child.stderr }).on('line', (line) => err.push(line));
+      child.on('close', (code) => done({ code, out: out.join('\n'), err: err.join('\n') }));
+    });
+
+  const callHello = () => call(port, `todo.localhost:${port}`, '/api/hello');
+  const deploy = () => cli(['deploy', appDir, '--to', base, '--app', 'todo']);
+
+  beforeAll(async () => {
+    [postgres, secrets, dir] = await Promise.all([
+      startPostgres(),
+      startSecretService(),
+      tempDir('deployments-'),
+    ]);
+    port = await freePort();
+    base = `http://localhost:${port}`;
+    appDir = join(dir.path, 'todo');
+    await writeFiles(appDir, {
+      'platform.yaml': manifest,
+      'functions/hello/index.ts': helloSource('one'),
+      'migrations/001_notes.sql': firstMigration,
+      'public/index.html': '<h1>Notes</h1>',
+    });
+    const clean = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([name]) => !name.startsWith('PLATFORM_') && name !== 'DATABASE_URL',
+      ),
+    );
+    service = spawn(process.execPath, node([bin, 'serve']), {
+      cwd: root,
+      env: {
+        ...clean,
+        NO_COLOR: '1',
+        PLATFORM_DATABASE_URL: postgres.url,
+        PLATFORM_BASE_DOMAIN: 'localhost',
+        PLATFORM_BASE_URL: base,
+        PLATFORM_LISTEN: `127.0.0.1:${port}`,
+        PLATFORM_METRICS_LISTEN: '127.0.0.1:0',
+        PLATFORM_FILES_DIR: join(dir.path, 'files'),
+        PLATFORM_CREDENTIAL_KEY_FILE: join(dir.path, 'credentials.key'),
+        PLATFORM_DRAIN_SECONDS: '5',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const setupKey = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(serviceOutput)), 30_000);
+      const look = (chunk: Buffer) => {
+        serviceOutput += chunk;
+        const key = /_platform\/setup\?key=([A-Za-z0-9_-]+)/.exec(serviceOutput)?.[1];
+        if (key) {
+          clearTimeout(timer);
+          resolve(key);
+        }
+      };
+      service.stdout?.on('data', look);
+      service.stderr?.on('data', look);
+    });
+    // The first administrator through the printed link, as a person sets up the service.
+    const made = await fetch(`${base}/_platform/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: new URLSearchParams({
+        key: setupKey,
+        email: 'ada@example.com',
+        password: 'a long enough password',
+      }),
+    });
+    expect(made.status).toBe(200);
+    // The credential platform login would keep: minted as its device flow mints it, kept in
+    // the Secret Service under the account the CLI reads.
+    const central = await PostgresDatabase.connect(
+      postgres.url.replace('/postgres?', '/platform_central?'),
+      1,
+    );
+    try {
+      const { rows } = await central.query<{ id: string }>(
+        "SELECT id::text FROM platform.accounts WHERE email = 'ada@example.com'",
+      );
+      const credentials = new AccountCredentials(central, systemClock);
+      const ada = await credentials.issue(rows[0]?.id as string, 'test CLI');
+      // A member who is neither an administrator nor the app's owner or editor.
+      const eve = await central.query<{ id: string }>(
+        `INSERT INTO platform.accounts (id, email, state, created_at)
+         VALUES (gen_random_uuid(), 'eve@example.com', 'confirmed', now()) RETURNING id::text`,
+      );
+      eveToken = (await credentials.issue(eve.rows[0]?.id as string, 'eve CLI')).token;
+      const keep = join(dir.path, 'keep.mts');
+      await writeFile(
+        keep,
+        `import { openCredentialStore } from ${JSON.stringify(join(root, 'packages/broker/src/cli/credential-store.ts'))};
+const store = await openCredentialStore();
+await store.put(process.argv[2], process.argv[3]);
+`,
+      );
+      const kept = await new Promise<number | null>((done) =>
+        spawn(process.execPath, node([keep, `account/${base}`, ada.token]), {
+          env: { ...secrets.env },
+          stdio: 'ignore',
+        }).on('close', done),
+      );
+      expect(kept).toBe(0);
+    } finally {
+      await central.close();
+    }
+  }, 80_000);
+
+  afterAll(async () => {
+    if (service && service.exitCode === null) service.kill('SIGKILL');
+    await Promise.all([postgres?.stop(), secrets?.stop()]);
+    await dir?.remove();
+  });
+
+  let first: string;
+
+  it('deploys an app and serves its Function and public/ at its Host-routed address', async () => {
+    expect((await callHello()).status).toBe(404);
+    const deployed = await deploy();
+    expect(deployed.err).toBe('');
+    expect(deployed.code).toBe(0);
+    first = /Deployed (dep_\S+) of todo/.exec(deployed.out)?.[1] as string;
+    expect(first).toBeDefined();
+    const answer = await callHello();
+    expect(answer.status).toBe(200);
+    expect(result(answer)).toEqual({ version: 'one', notes: ['first'] });
+    const page = await call(port, `todo.localhost:${port}`, '/');
+    expect(page.body).toContain('<h1>Notes</h1>');
+    // Never another app's answer.
+    expect((await call(port, `crm.localhost:${port}`, '/api/hello')).status).toBe(404);
+  }, 60_000);
+
+  it('refuses a deploy by a member who is not an administrator, owner or editor', async () => {
+    const archive = await fetch(`${base}/v1/apps/todo/deployments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${eveToken}`, 'content-type': 'application/gzip' },
+      body: new Uint8Array([1, 2, 3]),
+    });
+    expect(archive.status).toBe(403);
+    expect((await archive.json()).error.code).toBe('PERMISSION_DENIED');
+    const created = await fetch(`${base}/v1/apps/notes/deployments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${eveToken}` },
+      body: new Uint8Array([1]),
+    });
+    expect((await created.json()).error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      message: expect.stringContaining('only an organisation administrator creates an app'),
+    });
+    const anonymous = await fetch(`${base}/v1/apps/todo/deployments`, { method: 'POST' });
+    expect(anonymous.status).toBe(401);
+    expect((await callHello()).status).toBe(200);
+  });
+
+  let second: string;
+
+  it('activates a second deployment with a new migration', async () => {
+    await writeFiles(appDir, {
+      'functions/hello/index.ts': helloSource('two'),
+      'migrations/002_more.sql': "insert into notes (id, text) values (2, 'second');\n",
+    });
+    const deployed = await deploy();
+    expect(deployed.code).toBe(0);
+    second = /Deployed (dep_\S+) of todo/.exec(deployed.out)?.[1] as string;
+    expect(second).not.toBe(first);
+    expect(result(await callHello())).toEqual({
+      version: 'two',
+      notes: ['first', 'second'],
+    });
+  }, 60_000);
+
+  it('refuses a deployment whose migration fails, naming file and line, and changes nothing', async () => {
+    await writeFiles(appDir, {
+      'functions/hello/index.ts': helloSource('three'),
+      'migrations/003_ok.sql': "insert into notes (id, text) values (3, 'third');\n",
+      'migrations/004_bad.sql': '-- a mistake on line 3\n\nselect * from no_such_table;\n',
+    });
+    const deployed = await deploy();
+    expect(deployed.code).toBe(1);
+    expect(deployed.err).toContain('Migration 004_bad.sql:3 failed');
+    expect(deployed.err).toContain('no_such_table');
+    expect(deployed.err).toContain('"file":"migrations/004_bad.sql"');
+    // The earlier file of the same deployment was rolled back with it; the old code serves.
+    expect(result(await callHello())).toEqual({
+      version: 'two',
+      notes: ['first', 'second'],
+    });
+    const client = new pg.Client({
+      connectionString: postgres.url.replace('/postgres?', '/platform_app_todo?'),
+    });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT name FROM platform.migrations ORDER BY name');
+      expect(rows.map((row) => row.name)).toEqual(['001_notes.sql', '002_more.sql']);
+    } finally {
+      await client.end();
+    }
+    const listed = await cli(['deployments', 'list', '--to', base, '--app', 'todo']);
+    expect(listed.code).toBe(0);
+    expect(listed.out.split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^\\* ${second} `)),
+      expect.stringMatching(new RegExp(`^  ${first} `)),
+    ]);
+  }, 60_000);
+
+  it('rolls back to the earlier revision: its code serves, the data stays migrated', async () => {
+    const rolled = await cli(['rollback', first, '--to', base, '--app', 'todo']);
+    expect(rolled.err).toBe('');
+    expect(rolled.code).toBe(0);
+    expect(rolled.out).toContain('forward-only');
+    expect(result(await callHello())).toEqual({
+      version: 'one',
+      notes: ['first', 'second'],
+    });
+    const unknown = await cli(['rollback', 'dep_nothing', '--to', base, '--app', 'todo']);
+    expect(unknown.code).toBe(1);
+    expect(result(await callHello())).toMatchObject({ version: 'one' });
+  }, 60_000);
+});
