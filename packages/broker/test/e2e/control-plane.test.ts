@@ -74,7 +74,8 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
   it('platform app authority shows and sets who may Use, Administer and Edit', async () => {
     const shown = await cli('app', 'authority');
     expect(shown).toMatchObject({ code: 0 });
-    expect(shown.out).toContain('Owner:       (none yet)');
+    // The configured owner is the app's first recorded owner.
+    expect(shown.out).toContain('Owner:       owner@localhost');
     expect(shown.out).toContain('Use:         the whole organisation');
     expect(await cli('app', 'authority', 'set', 'owner', PAT)).toMatchObject({ code: 0 });
     expect(await cli('app', 'authority', 'set', 'use', PAT)).toMatchObject({ code: 0 });
@@ -85,6 +86,10 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
       use: { kind: 'accounts', accounts: [PAT] },
       administer: { kind: 'accounts', accounts: [] },
       editors: [],
+    });
+    // Handing the app back: the tests below sign in as owner@localhost, its owner.
+    expect(await cli('app', 'authority', 'set', 'owner', 'owner@localhost')).toMatchObject({
+      code: 0,
     });
     const stranger = await cli('app', 'authority', 'set', 'use', 'who@example.com');
     expect(stranger.code).not.toBe(0);
