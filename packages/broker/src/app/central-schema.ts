@@ -14,7 +14,12 @@ import {
   oauthBrowserBindingStep,
 } from '../integrations/integration-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
-import { authorityStep, membershipsStep, setupLinksStep } from '../org/org-schema.ts';
+import {
+  authorityStep,
+  departuresStep,
+  membershipsStep,
+  setupLinksStep,
+} from '../org/org-schema.ts';
 
 /**
  * The central store's own schema steps (docs/organisations.md), numbered apart from the app
@@ -37,4 +42,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 13, ...handoffSignInTimeStep },
   { version: 14, ...setupLinksStep },
   { version: 15, ...accountCredentialsStep },
+  { version: 16, ...departuresStep },
 ];

@@ -195,6 +195,16 @@ describe('the organisation from the command line', { timeout: 60_000 }, () => {
     expect((await cli('org', 'role', PAT, 'member')).code).not.toBe(0);
     expect((await cli('org', 'members')).out).toContain('owner@localhost  administrator');
   });
+
+  it('platform org invite: an administrator invites, a member cannot', async () => {
+    const refused = await cli('org', 'invite', 'new@example.com', '--as', PAT);
+    expect(refused.err).toContain('ROLE_CHANGE_FORBIDDEN');
+    expect(await cli('org', 'invite', 'New@Example.com', '--as', 'owner@localhost')).toMatchObject({
+      code: 0,
+      out: 'new@example.com is invited: it joins the organisation when it signs up.',
+    });
+    expect((await cli('org', 'invite', 'new@example.com')).code).not.toBe(0);
+  });
 });
 
 describe('a platform administrator', { timeout: 60_000 }, () => {
