@@ -110,7 +110,7 @@ export const errorMeanings = {
     'This action needs a recent sign-in (`limits.recentSignInSeconds`); sign in again.',
   ACCOUNT_DELETION_IN_PROGRESS: 'The account is already being deleted.',
   ACCOUNT_OWNS_APPS:
-    'The account owns apps that other members of the organisation use; hand them over first.',
+    'The account owns apps that other members use and that nobody can take over when it is deleted (the configured owner of a broker started alone); make someone else the owner first.',
   APP_DELETED: "The app was deleted with its owner's account.",
   ONBOARDING_REQUEST_NOT_FOUND: 'No onboarding request has this id, or its claim secret is wrong.',
   ONBOARDING_REQUEST_EXPIRED:

@@ -17,7 +17,12 @@ import {
   refusedCallsAuditStep,
 } from '../integrations/integration-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
-import { authorityStep, membershipsStep, setupLinksStep } from '../org/org-schema.ts';
+import {
+  authorityStep,
+  departuresStep,
+  membershipsStep,
+  setupLinksStep,
+} from '../org/org-schema.ts';
 
 /**
  * The central store's own schema steps (docs/organisations.md), numbered apart from the app
@@ -43,4 +48,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 16, ...eventDeliveryEnvironmentStep },
   { version: 17, ...refusedCallsAuditStep },
   { version: 18, ...deploymentsStep },
+  { version: 19, ...departuresStep },
 ];

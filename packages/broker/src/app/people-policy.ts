@@ -46,9 +46,12 @@ export const arrivalsFeature: BrokerFeature<'arrivals', { deletions: AccountDele
 };
 
 /**
- * Sign-in's rules in an organisation: platform administrators review requests, and an agent's
- * account may edit or owns the app when it is the app's sign-in owner (the developer's account)
- * or the organisation's facts say so. Alone, the defaults of sign-in hold.
+ * Sign-in's rules in an organisation: the app's owner is the one its authority facts record
+ * (the configured owner only until one is recorded), so token approval, reveal links, the
+ * control plane and what an app access token acts as follow an onboarding's hand-over or
+ * `platform app authority set owner` at once; platform administrators review requests; an
+ * agent's account may edit the app when the facts say so, and owns it when it is that owner.
+ * Alone, the defaults of sign-in hold.
  */
 export function signInRules(
   appId: string,
@@ -58,12 +61,18 @@ export function signInRules(
     const { authority } = org;
     return {
       isReviewer: (accountId) => authority.isPlatformAdministrator(accountId),
+      ownerRecord: {
+        current: () => authority.ownerOf(appId),
+        set: (accountId) => authority.setOwner(appId, accountId),
+        onChange: (listener) =>
+          authority.onOwnerChange((changed) => {
+            if (changed === appId) listener();
+          }),
+      },
       agentAuthority: {
         mayEdit: async (accountId) =>
           (await auth().isOwner(accountId)) || authority.mayEdit(appId, accountId),
-        owns: async (accountId) =>
-          (await auth().isOwner(accountId)) ||
-          (await authority.facts(appId)).ownerAccountId === accountId,
+        owns: (accountId) => auth().isOwner(accountId),
       },
     };
   };

@@ -16,7 +16,7 @@ import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbou
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobActiveIndexStep, jobTablesStep } from '../jobs/job-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
-import { membershipsStep } from '../org/org-schema.ts';
+import { departuresStep, membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
 import { pushTablesStep } from '../push/push-schema.ts';
 
@@ -57,4 +57,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 19, ...inboundAttemptsStep },
   // A broker started without a central store keeps the accounts' side here.
   { version: 20, ...accountCredentialsStep },
+  { version: 21, ...departuresStep },
 ];

@@ -5,8 +5,11 @@ import { type AuthOptions, resolveAuthOptions } from './auth-options.ts';
 import { AuthService } from './auth-service.ts';
 import { mountAuth } from './mount-auth.ts';
 
-/** Who reviews requests and what an agent's account may do, as the organisation decides. */
-export type SignInRules = Pick<AuthOptions, 'isReviewer' | 'agentAuthority'>;
+/**
+ * Who reviews requests, what an agent's account may do and where the app's owner is recorded, as
+ * the organisation decides.
+ */
+export type SignInRules = Pick<AuthOptions, 'isReviewer' | 'agentAuthority' | 'ownerRecord'>;
 
 /**
  * Sign-in (docs/auth.md): accounts, sessions, grants, app access tokens and agent credentials,

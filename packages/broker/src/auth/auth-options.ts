@@ -39,7 +39,11 @@ export interface AuthOptions {
   readonly appId?: string;
   /** @default 'private' (the manifest's default, the safe choice) */
   readonly visibility?: AppVisibility;
-  /** The app owner's email: always admitted, and app access tokens act as this account. @default 'owner@localhost' */
+  /**
+   * The app owner's email for a broker running alone: always admitted, and app access tokens act
+   * as this account. With an `ownerRecord` it is only the first owner, recorded there when the
+   * record names none yet. @default 'owner@localhost'
+   */
   readonly ownerEmail?: string;
   /**
    * Create the owner account unconfirmed, with the 24-hour confirmation deadline starting now
@@ -82,6 +86,22 @@ export interface AuthOptions {
    * bind connections). @default the app's owner only, for both
    */
   readonly agentAuthority?: AgentAuthority;
+  /**
+   * Where the app's owner is recorded when the organisation keeps it (its authority facts):
+   * then sign-in's owner (token approval, reveal links, the control plane, what an app access
+   * token acts as) is always the recorded one. @default the account of `ownerEmail`
+   */
+  readonly ownerRecord?: OwnerRecord;
+}
+
+/** The app's owner as the organisation records it (docs/organisations.md). */
+export interface OwnerRecord {
+  /** The owner's account id; `undefined` when none is recorded or the app is no longer known. */
+  current(): Promise<string | undefined>;
+  /** Records `accountId` as the owner: the configured owner, when the record names none. */
+  set(accountId: string): Promise<void>;
+  /** Calls `listener` after this process records a new owner (caches of the owner). */
+  onChange(listener: () => void): void;
 }
 
 /** What an agent's account may do on the app. */
@@ -109,6 +129,7 @@ export interface ResolvedAuthOptions {
   readonly peers: () => readonly OrgPeer[];
   readonly isReviewer: (accountId: string) => Promise<boolean>;
   readonly agentAuthority: AgentAuthority | undefined;
+  readonly ownerRecord: OwnerRecord | undefined;
 }
 
 /** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
@@ -133,6 +154,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     devToken: options.devToken,
     appUrl: options.appUrl,
     agentAuthority: options.agentAuthority,
+    ownerRecord: options.ownerRecord,
     peers: options.peers ?? (() => []),
     isReviewer: options.isReviewer ?? (async () => false),
   };

@@ -23,7 +23,8 @@ const NEEDS_DEV_TOKEN = 'The control plane needs the dev token of .platform/dev.
  *   broker key, any method;
  * - `Authorization: Bearer <agent credential>` on the agent tools and the routes they send only,
  *   acting for the credential's account (set as `agent` on the context);
- * - for `GET`/`HEAD` without an `Authorization` header: the owner's session cookie, or the
+ * - for `GET`/`HEAD` without an `Authorization` header: the session cookie of the owner, once
+ *   their address is confirmed (an unconfirmed owner does no owner-only action, spec 3.3), or the
  *   developer cookie that the dashboard link (`/_platform/dashboard?key=<link key>`, printed by
  *   `platform dev`; the key is derived from the dev token and opens nothing else) sets. A cookie never authorises a state change, so a
  *   cross-site form cannot act for the developer.
@@ -56,7 +57,7 @@ export async function admitControlPlane(
     return void (await next());
   }
   const identity = await auth.cookie(c.req.raw);
-  if (identity !== undefined && identity.account.id === (await auth.owner()).id) {
+  if (identity !== undefined && (await auth.signedInOwner(c.req.raw))) {
     return void (await next());
   }
   if (identity === undefined && wantsHtml(c.req.raw)) {
@@ -65,7 +66,9 @@ export async function admitControlPlane(
   throw denied(
     identity === undefined
       ? 'The control plane needs the dev token of .platform/dev.json, or the owner signed in.'
-      : `${identity.account.email} is not this app's owner; the control plane is the owner's.`,
+      : (await auth.isOwner(identity.account.id))
+        ? `The app's owner confirms their email address before using the control plane: open the confirmation email sent to ${identity.account.email}.`
+        : `${identity.account.email} is not this app's owner; the control plane is the owner's.`,
   );
 }
 

@@ -53,15 +53,23 @@ export class Identities {
     this.#stores = stores;
     this.#options = options;
     stores.accounts.onChange(() => this.forgetOwner());
+    options.ownerRecord?.onChange(() => this.forgetOwner());
   }
 
-  /** Creates the owner's account unless it exists: unconfirmed with `ownerUnconfirmed`. */
+  /**
+   * Makes sure the app has an owner: the configured owner's account is created unless it exists
+   * (unconfirmed with `ownerUnconfirmed`). With an owner record, only while the record names no
+   * owner yet, and the account is then recorded as the owner: once recorded, the record alone
+   * decides (an onboarding or `platform app authority set owner` changes it).
+   */
   async ensureOwner(): Promise<void> {
     const { accounts } = this.#stores;
-    const { ownerEmail, ownerUnconfirmed } = this.#options;
-    if ((await accounts.byEmail(ownerEmail)) === undefined) {
-      await accounts.create(ownerEmail, ownerUnconfirmed ? 'unconfirmed' : 'confirmed');
-    }
+    const { ownerEmail, ownerUnconfirmed, ownerRecord } = this.#options;
+    if (ownerRecord !== undefined && (await ownerRecord.current()) !== undefined) return;
+    const account =
+      (await accounts.byEmail(ownerEmail)) ??
+      (await accounts.create(ownerEmail, ownerUnconfirmed ? 'unconfirmed' : 'confirmed'));
+    await ownerRecord?.set(account.id);
   }
 
   /**
@@ -110,11 +118,19 @@ export class Identities {
       if (!due) return cached.account;
     }
     const generation = this.#ownerGeneration;
-    const owner = await this.#stores.accounts.byEmail(this.#options.ownerEmail);
+    const owner = await this.#readOwner();
     // A change while reading may have made this answer stale: do not keep it.
     if (owner !== undefined && generation === this.#ownerGeneration)
       this.#owner = { account: owner, readAt: performance.now() };
     return owner;
+  }
+
+  // The recorded owner when the organisation records one, else the configured owner's account.
+  async #readOwner(): Promise<Account | undefined> {
+    const { ownerRecord, ownerEmail } = this.#options;
+    if (ownerRecord === undefined) return this.#stores.accounts.byEmail(ownerEmail);
+    const id = await ownerRecord.current();
+    return id === undefined ? undefined : this.#stores.accounts.byId(id);
   }
 
   /**
@@ -122,7 +138,7 @@ export class Identities {
    * a confirmed platform administrator opening it for review.
    */
   async mayOpen(account: Account): Promise<boolean> {
-    if (account.email === this.#options.ownerEmail) return account.state !== 'paused';
+    if (account.id === (await this.#currentOwner())?.id) return account.state !== 'paused';
     if (account.state !== 'confirmed') return false;
     return (
       (await this.#stores.grants.has(account.email)) || (await this.#options.isReviewer(account.id))

@@ -6,11 +6,13 @@ import { defineCommand, exitCodes } from './io.ts';
 const usage = `Usage: platform org members [--json]
        platform org role <email> member|administrator --as <email>
        platform org remove <email> --as <email>
+       platform org invite <email> --as <email>
        [--app <dir>]
 
 The organisation's members and their roles (docs/organisations.md). Only administrators change
 roles and remove members; the only administrator cannot step down or leave until another
-member is administrator. The dev token of this machine is not an account, so a change names the
+member is administrator. A member whose account was deleted leaves the organisation; the
+address joins again only when an administrator invites it. The dev token of this machine is not an account, so a change names the
 member on whose authority it is made (--as); the organisation's rules apply to that member.
 Talks to the running platform dev.
 
@@ -25,10 +27,10 @@ interface Member {
   role: string;
 }
 
-/** `platform org members|role|remove`. */
+/** `platform org members|role|remove|invite`. */
 export const orgCommand = defineCommand({
   name: 'org',
-  summary: "The organisation's members and roles (members, role, remove).",
+  summary: "The organisation's members and roles (members, role, remove, invite).",
   usage,
   options: {
     app: { type: 'string', default: '.' },
@@ -69,8 +71,24 @@ export const orgCommand = defineCommand({
       io.stdout(`${email} is no longer a member of the organisation.`);
       return exitCodes.ok;
     }
+    if (action === 'invite' && email !== undefined && role === undefined) {
+      if (actingAs === undefined) return usageError('--as <email> names who invites');
+      const answer = await callBroker<{ email: string; joined: boolean }>(
+        io,
+        app,
+        orgApiPaths.members,
+        { method: 'POST', json: { email, actingAs }, label },
+      );
+      if (typeof answer === 'number') return answer;
+      io.stdout(
+        answer.joined
+          ? `${answer.email} is now a member of the organisation.`
+          : `${answer.email} is invited: it joins the organisation when it signs up.`,
+      );
+      return exitCodes.ok;
+    }
     return usageError(
-      'expected members, role <email> <role> --as <email> or remove <email> --as <email>',
+      'expected members, role <email> <role> --as <email>, remove <email> --as <email> or invite <email> --as <email>',
     );
   },
 });

@@ -7,6 +7,7 @@ import { eraseRows, tableExists } from '../feature/erase-rows.ts';
 import { type Clock, inMinutes } from '../kernel/clock.ts';
 import { normalizeEmail } from '../kernel/email.ts';
 import { newId } from '../kernel/ids.ts';
+import { type Departure, depart } from '../org/departures.ts';
 import { keepAnAdministrator, type OrgRole } from '../org/memberships.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { removePersonFromApp, wipeApp } from './app-erasure.ts';
@@ -89,7 +90,10 @@ export class AccountDeletions {
    * `limits.recentSignInSeconds`, `INVALID_INPUT` when the typed address is not the
    * account's, `ACCOUNT_DELETION_IN_PROGRESS` for a second request, `LAST_ADMINISTRATOR` for
    * the only administrator of an organisation with other members, `ACCOUNT_OWNS_APPS` for the
-   * owner of apps that other members use. Nothing changes when it refuses.
+   * configured owner of a broker started alone that other members use. Nothing changes when it
+   * refuses. A member of an organisation with others leaves it: the apps they owned pass to the
+   * organisation's longest-standing other administrator, and their address joins again only by
+   * an administrator's invitation (`depart`).
    */
   async request(request: DeletionRequest): Promise<{ id: string; wholeOrganisation: boolean }> {
     const { account } = request;
@@ -108,6 +112,7 @@ export class AccountDeletions {
       });
     }
     const id = newId('accountDeletion');
+    let departure: Departure | undefined;
     const wholeOrganisation = await this.#o.central.transaction(async (tx) => {
       // Serialises with role changes and other deletions: the rules below read the members.
       const { rows: members } = await tx.query<{ account_id: string; role: OrgRole }>(
@@ -134,15 +139,16 @@ export class AccountDeletions {
             role: me.role,
           });
         }
-        const owned = await this.#ownedApps(tx, account.id);
-        if (request.ownsThisApp || owned.length > 0) {
-          const apps = [...new Set([...(request.ownsThisApp ? [this.#o.appId] : []), ...owned])];
+        if (request.ownsThisApp && !(await tableExists(tx, 'apps'))) {
+          // A broker started alone: its owner is its configuration, which no deletion changes.
           throw new PlatformError({
             code: 'ACCOUNT_OWNS_APPS',
-            message: `You own ${apps.join(', ')}, which other members of the organisation use: make another member the owner first (platform app authority set owner <email>).`,
-            details: { apps },
+            message: `You own ${this.#o.appId}, which other members of the organisation use, as this broker's configured owner (auth.ownerEmail): configure another owner first.`,
+            details: { apps: [this.#o.appId] },
           });
         }
+        // The organisation's apps stay: those the person owned pass to an administrator.
+        departure = await depart(tx, { accountId: account.id, email: account.email }, now);
       }
       await tx.query(
         `UPDATE platform.accounts
@@ -176,6 +182,11 @@ export class AccountDeletions {
       return sole;
     });
     for (const listener of this.#onDeleted) listener();
+    if (departure?.heir !== undefined) {
+      this.#o.print(
+        `[auth] ${departure.apps.join(', ')} now owned by the organisation's administrator ${departure.heir}.`,
+      );
+    }
     this.#o.print(
       `[auth] Account ${account.id} is being deleted${wholeOrganisation ? ' with its organisation and apps' : ''}.`,
     );
@@ -315,15 +326,6 @@ export class AccountDeletions {
       );
     });
     return true;
-  }
-
-  async #ownedApps(tx: Parameters<Parameters<Database['transaction']>[0]>[0], accountId: string) {
-    if (!(await tableExists(tx, 'apps'))) return [];
-    const { rows } = await tx.query<{ app_id: string }>(
-      'SELECT app_id FROM platform.apps WHERE owner_account_id = $1 ORDER BY app_id',
-      [accountId],
-    );
-    return rows.map((r) => r.app_id);
   }
 }
 

@@ -87,7 +87,10 @@ export const MCP_PATH = `${OWNER_PATH_PREFIX}/mcp`;
 export const orgApiPaths = {
   /** `GET`: `{ apps: [{ appId, url }], members: [{ accountId, email, role }] }`. */
   organisation: ORGANISATION_API_PREFIX,
-  /** `GET`: `{ members: [{ accountId, email, role }] }`. */
+  /**
+   * `GET`: `{ members: [{ accountId, email, role }] }`; `POST { email, actingAs }`: an
+   * administrator invites an address (`{ email, joined }`).
+   */
   members: `${ORGANISATION_API_PREFIX}/members`,
   /** `PUT { role, actingAs }`: an administrator (`actingAs`) changes a member's role. */
   memberRole: `${ORGANISATION_API_PREFIX}/members/:email/role`,

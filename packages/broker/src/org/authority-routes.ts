@@ -25,7 +25,8 @@ export interface AuthorityRouteServices {
  *   `.../owner` `{ "account": email }`, and answers 204.
  *
  * Also the organisation (`GET /v1/organisation`: its apps and members, for the dashboard), its
- * members: `GET /v1/organisation/members`,
+ * members: `GET /v1/organisation/members`, `POST /v1/organisation/members` with
+ * `{ email, actingAs }` (an administrator invites an address that left with its deleted account),
  * `PUT /v1/organisation/members/:email/role` with `{ role, actingAs }` and
  * `DELETE /v1/organisation/members/:email?actingAs=<email>` (`ROLE_CHANGE_FORBIDDEN`,
  * `LAST_ADMINISTRATOR`, `MEMBER_NOT_FOUND`); and, on the broker API, this machine's platform
@@ -125,6 +126,11 @@ export function mountAuthorityRoutes(
     c.json({ apps: apps(), members: await members.list() }),
   );
   app.get(orgApiPaths.members, async (c) => c.json({ members: await members.list() }));
+  app.post(orgApiPaths.members, async (c) => {
+    const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (typeof body?.email !== 'string') throw invalid('email must be an email address.', 'email');
+    return c.json(await members.invite(await actor(body.actingAs), body.email));
+  });
   app.put(orgApiPaths.memberRole, async (c) => {
     const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     const role = body?.role;

@@ -45,6 +45,10 @@ export interface CentralAuthority extends Authority {
   register(appIds: readonly string[]): Promise<void>;
   /** Makes a member the app's owner. */
   setOwner(appId: string, accountId: string): Promise<void>;
+  /** The owner's account id; `undefined` for an app without one or one the store does not know. */
+  ownerOf(appId: string): Promise<string | undefined>;
+  /** Calls `listener` with the app's id after this process recorded a new owner of it. */
+  onOwnerChange(listener: (appId: string) => void): void;
   /** Every fact of one app (`APP_NOT_FOUND` for an app the store does not know). */
   facts(appId: string): Promise<AppAuthority>;
   /**
@@ -86,6 +90,7 @@ export function centralAuthority(central: Database): CentralAuthority {
         [appId],
       )
     ).rows[0];
+  const ownerListeners = new Set<(appId: string) => void>();
   const inAudience = async (appId: string, which: AudienceName, accountId: string) => {
     const audience = await readAudience(central, appId, which);
     return audience.kind === 'organisation' || audience.accountIds.includes(accountId);
@@ -167,6 +172,13 @@ export function centralAuthority(central: Database): CentralAuthority {
           accountId,
         ]);
       });
+      for (const listener of ownerListeners) listener(appId);
+    },
+    async ownerOf(appId) {
+      return (await owner(appId))?.owner ?? undefined;
+    },
+    onOwnerChange(listener) {
+      ownerListeners.add(listener);
     },
     async isPlatformAdministrator(accountId) {
       const { rows } = await central.query(

@@ -1,6 +1,7 @@
 import { PlatformError } from '@platform/errors';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
-import { normalizeEmail } from '../kernel/email.ts';
+import { normalizeEmail, parseEmail } from '../kernel/email.ts';
+import { readmit } from './departures.ts';
 
 /** A member's role in the organisation. */
 export type OrgRole = 'member' | 'administrator';
@@ -20,7 +21,8 @@ const ROLES_LOCK = 'platform.memberships roles';
  * The organisation's members and their roles (docs/organisations.md), in the store that holds
  * the accounts. Only administrators change roles (`ROLE_CHANGE_FORBIDDEN`, 403); the only
  * administrator cannot step down or leave until another member is administrator
- * (`LAST_ADMINISTRATOR`, 409). A refused change writes nothing.
+ * (`LAST_ADMINISTRATOR`, 409). Administrators invite an address that left with its deleted
+ * account back ({@link Memberships.invite}). A refused change writes nothing.
  *
  * @example
  * ```ts
@@ -66,6 +68,28 @@ export class Memberships {
   }
 
   /**
+   * `actorId` (an administrator) invites the address `email` into the organisation: an address
+   * that left with its deleted account may join again (docs/organisations.md). An account that
+   * signed up with it meanwhile becomes a member now (`joined`); an address without an account
+   * joins when it signs up. `INVALID_INPUT` for something that is not an address.
+   */
+  async invite(actorId: string, email: string): Promise<{ email: string; joined: boolean }> {
+    const address = parseEmail(email);
+    if (address === undefined) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `${email} is not an email address.`,
+        details: { field: 'email' },
+      });
+    }
+    return this.#db.transaction(async (tx) => {
+      await tx.lock(ROLES_LOCK);
+      await requireAdministrator(tx, actorId, 'invite people');
+      return { email: address, joined: await readmit(tx, address) };
+    });
+  }
+
+  /**
    * The member leaves the organisation (or is removed by an administrator, `actorId`): the
    * membership ends; the account itself is the account deletion's business.
    */
@@ -97,11 +121,15 @@ export async function roleOf(db: Queryable, accountId: string): Promise<OrgRole 
   return rows[0]?.role;
 }
 
-async function requireAdministrator(tx: Transaction, accountId: string): Promise<void> {
+async function requireAdministrator(
+  tx: Transaction,
+  accountId: string,
+  what = 'change roles and remove members',
+): Promise<void> {
   if ((await roleOf(tx, accountId)) !== 'administrator') {
     throw new PlatformError({
       code: 'ROLE_CHANGE_FORBIDDEN',
-      message: "Only the organisation's administrators change roles and remove members.",
+      message: `Only the organisation's administrators ${what}.`,
     });
   }
 }

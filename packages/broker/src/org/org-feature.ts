@@ -44,14 +44,14 @@ export function orgFeature(settings: {
         for (const table of ['app_audience_accounts', 'app_editors', 'platform_admins']) {
           await eraseRows(tx, table, 'account_id = $1', [accountId]);
         }
-        // Rejoining the organisation needs a new invitation.
+        // Rejoining the organisation needs a new invitation (the departure that `depart` keeps).
         await eraseRows(tx, 'memberships', 'account_id = $1', [accountId]);
       },
       // A broker running alone keeps its organisation's members beside the app's rows.
-      keptByAppWipe: ['memberships'],
+      keptByAppWipe: ['memberships', 'departures'],
       organisation: async (tx) => {
         const tables = ['app_audience_accounts', 'app_audiences', 'app_editors', 'apps'];
-        for (const table of [...tables, 'platform_admins', 'memberships']) {
+        for (const table of [...tables, 'platform_admins', 'memberships', 'departures']) {
           await eraseRows(tx, table);
         }
       },

@@ -95,3 +95,39 @@ CREATE TABLE platform.setup_links (
 );
 `,
 };
+
+/**
+ * Departures (docs/organisations.md, "Deleting a member's account"): a member whose account was
+ * deleted leaves a SHA-256 digest of the address, never the address, so that the address signing
+ * up again makes a new account outside the organisation; an administrator's invitation removes
+ * the digest (and admits an account that signed up meanwhile). The trigger that makes every new
+ * account a member skips an address with a departure.
+ */
+export const departuresStep: SchemaChange = {
+  name: 'departures',
+  sql: `
+CREATE TABLE platform.departures (
+  email_digest text PRIMARY KEY,
+  departed_at timestamptz NOT NULL
+);
+CREATE OR REPLACE FUNCTION platform.join_organisation() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (
+    SELECT 1 FROM platform.departures
+    WHERE email_digest = encode(sha256(convert_to(lower(NEW.email), 'UTF8')), 'hex')
+  ) THEN
+    RETURN NEW;
+  END IF;
+  INSERT INTO platform.memberships (account_id, role, joined_at)
+  VALUES (
+    NEW.id,
+    CASE WHEN EXISTS (SELECT 1 FROM platform.memberships WHERE role = 'administrator')
+      THEN 'member' ELSE 'administrator' END,
+    NEW.created_at
+  )
+  ON CONFLICT (account_id) DO NOTHING;
+  RETURN NEW;
+END $$;
+`,
+};

@@ -140,9 +140,10 @@ describe('a workspace of two apps', { timeout: 60_000 }, () => {
     await addAccount(crm.broker, 'pat@example.com', 'a long password');
     const facts = async () =>
       (await fetch(`${ws.url}/v1/apps/crm/authority`, { headers: auth })).json();
+    // The configured owner is each app's first recorded owner.
     expect(await facts()).toEqual({
       appId: 'crm',
-      owner: null,
+      owner: 'owner@localhost',
       use: { kind: 'organisation' },
       administer: { kind: 'accounts', accounts: [] },
       editors: [],

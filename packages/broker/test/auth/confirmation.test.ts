@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dashboardPaths } from '../../src/http/paths.ts';
 import { authBroker, DAY, FakeBrowser, field, HOUR, latestLinkToken } from './helpers.ts';
 
 let env: Awaited<ReturnType<typeof authBroker>>;
@@ -26,6 +27,19 @@ describe('account confirmation (spec 3.3)', () => {
     expect(cookie).toContain('Max-Age=86400');
     expect((await browser.navigate('/app')).status).toBe(200);
     expect((await browser.session()).status).toBe(200);
+  });
+
+  it('keeps the control plane from an unconfirmed owner: owner-only actions wait for confirmation', async () => {
+    const dashboard = await browser.request(dashboardPaths.page, {
+      headers: { accept: 'application/json' },
+    });
+    expect(dashboard.status).toBe(403);
+    expect(await dashboard.json()).toMatchObject({
+      error: {
+        code: 'PERMISSION_DENIED',
+        message: expect.stringContaining('confirms their email'),
+      },
+    });
   });
 
   it('pauses every app of the owner at the deadline: verification page, APIs refused, sessions revoked', async () => {

@@ -74,7 +74,8 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
   it('platform app authority shows and sets who may Use, Administer and Edit', async () => {
     const shown = await cli('app', 'authority');
     expect(shown).toMatchObject({ code: 0 });
-    expect(shown.out).toContain('Owner:       (none yet)');
+    // The configured owner is the app's first recorded owner.
+    expect(shown.out).toContain('Owner:       owner@localhost');
     expect(shown.out).toContain('Use:         the whole organisation');
     expect(await cli('app', 'authority', 'set', 'owner', PAT)).toMatchObject({ code: 0 });
     expect(await cli('app', 'authority', 'set', 'use', PAT)).toMatchObject({ code: 0 });
@@ -85,6 +86,10 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
       use: { kind: 'accounts', accounts: [PAT] },
       administer: { kind: 'accounts', accounts: [] },
       editors: [],
+    });
+    // Handing the app back: the tests below sign in as owner@localhost, its owner.
+    expect(await cli('app', 'authority', 'set', 'owner', 'owner@localhost')).toMatchObject({
+      code: 0,
     });
     const stranger = await cli('app', 'authority', 'set', 'use', 'who@example.com');
     expect(stranger.code).not.toBe(0);
@@ -189,6 +194,16 @@ describe('the organisation from the command line', { timeout: 60_000 }, () => {
     expect(unknown.err).toContain('MEMBER_NOT_FOUND');
     expect((await cli('org', 'role', PAT, 'member')).code).not.toBe(0);
     expect((await cli('org', 'members')).out).toContain('owner@localhost  administrator');
+  });
+
+  it('platform org invite: an administrator invites, a member cannot', async () => {
+    const refused = await cli('org', 'invite', 'new@example.com', '--as', PAT);
+    expect(refused.err).toContain('ROLE_CHANGE_FORBIDDEN');
+    expect(await cli('org', 'invite', 'New@Example.com', '--as', 'owner@localhost')).toMatchObject({
+      code: 0,
+      out: 'new@example.com is invited: it joins the organisation when it signs up.',
+    });
+    expect((await cli('org', 'invite', 'new@example.com')).code).not.toBe(0);
   });
 });
 

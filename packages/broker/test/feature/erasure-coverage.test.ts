@@ -16,7 +16,7 @@ const PERSONAL = /(^|_)(account_id|user_id|email|address|from|recipients)$/;
 const handledElsewhere: Record<string, string> = {
   accounts: 'account deletion itself removes the account record, last',
   account_deletions: 'the record of the deletion: its address is cleared once the email is sent',
-  apps: "deletion is refused while the person owns apps others use; the only member's go with the organisation",
+  apps: "a departing member's apps pass to an administrator (the owner column is rewritten, not erased); the only member's go with the organisation",
 };
 
 /** A statement recorder that answers every table as present. */
