@@ -231,7 +231,7 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
   it('run a provider Function invoked directly for the session’s test connection only', async () => {
     const crmUrl = `http://127.0.0.1:${ws.app('crm')!.port}`;
     const invoke = () =>
-      fetch(`${crmUrl}/_platform/broker/invoke/findContact`, {
+      fetch(`${crmUrl}/v1/apps/crm/invoke/findContact`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ input: { email: 'ada@example.com' } }),
