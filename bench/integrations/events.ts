@@ -69,24 +69,21 @@ export async function run(): Promise<Row[]> {
     const twoHops = async () => {
       await post('ping');
       const id = `direct-${direct++}`;
-      const answer = await fetch(
-        `http://127.0.0.1:${sales.port}/_platform/broker/invoke/onCrmEvent`,
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            input: {
-              id,
-              type: 'contact.updated',
-              occurredAt: new Date().toISOString(),
-              integration: 'crm',
-              provider: 'crm',
-              bindingId: binding!.id,
-              data: { body: '{"email":"grace@example.com"}' },
-            },
-          }),
-        },
-      );
+      const answer = await fetch(`http://127.0.0.1:${sales.port}/v1/apps/sales/invoke/onCrmEvent`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          input: {
+            id,
+            type: 'contact.updated',
+            occurredAt: new Date().toISOString(),
+            integration: 'crm',
+            provider: 'crm',
+            bindingId: binding!.id,
+            data: { body: '{"email":"grace@example.com"}' },
+          },
+        }),
+      });
       if (!answer.ok) throw new Error(`the handler answered ${answer.status}`);
       if (!(await stored(id))) throw new Error('the handler stored nothing');
     };

@@ -119,7 +119,7 @@ export async function run(): Promise<Row[]> {
     const lookup = post(`${salesUrl}/api/customers/lookup`, email);
     const noopCall = post(`${salesUrl}/api/noop`, email);
     const direct = post(
-      `${crmUrl}/_platform/broker/invoke/findContact`,
+      `${crmUrl}/v1/apps/crm/invoke/findContact`,
       { input: email },
       { authorization: `Bearer ${ws.devToken}` },
     );

@@ -47,6 +47,7 @@ export const errorMeanings = {
   FUNCTION_BUNDLE_FAILED:
     'The Function could not be bundled: an import breaks the bundling rules or does not resolve.',
   ROUTE_NOT_FOUND: 'No route matches this path.',
+  ROUTE_MOVED: 'The route moved; details.location names its new path.',
   METHOD_NOT_ALLOWED: 'The route does not accept this HTTP method.',
   // Context members
   TABLE_NOT_FOUND: 'The table does not exist or is not reachable through data.',

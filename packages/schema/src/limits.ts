@@ -56,6 +56,11 @@ export const limits = {
     activeMaxPerNamespace: 10_000,
     terminalRetentionSeconds: 14 * DAY,
     errorMaxLength: 2048,
+    /**
+     * The longest `timeoutMs` of `jobs.enqueue` (the spec fixes none; ours): the largest delay a
+     * timer takes, 2^31 - 1 ms (about 24.8 days). Node fires a longer one after 1 ms.
+     */
+    enqueueTimeoutMaxMs: 2_147_483_647,
   },
   /** `ctx.files`: the largest file (the spec fixes none; ours, in docs/broker.md). */
   files: { maxBytes: 50 * MiB },

@@ -1,6 +1,7 @@
 import { limits } from '@platform/schema';
 import { describe, expect, it } from 'vitest';
 import type { FileRef } from '../src/index.ts';
+import { memoryRoutes } from '../src/testing/memory-routes.ts';
 import { mswBroker } from './helpers.ts';
 
 // Every client-side rule throws its exact code without a single request reaching the network.
@@ -204,6 +205,57 @@ describe('jobs.enqueue options (spec 2.7)', () => {
       enqueue({}, { idempotencyKey: 'k', files: { read: ['f1'] } }, '2.3.0'),
       'SDK_VERSION_UNSUPPORTED',
     );
+  });
+
+  // timeoutMs bounds only the producer's request (spec 2.7); a timer takes at most 2^31 - 1 ms.
+  it.each([
+    ['zero', 0, 'INVALID_INPUT'],
+    ['negative', -1, 'INVALID_INPUT'],
+    ['fractional', 1.5, 'INVALID_INPUT'],
+    ['NaN', Number.NaN, 'INVALID_INPUT'],
+    ['Infinity', Number.POSITIVE_INFINITY, 'INVALID_INPUT'],
+    ['a string', '100', 'INVALID_INPUT'],
+    ['one past the longest timer', limits.jobs.enqueueTimeoutMaxMs + 1, 'LIMIT_EXCEEDED'],
+  ])('refuses timeoutMs %s before sending', async (_label, timeoutMs, code) => {
+    await rejects(enqueue({}, { idempotencyKey: 'k', timeoutMs }), code);
+  });
+
+  it('accepts the longest timeoutMs: the request is sent and answered, not cut after 1 ms', async () => {
+    net.use({
+      routes: {
+        jobsEnqueue: async (request) => {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          return memoryRoutes.jobsEnqueue(request);
+        },
+      },
+    });
+    const c = net.context().context;
+    const job = await c.jobs.enqueue(
+      'emails',
+      {},
+      { idempotencyKey: 'k', timeoutMs: limits.jobs.enqueueTimeoutMaxMs },
+    );
+    expect(job).toMatchObject({ queue: 'emails' });
+    expect(net.sent()).toBe(1);
+  });
+
+  it('answers TIMEOUT when the broker takes longer than timeoutMs, and not before', async () => {
+    net.use({
+      routes: {
+        jobsEnqueue: async (request) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return memoryRoutes.jobsEnqueue(request);
+        },
+      },
+    });
+    const c = net.context().context;
+    const started = Date.now();
+    await expect(
+      c.jobs.enqueue('emails', {}, { idempotencyKey: 'slow', timeoutMs: 50 }),
+    ).rejects.toMatchObject({ name: 'PlatformError', code: 'TIMEOUT' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    const job = await c.jobs.enqueue('emails', {}, { idempotencyKey: 'slow', timeoutMs: 5000 });
+    expect(job).toMatchObject({ queue: 'emails' });
   });
 });
 

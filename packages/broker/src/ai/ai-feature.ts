@@ -24,6 +24,6 @@ export function aiFeature(
       });
     },
     dashboard: [aiSection],
-    mount: { routes: (app, ai) => mountAiRoutes(app, { ai }) },
+    mount: { routes: (app, ai, _needs, { appId }) => mountAiRoutes(app, { appId, ai }) },
   };
 }

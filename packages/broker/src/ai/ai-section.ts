@@ -1,4 +1,4 @@
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 export const aiSection: DashboardSection = {
   id: 'ai-section',
   title: 'AI calls',
-  api: { calls: brokerApiPaths.aiCalls },
+  api: { calls: ownerApiPaths.aiCalls },
   script: 'ai/ai-section-client.ts',
   html: `<table id="ai-calls"><thead><tr><th>Time</th><th>Function</th><th>Call</th><th>Duration</th><th>Outcome</th></tr></thead><tbody></tbody></table>
 <p class="muted">The newest 50 of the last 500 calls since the broker started. Never prompts, outputs, models or keys.</p>`,

@@ -1,10 +1,11 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
 import type { CallRequest, FunctionInvoker } from '../functions/invoker.ts';
+import { scopeToApp } from '../http/app-scope.ts';
 import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import { anonymousCaller, type Caller, userCaller } from '../kernel/caller.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 
@@ -17,9 +18,9 @@ export interface DirectInvocation {
 }
 
 /**
- * The developer's own entry points on the broker API:
+ * The developer's own entry points on the owner API:
  *
- * - `POST /_platform/broker/invoke/:name` with `{ input?, user? }` and
+ * - `POST /v1/apps/:appId/invoke/:name` with `{ input?, user? }` and
  *   `Authorization: Bearer <dev token>` (the token `platform dev` writes to `.platform/dev.json`):
  *   a direct invocation (`platform invoke`). It may pick any user, so it needs the token that
  *   only someone who can read the app folder has, or an agent credential of this app that
@@ -30,6 +31,8 @@ export interface DirectInvocation {
 export function mountBrokerApi(
   app: Hono<BrokerEnv>,
   services: {
+    /** The app's id, which the path names. */
+    appId: string;
     invoker: FunctionInvoker;
     devToken: string;
     /**
@@ -39,7 +42,8 @@ export function mountBrokerApi(
     prepare?: (name: string) => Promise<Partial<CallRequest> | undefined>;
   },
 ): void {
-  app.post(brokerApiPaths.invoke, async (c) => {
+  scopeToApp(app, services.appId, [ownerApiPaths.invoke]);
+  app.post(ownerApiPaths.invoke, async (c) => {
     const presented = readBearer(c.req.header('authorization'));
     // Admission sets `agent` only after checking the credential against this app and its route.
     const agent = c.get('agent') !== undefined;

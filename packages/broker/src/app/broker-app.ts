@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { mountFunctionRoutes } from '../api/function-routes.ts';
-import { mountLegacyAppPaths } from '../api/legacy-app-paths.ts';
+import { mountLegacyAppPaths, mountMovedBrokerApi } from '../api/legacy-app-paths.ts';
 import { mountRestRoutes } from '../api/rest-routes.ts';
 import { mountRuntimeRoutes } from '../api/runtime-routes.ts';
 import type { StartedFeatures } from '../feature/compose.ts';
@@ -65,6 +65,7 @@ export function createBrokerApp(
   mountRestRoutes(app, { data: services.data, authenticate });
   // Before the jobs API, which would answer the old paths with APP_NOT_FOUND.
   mountLegacyAppPaths(app, base.appId);
+  mountMovedBrokerApi(app, base.appId);
   features.mount(app, 'routes', context);
   // After admission, which keeps the dashboard to the app's owner and developer.
   mountDashboard(app, { appId: base.appId, sections: features.sections });

@@ -98,6 +98,7 @@ export async function launchDevBroker(
       integrations: { organisation: integrations, manifest, publishers: context.publishers },
       mount: (app, services) => {
         mountBrokerApi(app, {
+          appId: context.appId,
           invoker: services.invoker,
           devToken,
           prepare: (name) => direct(name),

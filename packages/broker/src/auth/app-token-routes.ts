@@ -2,7 +2,7 @@ import { PlatformError } from '@platform/errors';
 import type { Context, Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { accountApiPaths, brokerApiPaths } from '../http/paths.ts';
+import { accountApiPaths, ownerApiPaths } from '../http/paths.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { readForm } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
@@ -44,16 +44,15 @@ const field = (body: unknown, name: string): unknown =>
  *   organisation, for itself, with the same typed code.
  */
 export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
-  const { tokens } = brokerApiPaths;
+  // `control-routes.ts` keeps these paths to the dev token and to this app's id.
+  const { tokens, agents } = ownerApiPaths;
   app.get(tokens, async (c) => c.json({ tokens: await auth.appTokens.list() }));
   app.post(tokens, (c) => createToken(auth, c));
   app.delete(`${tokens}/:id`, (c) => revokeToken(auth, c));
   app.post(`${tokens}/requests`, (c) => requestToken(auth, c));
   app.post(`${tokens}/requests/:id/claim`, (c) => claimToken(auth, c));
-  app.get(brokerApiPaths.agents, async (c) =>
-    c.json({ agents: await auth.agentCredentials.list(auth.appId) }),
-  );
-  app.delete(`${brokerApiPaths.agents}/:id`, async (c) => {
+  app.get(agents, async (c) => c.json({ agents: await auth.agentCredentials.list(auth.appId) }));
+  app.delete(`${agents}/:id`, async (c) => {
     const id = c.req.param('id') ?? '';
     if (!(await auth.agentCredentials.revoke(auth.appId, id))) {
       throw new PlatformError({

@@ -65,7 +65,7 @@ export interface AuthOptions {
   readonly print?: (line: string) => void;
   /**
    * The dev token `platform dev` writes to `.platform/dev.json`: it opens the control plane
-   * (`/_platform/broker/*`, `/v1/apps/*`, the dashboard). @default read from `.platform/dev.json`
+   * (`/v1/apps/*`, `/v1/platform-administrators`, the dashboard). @default read from `.platform/dev.json`
    */
   readonly devToken?: string;
   /**

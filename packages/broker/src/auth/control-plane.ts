@@ -96,7 +96,7 @@ const agentRoutes: ReadonlyArray<readonly [method: string, path: RegExp]> = [
   ['PUT', /^\/v1\/apps\/([^/]+)\/dev\/integrations$/],
   ['POST', /^\/v1\/apps\/([^/]+)\/dev\/integration-events$/],
   ['PUT', /^\/v1\/apps\/([^/]+)\/bindings\/[^/]+$/],
-  ['POST', /^\/_platform\/broker\/invoke\/[^/]+$/],
+  ['POST', /^\/v1\/apps\/([^/]+)\/invoke\/[^/]+$/],
 ];
 
 // An agent credential: live, made for this app, its account still able to Edit it, and only

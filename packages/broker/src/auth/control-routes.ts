@@ -1,9 +1,10 @@
 import { PlatformError } from '@platform/errors';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { scopeToApp } from '../http/app-scope.ts';
 import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import { parseEmail } from '../kernel/email.ts';
 import type { AuthService } from './auth-service.ts';
 
@@ -22,13 +23,15 @@ const noEmail = () =>
  */
 export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
   const keyed = guard(auth);
-  for (const path of [brokerApiPaths.access, brokerApiPaths.tokens, brokerApiPaths.agents]) {
+  const { access, tokens, agents } = ownerApiPaths;
+  scopeToApp(app, auth.appId, [access, tokens, agents]);
+  for (const path of [access, tokens, agents]) {
     app.use(path, keyed);
     app.use(`${path}/*`, keyed);
   }
-  app.get(brokerApiPaths.access, async (c) => c.json({ grants: await auth.listGrants() }));
-  app.post(brokerApiPaths.access, (c) => grant(auth, c));
-  app.delete(`${brokerApiPaths.access}/:email`, (c) => revoke(auth, c));
+  app.get(access, async (c) => c.json({ grants: await auth.listGrants() }));
+  app.post(access, (c) => grant(auth, c));
+  app.delete(`${access}/:email`, (c) => revoke(auth, c));
 }
 
 async function grant(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {

@@ -1,8 +1,8 @@
 import { limits } from '@platform/schema';
 import type { AppTokenInfo } from '../auth/app-tokens.ts';
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import { inMinutes } from '../kernel/clock.ts';
-import { callBroker } from './broker-call.ts';
+import { appPath, callBroker } from './broker-call.ts';
 import { requestCredential } from './credential-request.ts';
 import { type CliIO, exitCodes } from './io.ts';
 
@@ -41,7 +41,7 @@ export async function runAccessToken(
   args: AccessTokenArgs,
 ): Promise<number | string> {
   const label = 'app access-token';
-  const { tokens } = brokerApiPaths;
+  const tokens = appPath(ownerApiPaths.tokens);
   if (action === 'request' && id === undefined) {
     return requestCredential(io, {
       app: args.app,
@@ -53,7 +53,7 @@ export async function runAccessToken(
     });
   }
   if (action === 'revoke' && id !== undefined) {
-    const answer = await callBroker(io, args.app, `${tokens}/${encodeURIComponent(id)}`, {
+    const answer = await callBroker(io, args.app, appPath(`${ownerApiPaths.tokens}/:id`, { id }), {
       method: 'DELETE',
       label,
     });

@@ -1,5 +1,5 @@
-import { brokerApiPaths } from '../http/paths.ts';
-import { callBroker } from './broker-call.ts';
+import { ownerApiPaths } from '../http/paths.ts';
+import { appPath, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform access grant <email> | revoke <email> | list  [--app <dir>] [--json]
@@ -35,8 +35,8 @@ export const accessCommand = defineCommand({
       io,
       app,
       action === 'revoke'
-        ? `${brokerApiPaths.access}/${encodeURIComponent(email ?? '')}`
-        : brokerApiPaths.access,
+        ? appPath(`${ownerApiPaths.access}/:email`, { email: email ?? '' })
+        : appPath(ownerApiPaths.access),
       action === 'grant'
         ? { json: { email }, label }
         : { method: action === 'revoke' ? 'DELETE' : 'GET', label },

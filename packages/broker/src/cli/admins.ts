@@ -1,4 +1,4 @@
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import { brokerFetch, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
@@ -28,7 +28,7 @@ export const adminsCommand = defineCommand({
       const answer = await callBroker<{ administrators: string[] }>(
         io,
         parsed.values.app,
-        brokerApiPaths.platformAdministrators,
+        ownerApiPaths.platformAdministrators,
         { label },
       );
       if (typeof answer === 'number') return answer;
@@ -42,7 +42,7 @@ export const adminsCommand = defineCommand({
     const response = await brokerFetch(
       io,
       parsed.values.app,
-      `${brokerApiPaths.platformAdministrators}/${encodeURIComponent(email)}`,
+      `${ownerApiPaths.platformAdministrators}/${encodeURIComponent(email)}`,
       { method: action === 'add' ? 'PUT' : 'DELETE', label },
     );
     if (typeof response === 'number') return response;

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { PlatformError } from '@platform/errors';
 import type { AgentCredentialInfo } from '../auth/agent-credentials.ts';
-import { brokerApiPaths } from '../http/paths.ts';
-import { callBroker } from './broker-call.ts';
+import { ownerApiPaths } from '../http/paths.ts';
+import { appPath, callBroker } from './broker-call.ts';
 import { requestCredential } from './credential-request.ts';
 import { openCredentialStore } from './credential-store.ts';
 import { findDev } from './dev-client.ts';
@@ -61,7 +61,7 @@ export const agentCommand = defineCommand({
       const answer = await callBroker<{ agents: AgentCredentialInfo[] }>(
         io,
         app,
-        brokerApiPaths.agents,
+        appPath(ownerApiPaths.agents),
         { label },
       );
       if (typeof answer === 'number') return answer;
@@ -75,15 +75,10 @@ export const agentCommand = defineCommand({
       return exitCodes.ok;
     }
     if (action === 'revoke' && id !== undefined) {
-      const answer = await callBroker(
-        io,
-        app,
-        `${brokerApiPaths.agents}/${encodeURIComponent(id)}`,
-        {
-          method: 'DELETE',
-          label,
-        },
-      );
+      const answer = await callBroker(io, app, appPath(`${ownerApiPaths.agents}/:id`, { id }), {
+        method: 'DELETE',
+        label,
+      });
       if (typeof answer === 'number') return answer;
       io.stdout(`Revoked ${id}.`);
       return exitCodes.ok;
@@ -111,7 +106,7 @@ async function logout(io: Parameters<typeof requestCredential>[0], app: string, 
     const listed = await callBroker<{ agents: AgentCredentialInfo[] }>(
       io,
       app,
-      brokerApiPaths.agents,
+      appPath(ownerApiPaths.agents),
       {
         label,
       },
@@ -119,10 +114,15 @@ async function logout(io: Parameters<typeof requestCredential>[0], app: string, 
     if (typeof listed === 'number') return listed;
     const live = listed.agents.find((a) => kept.startsWith(a.hint.slice(0, -1)));
     if (live !== undefined) {
-      const revoked = await callBroker(io, app, `${brokerApiPaths.agents}/${live.id}`, {
-        method: 'DELETE',
-        label,
-      });
+      const revoked = await callBroker(
+        io,
+        app,
+        appPath(`${ownerApiPaths.agents}/:id`, { id: live.id }),
+        {
+          method: 'DELETE',
+          label,
+        },
+      );
       if (typeof revoked === 'number') return revoked;
     }
     await store.delete(account);

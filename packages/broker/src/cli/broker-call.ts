@@ -7,13 +7,14 @@ import { type CliIO, exitCodes } from './io.ts';
 export type BrokerPath = string | ((appId: string) => string);
 
 /**
- * A path template of the owner API with its parameters set, and its `:appId` set to the id of
- * the app the running `platform dev` serves (read from its `.platform/dev.json`).
+ * A path template of the owner API with its parameters set (encoded), its `:appId` set to the id
+ * of the app the running `platform dev` serves (read from its `.platform/dev.json`), and `search`
+ * (`?limit=10`, already encoded) after it.
  */
 export const appPath =
-  (path: string, params: Record<string, string> = {}): ((appId: string) => string) =>
+  (path: string, params: Record<string, string> = {}, search = ''): ((appId: string) => string) =>
   (appId) =>
-    fillPath(path, { appId, ...params });
+    `${fillPath(path, { appId, ...params })}${search}`;
 
 /** A request to the broker API; a `json` body is sent as `application/json`. */
 export interface BrokerRequest {

@@ -6,8 +6,8 @@ import type {
   AppTokenRequestView,
   CredentialKind,
 } from '../auth/app-token-requests.ts';
-import { brokerApiPaths } from '../http/paths.ts';
-import { brokerFetch, callBroker } from './broker-call.ts';
+import { ownerApiPaths } from '../http/paths.ts';
+import { appPath, brokerFetch, callBroker } from './broker-call.ts';
 import { type CredentialStore, openCredentialStore } from './credential-store.ts';
 import { findDev } from './dev-client.ts';
 import { type CliIO, exitCodes } from './io.ts';
@@ -47,12 +47,12 @@ export async function requestCredential(io: CliIO, request: CredentialRequest): 
   } catch (error) {
     return fail(`${(error as PlatformError).message} (CREDENTIAL_STORE_UNAVAILABLE)`);
   }
-  const { tokens } = brokerApiPaths;
+  const { tokens } = ownerApiPaths;
   const label = request.label;
   const asked = await callBroker<AppTokenRequestView & { approveUrl: string; claimSecret: string }>(
     io,
     request.app,
-    `${tokens}/requests`,
+    appPath(`${tokens}/requests`),
     { json: { name: request.name, kind: request.kind }, label },
   );
   if (typeof asked === 'number') return asked;
@@ -61,7 +61,7 @@ export async function requestCredential(io: CliIO, request: CredentialRequest): 
   io.stdout(
     `and type the code ${asked.userCode} there to approve. Waiting until ${asked.expiresAt}…`,
   );
-  const claimPath = `${tokens}/requests/${encodeURIComponent(asked.id)}/claim`;
+  const claimPath = appPath(`${tokens}/requests/:id/claim`, { id: asked.id });
   for (;;) {
     const response = await brokerFetch(io, request.app, claimPath, {
       json: { secret: asked.claimSecret },
@@ -78,8 +78,8 @@ export async function requestCredential(io: CliIO, request: CredentialRequest): 
       await store.put(account, claim.token);
     } catch (error) {
       // A credential nobody holds is revoked rather than left live.
-      const revoke = request.kind === 'agent' ? brokerApiPaths.agents : tokens;
-      await brokerFetch(io, request.app, `${revoke}/${encodeURIComponent(claim.info.id)}`, {
+      const revoke = request.kind === 'agent' ? ownerApiPaths.agents : tokens;
+      await brokerFetch(io, request.app, appPath(`${revoke}/:id`, { id: claim.info.id }), {
         method: 'DELETE',
         label,
       });

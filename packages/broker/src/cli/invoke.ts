@@ -1,7 +1,6 @@
 import { STREAM_HEADER } from '@platform/schema/contract';
-import { fillPath } from '@platform/schema/routes';
-import { brokerApiPaths } from '../http/paths.ts';
-import { brokerFetch } from './broker-call.ts';
+import { ownerApiPaths } from '../http/paths.ts';
+import { appPath, brokerFetch } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform invoke <name> [json] [--app <dir>] [--user <uuid>]
@@ -38,7 +37,7 @@ export const invokeCommand = defineCommand({
     const response = await brokerFetch(
       io,
       parsed.values.app,
-      fillPath(brokerApiPaths.invoke, { name }),
+      appPath(ownerApiPaths.invoke, { name }),
       {
         json: { input, ...(user ? { user } : {}) },
       },

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { brokerApiPaths } from '../http/paths.ts';
-import { brokerFetch } from './broker-call.ts';
+import { ownerApiPaths } from '../http/paths.ts';
+import { appPath, brokerFetch } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform mail receive <file.eml> [--to <address>]... [--from <address>] [--app <dir>] [--json]
@@ -57,10 +57,15 @@ export const mailCommand = defineCommand({
     for (const to of values.to ?? []) query.append('to', to);
     if (values.from !== undefined) query.set('from', values.from);
     const search = query.size > 0 ? `?${query}` : '';
-    const response = await brokerFetch(io, values.app, `${brokerApiPaths.mailInbound}${search}`, {
-      bytes,
-      label: 'mail',
-    });
+    const response = await brokerFetch(
+      io,
+      values.app,
+      appPath(ownerApiPaths.mailInbound, {}, search),
+      {
+        bytes,
+        label: 'mail',
+      },
+    );
     if (typeof response === 'number') return response;
     const answer = (await response.json()) as DeliveryAnswer;
     if (values.json) io.stdout(JSON.stringify(answer, null, 2));

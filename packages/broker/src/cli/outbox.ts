@@ -1,7 +1,7 @@
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import { printable } from '../logs/printable.ts';
 import type { MailLogEntry } from '../outbox/mail-log.ts';
-import { callBroker } from './broker-call.ts';
+import { appPath, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform outbox [--app <dir>] [--limit <n>] [--json]
@@ -49,7 +49,7 @@ export const outboxCommand = defineCommand({
     const body = await callBroker<{ emails: MailLogEntry[] }>(
       io,
       parsed.values.app,
-      `${brokerApiPaths.outbox}?limit=${parsed.values.limit}`,
+      appPath(ownerApiPaths.outbox, {}, `?limit=${parsed.values.limit}`),
     );
     if (typeof body === 'number') return body;
     if (parsed.values.json) io.stdout(JSON.stringify(body, null, 2));

@@ -1,7 +1,7 @@
 /**
  * Every path the broker serves beside the runtime contract (whose routes live in
- * `@platform/schema/contract` and `@platform/schema/routes`): sign-in, the owner API, the
- * developer's broker API, the jobs and cron API and the dashboard. Route files, the CLI and the
+ * `@platform/schema/contract` and `@platform/schema/routes`): sign-in, the owner API (the
+ * developer's tools, the jobs and cron API, integrations, the organisation) and the dashboard. Route files, the CLI and the
  * admission checks read them here, so a path is written once. The prefixes they lie under, and
  * how a path is compared with a prefix, live in `@platform/schema/routes` (the manifest's route
  * rule reads the same list).
@@ -16,9 +16,6 @@ import {
 
 /** Where the broker serves its sign-in pages: `{auth_url}` = `{app_url}/_platform/auth`. */
 export const AUTH_BASE = `${PLATFORM_PATH_PREFIX}/auth`;
-
-/** The broker's own API for the developer's tools. */
-export const BROKER_API_PREFIX = `${PLATFORM_PATH_PREFIX}/broker`;
 
 /** The owner API of apps (spec 4.1, 9). */
 export const OWNER_API_PREFIX = `${OWNER_PATH_PREFIX}/apps`;
@@ -35,27 +32,54 @@ export const onboardingApiPath = `${OWNER_API_PREFIX}/:appId/onboarding`;
 /** The organisation's owner API: its members and their roles. */
 export const ORGANISATION_API_PREFIX = `${OWNER_PATH_PREFIX}/organisation`;
 
-/** The developer's broker API (spec 5.3.3 leaves the paths to us). */
-export const brokerApiPaths = {
+/** This machine's platform administrators (spec 5.3.2): `GET`, `PUT|DELETE …/:email`. */
+export const PLATFORM_ADMINISTRATORS_PATH = `${OWNER_PATH_PREFIX}/platform-administrators`;
+
+/**
+ * The developer's tools on the owner API (spec 9: owner API paths begin with `/v1/`; spec 5.3.3
+ * leaves the rest to us). All but the platform administrators, who belong to the machine rather
+ * than to one app, lie under `/v1/apps/:appId`, answered by that app's broker (and through
+ * `{base_url}`, which forwards `/v1/apps/{appId}/...` to it).
+ */
+export const ownerApiPaths = {
   /** Private-app grants: `GET|POST`, `DELETE …/:email`. */
-  access: `${BROKER_API_PREFIX}/access`,
-  /** App access tokens: `GET|POST`, `DELETE …/:id`. */
-  tokens: `${BROKER_API_PREFIX}/tokens`,
+  access: `${OWNER_API_PREFIX}/:appId/access`,
+  /** App access tokens: `GET|POST`, `DELETE …/:id`; requests: `POST …/requests`, `…/requests/:id/claim`. */
+  tokens: `${OWNER_API_PREFIX}/:appId/tokens`,
   /** The app's agent credentials: `GET`, `DELETE …/:id`. */
-  agents: `${BROKER_API_PREFIX}/agents`,
+  agents: `${OWNER_API_PREFIX}/:appId/agents`,
   /** Captured development email, sent and received. */
-  outbox: `${BROKER_API_PREFIX}/outbox`,
+  outbox: `${OWNER_API_PREFIX}/:appId/outbox`,
   /** The recent AI calls (no prompts, outputs or keys). */
-  aiCalls: `${BROKER_API_PREFIX}/ai/calls`,
+  aiCalls: `${OWNER_API_PREFIX}/:appId/ai/calls`,
   /** `platform mail receive`: deliver a message (`.eml` bytes) to the inbound email Function. */
-  mailInbound: `${BROKER_API_PREFIX}/mail/inbound`,
+  mailInbound: `${OWNER_API_PREFIX}/:appId/mail/inbound`,
   /** Notifications the local push service received (development). */
-  pushDeliveries: `${BROKER_API_PREFIX}/push/deliveries`,
+  pushDeliveries: `${OWNER_API_PREFIX}/:appId/push/deliveries`,
   /** `platform invoke`: run a Function directly. */
-  invoke: `${BROKER_API_PREFIX}/invoke/:name`,
-  /** This machine's platform administrators (spec 5.3.2): `GET`, `PUT|DELETE …/:email`. */
-  platformAdministrators: `${BROKER_API_PREFIX}/platform-administrators`,
+  invoke: `${OWNER_API_PREFIX}/:appId/invoke/:name`,
+  /** This machine's platform administrators. */
+  platformAdministrators: PLATFORM_ADMINISTRATORS_PATH,
 } as const;
+
+/**
+ * Where {@link ownerApiPaths} were served before they moved under `/v1/`. For one minor version
+ * every path below it answers `ROUTE_MOVED` (410) naming its new path
+ * ({@link movedOwnerApiPath}); then the prefix goes.
+ */
+export const MOVED_BROKER_API_PREFIX = `${PLATFORM_PATH_PREFIX}/broker`;
+
+/**
+ * The path an old broker API path moved to: `/_platform/broker/<rest>` is
+ * `/v1/apps/<appId>/<rest>`, and `/_platform/broker/platform-administrators[/...]` is
+ * `/v1/platform-administrators[/...]`. `undefined` for a path not below the old prefix.
+ */
+export function movedOwnerApiPath(path: string, appId: string): string | undefined {
+  if (!isUnder(path, MOVED_BROKER_API_PREFIX)) return undefined;
+  const rest = path.slice(MOVED_BROKER_API_PREFIX.length);
+  if (isUnder(rest, '/platform-administrators')) return `${OWNER_PATH_PREFIX}${rest}`;
+  return `${OWNER_API_PREFIX}/${encodeURIComponent(appId)}${rest}`;
+}
 
 /**
  * The CLI signed in to a service (`platform login --to <base_url>`, docs/auth.md): on
@@ -158,10 +182,14 @@ export const integrationApiPaths = {
   devEvents: `${OWNER_API_PREFIX}/:appId/dev/integration-events`,
 } as const;
 
-/** The control plane: the broker API, the owner API and the dashboard. */
+/**
+ * The control plane: the owner API (apps, the organisation, platform administrators, the agent
+ * tools), the old broker API prefix while it answers `ROUTE_MOVED`, and the dashboard.
+ */
 export const controlPlanePrefixes = [
-  BROKER_API_PREFIX,
+  MOVED_BROKER_API_PREFIX,
   OWNER_API_PREFIX,
+  PLATFORM_ADMINISTRATORS_PATH,
   MCP_PATH,
   ORGANISATION_API_PREFIX,
   dashboardPaths.page,

@@ -49,9 +49,9 @@ export function inboundMailFeature(settings: {
       return inbound;
     },
     mount: {
-      routes: (app, inbound, { outbox }) => {
-        mountOutboxRoutes(app, { outbox, received: inbound });
-        mountInboundMailRoutes(app, { inbound });
+      routes: (app, inbound, { outbox }, { appId }) => {
+        mountOutboxRoutes(app, { appId, outbox, received: inbound });
+        mountInboundMailRoutes(app, { appId, inbound });
       },
     },
     erasure: {

@@ -1,11 +1,11 @@
 import { fillPath } from '@platform/schema/routes';
 import * as z from 'zod';
 import {
-  brokerApiPaths,
   customIntegrationsPath,
   integrationApiPaths,
   jobsApiPaths,
   onboardingApiPath as onboardingPath,
+  ownerApiPaths,
 } from '../http/paths.ts';
 import { DEV_SESSION_ID } from '../integrations/dev-integration-modes.ts';
 
@@ -220,7 +220,7 @@ export const agentTools: readonly AgentTool[] = [
     twin: ({ appId: id, name, ...body }) => ({
       appId: id,
       method: 'POST',
-      path: fillPath(brokerApiPaths.invoke, { name }),
+      path: fillPath(ownerApiPaths.invoke, { appId: id, name }),
       json: body,
     }),
   }),

@@ -1,7 +1,7 @@
 import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { brokerApiPaths, orgApiPaths } from '../http/paths.ts';
+import { orgApiPaths, ownerApiPaths } from '../http/paths.ts';
 import { normalizeEmail } from '../kernel/email.ts';
 import type { Audience, CentralAuthority } from './authority.ts';
 import type { Member, Memberships } from './memberships.ts';
@@ -29,9 +29,8 @@ export interface AuthorityRouteServices {
  * `{ email, actingAs }` (an administrator invites an address that left with its deleted account),
  * `PUT /v1/organisation/members/:email/role` with `{ role, actingAs }` and
  * `DELETE /v1/organisation/members/:email?actingAs=<email>` (`ROLE_CHANGE_FORBIDDEN`,
- * `LAST_ADMINISTRATOR`, `MEMBER_NOT_FOUND`); and, on the broker API, this machine's platform
- * administrators: `GET
- * /_platform/broker/platform-administrators`, `PUT|DELETE …/:email`.
+ * `LAST_ADMINISTRATOR`, `MEMBER_NOT_FOUND`); and this machine's platform administrators:
+ * `GET /v1/platform-administrators`, `PUT|DELETE …/:email`.
  *
  * Like the rest of the owner API it is admitted with the dev token (this machine's operator,
  * who acts with the organisation's authority); `{base_url}` forwards it to the app.
@@ -146,7 +145,7 @@ export function mountAuthorityRoutes(
   });
 
   // This machine's platform administrators, who may open any app for review (spec 5.3.2).
-  const adminsPath = brokerApiPaths.platformAdministrators;
+  const adminsPath = ownerApiPaths.platformAdministrators;
   app.get(adminsPath, async (c) => {
     return c.json({ administrators: await emailsOf(await authority.platformAdministrators()) });
   });

@@ -1,4 +1,4 @@
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 export const mailSection: DashboardSection = {
   id: 'mail-section',
   title: 'Email',
-  api: { mail: `${brokerApiPaths.outbox}?limit=50` },
+  api: { mail: `${ownerApiPaths.outbox}?limit=50` },
   script: 'outbox/mail-section-client.ts',
   html: `<p class="muted">Sent (captured, never delivered) and received (taken by the inbound email Function), newest first; bodies are in <code>platform outbox</code>.</p>
 <table id="mail"><thead><tr><th>Time</th><th>Direction</th><th>From</th><th>To</th><th>Subject</th>

@@ -24,7 +24,8 @@ export function pushFeature(settings: {
     dashboard: [pushSection],
     mount: {
       edge: (app, push) => push.local?.mount(app),
-      routes: (app, push, _needs, { authenticate }) => mountPushRoutes(app, { push, authenticate }),
+      routes: (app, push, _needs, { appId, authenticate }) =>
+        mountPushRoutes(app, { appId, push, authenticate }),
     },
     erasure: {
       appPerson: async (tx, { accountId }) => {

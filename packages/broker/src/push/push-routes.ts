@@ -1,14 +1,17 @@
 import { PlatformError } from '@platform/errors';
 import { browserContract } from '@platform/schema/contract';
 import type { Hono } from 'hono';
+import { scopeToApp } from '../http/app-scope.ts';
 import { bodyLimits, parseWith, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import type { Authenticate } from '../kernel/caller.ts';
 import type { PushService } from './push-service.ts';
 
 /** What the push routes need: the service and who a browser request is. */
 export interface PushRouteServices {
+  /** The app's id, which the deliveries' owner API path names. */
+  readonly appId: string;
   readonly push: PushService;
   readonly authenticate: Authenticate;
 }
@@ -26,7 +29,7 @@ async function signedIn(services: PushRouteServices, request: Request): Promise<
 
 /**
  * The browser's push routes (`browserContract.pushKey`, `pushSubscribe`, `pushUnsubscribe`) and
- * the local push service's deliveries for the developer (`GET /_platform/broker/push/deliveries`,
+ * the local push service's deliveries for the developer (`GET /v1/apps/:appId/push/deliveries`,
  * `{ deliveries }`, newest first). A malformed subscription answers `PUSH_SUBSCRIPTION_INVALID`
  * (400) and stores nothing.
  */
@@ -62,7 +65,8 @@ export function mountPushRoutes(app: Hono<BrokerEnv>, services: PushRouteService
     );
     return c.json({ removed: await push.unsubscribe(userId, body.endpoint) });
   });
-  app.get(brokerApiPaths.pushDeliveries, async (c) => {
+  scopeToApp(app, services.appId, [ownerApiPaths.pushDeliveries]);
+  app.get(ownerApiPaths.pushDeliveries, async (c) => {
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 50) || 50, 1), 500);
     return c.json({ deliveries: push.local ? await push.local.deliveries(limit) : [] });
   });

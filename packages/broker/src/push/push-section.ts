@@ -1,4 +1,4 @@
-import { brokerApiPaths } from '../http/paths.ts';
+import { ownerApiPaths } from '../http/paths.ts';
 import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 export const pushSection: DashboardSection = {
   id: 'push-section',
   title: 'Push notifications',
-  api: { deliveries: brokerApiPaths.pushDeliveries },
+  api: { deliveries: ownerApiPaths.pushDeliveries },
   script: 'push/push-section-client.ts',
   html: `<p class="muted">What the local push service of platform dev received, after checking the VAPID signature and decrypting it as the device would. Nothing goes to a public push service in development.</p>
 <table id="push"><thead><tr><th>Received</th><th>User</th><th>Title</th><th>Body</th><th>URL</th><th>Tag</th></tr></thead><tbody></tbody></table>`,

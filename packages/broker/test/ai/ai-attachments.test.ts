@@ -1,3 +1,4 @@
+import { limits } from '@platform/schema';
 import { encodePng } from '@platform/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InvocationGrant } from '../../src/functions/invocation-tokens.ts';
@@ -45,6 +46,17 @@ function pdf(pages: number): Uint8Array {
   );
 }
 
+/** A 20-page PDF padded with a comment to exactly `size` bytes. */
+function pdfOfSize(size: number): Uint8Array {
+  const small = pdf(20);
+  const padded = new Uint8Array(size).fill(0x20);
+  padded.set(small.subarray(0, small.length - 6));
+  // The padding is a comment line before `%%EOF`, which stays the file's last line.
+  padded[small.length - 6] = 0x25;
+  padded.set(new TextEncoder().encode('\n%%EOF\n'), size - 7);
+  return padded;
+}
+
 let env: Awaited<ReturnType<typeof brokerFor>>;
 const upload = async (data: Uint8Array, contentType: string) =>
   (await env.broker.files.upload(caller, { data, name: 'f', contentType })).ref;
@@ -71,6 +83,20 @@ describe('AI attachments checked by the broker (it does not trust the SDK)', () 
       ask([{ type: 'file', file: await upload(pdf(20), 'application/pdf') }]),
     ).resolves.toBeDefined();
   });
+
+  it('takes a PDF of exactly 20 MiB and refuses one a byte larger', async () => {
+    const { pdfMaxBytes } = limits.ai;
+    const atLimit = pdfOfSize(pdfMaxBytes);
+    expect(atLimit.byteLength).toBe(pdfMaxBytes);
+    await expect(
+      ask([{ type: 'file', file: await upload(atLimit, 'application/pdf') }]),
+    ).resolves.toMatchObject({ text: expect.stringContaining('1 attachment') });
+    const over = await upload(pdfOfSize(pdfMaxBytes + 1), 'application/pdf');
+    await expect(ask([{ type: 'file', file: over }])).rejects.toMatchObject({
+      code: 'AI_INPUT_INVALID',
+      details: { index: 0, limit: pdfMaxBytes },
+    });
+  }, 30_000);
 
   it('refuses what spec 2.6 and the limits of section 8 rule out, naming the attachment', async () => {
     const pdfRef = await upload(pdf(21), 'application/pdf');

@@ -112,7 +112,9 @@ describe('ctx.ai under the broker with no configuration', () => {
   });
 
   it('lists AI calls for the dashboard without prompts or outputs', async () => {
-    const response = await fetch(`${env.broker.server.url}/_platform/broker/ai/calls?limit=100`);
+    const response = await fetch(
+      `${env.broker.server.url}/v1/apps/${env.broker.appId}/ai/calls?limit=100`,
+    );
     const body = await response.text();
     expect(response.status).toBe(200);
     const { calls } = JSON.parse(body);
@@ -138,7 +140,9 @@ describe('ctx.ai under the broker with no configuration', () => {
       const { result } = (await response.json()) as {
         result: { text: string; streamed: string; object: unknown };
       };
-      const listed = await fetch(`${shown.broker.server.url}/_platform/broker/ai/calls`);
+      const listed = await fetch(
+        `${shown.broker.server.url}/v1/apps/${shown.broker.appId}/ai/calls`,
+      );
       const { calls } = (await listed.json()) as {
         calls: { kind: string; content?: { input: string; output?: string } }[];
       };

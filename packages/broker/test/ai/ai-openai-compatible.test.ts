@@ -202,7 +202,9 @@ describe('ctx.ai against an OpenAI-compatible endpoint', () => {
   });
 
   it('never shows the key, the base URL or a model name to a Function, a log line or a listing', async () => {
-    const calls = await (await fetch(`${env.broker.server.url}/_platform/broker/ai/calls`)).text();
+    const calls = await (
+      await fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/ai/calls`)
+    ).text();
     const everything = [...seen, calls, ...env.lines].join('\n');
     expect(env.lines.some((line) => line.includes('ai.generateText failed'))).toBe(true);
     for (const confidential of [

@@ -21,7 +21,7 @@ const api = (path: string, init: { method?: string; body?: unknown; bearer?: str
 /** Asks for an agent credential, has `email` decide in the browser, and claims it. */
 async function agentFor(email: string, decision = 'approve') {
   const asked = (await (
-    await api('/_platform/broker/tokens/requests', {
+    await api(`/v1/apps/${env.broker.appId}/tokens/requests`, {
       body: { kind: 'agent', name: 'claude' },
     })
   ).json()) as { id: string; approveUrl: string; userCode: string; claimSecret: string };
@@ -34,7 +34,7 @@ async function agentFor(email: string, decision = 'approve') {
   await browser.request(path, {
     form: { csrf: field(html, 'csrf'), decision, code: asked.userCode },
   });
-  const claimed = await api(`/_platform/broker/tokens/requests/${asked.id}/claim`, {
+  const claimed = await api(`/v1/apps/${env.broker.appId}/tokens/requests/${asked.id}/claim`, {
     body: { secret: asked.claimSecret },
   });
   return {
@@ -79,10 +79,10 @@ describe('agent credentials', () => {
     const bearer = credential;
     expect((await api('/v1/apps/notes/jobs', { bearer })).status).toBe(200);
     for (const [path, method] of [
-      ['/_platform/broker/outbox', 'GET'],
-      ['/_platform/broker/tokens', 'POST'],
-      ['/_platform/broker/access', 'GET'],
-      ['/_platform/broker/agents', 'GET'],
+      [`/v1/apps/${env.broker.appId}/outbox`, 'GET'],
+      [`/v1/apps/${env.broker.appId}/tokens`, 'POST'],
+      [`/v1/apps/${env.broker.appId}/access`, 'GET'],
+      [`/v1/apps/${env.broker.appId}/agents`, 'GET'],
       ['/v1/apps/notes/connections/links', 'POST'],
     ] as const) {
       const response = await api(path, {
@@ -109,12 +109,12 @@ describe('agent credentials', () => {
   });
 
   it('are listed and revoked by the developer, and refused at once', async () => {
-    const listed = (await (await api('/_platform/broker/agents')).json()) as {
+    const listed = (await (await api(`/v1/apps/${env.broker.appId}/agents`)).json()) as {
       agents: { id: string; hint: string }[];
     };
     expect(listed.agents).toHaveLength(1);
     expect(credential.startsWith(listed.agents[0]?.hint.slice(0, -1) ?? '-')).toBe(true);
-    const revoked = await api(`/_platform/broker/agents/${listed.agents[0]?.id}`, {
+    const revoked = await api(`/v1/apps/${env.broker.appId}/agents/${listed.agents[0]?.id}`, {
       method: 'DELETE',
     });
     expect(revoked.status).toBe(200);

@@ -165,16 +165,19 @@ describe('app access tokens (spec 2.2)', () => {
 
   it('are refused for anything control-plane', async () => {
     for (const path of [
-      '/_platform/broker/tokens',
-      '/_platform/broker/access',
-      '/_platform/broker/outbox',
+      `/v1/apps/${env.broker.appId}/tokens`,
+      `/v1/apps/${env.broker.appId}/access`,
+      `/v1/apps/${env.broker.appId}/outbox`,
     ]) {
       const response = await fetch(`${env.broker.server.url}${path}`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(response.status).toBe(403);
     }
-    for (const path of ['/_platform/broker/tokens', '/_platform/broker/tokens/requests']) {
+    for (const path of [
+      `/v1/apps/${env.broker.appId}/tokens`,
+      `/v1/apps/${env.broker.appId}/tokens/requests`,
+    ]) {
       const create = await fetch(`${env.broker.server.url}${path}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -200,8 +203,10 @@ describe('app access tokens (spec 2.2)', () => {
   });
 
   it('the owner API refuses requests without the dev token', async () => {
-    expect((await fetch(`${env.broker.server.url}/_platform/broker/tokens`)).status).toBe(403);
-    const wrong = await fetch(`${env.broker.server.url}/_platform/broker/access`, {
+    expect(
+      (await fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/tokens`)).status,
+    ).toBe(403);
+    const wrong = await fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/access`, {
       headers: { authorization: 'Bearer nope' },
     });
     expect(wrong.status).toBe(403);
@@ -210,7 +215,7 @@ describe('app access tokens (spec 2.2)', () => {
 
 describe('app access tokens requested from a terminal', () => {
   const api = (path: string, body: unknown) =>
-    fetch(`${env.broker.server.url}/_platform/broker/tokens${path}`, {
+    fetch(`${env.broker.server.url}/v1/apps/${env.broker.appId}/tokens${path}`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${env.broker.auth.brokerKey}`,

@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
-import { brokerApiPaths, orgApiPaths } from '../../src/http/paths.ts';
+import { orgApiPaths, ownerApiPaths } from '../../src/http/paths.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { FakeBrowser, TestClock } from '../auth/helpers.ts';
 import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+
+const tokensPath = ownerApiPaths.tokens.replace(':appId', 'notes');
 
 const OWNER = 'owner@localhost';
 const ADA = 'ada@example.com';
@@ -100,7 +102,7 @@ describe('deleting the owner of an organisation app', { timeout: 30_000 }, () =>
     // The app goes on for its users, and its new owner holds the owner's rights.
     expect((await (await signedIn(BOB)).navigate('/')).status).not.toBe(403);
     const ada = await signedIn(ADA);
-    const created = await ownerApi(brokerApiPaths.tokens, 'POST', { name: 'ci' });
+    const created = await ownerApi(tokensPath, 'POST', { name: 'ci' });
     const reveal = new URL(((await created.json()) as { revealUrl: string }).revealUrl);
     expect((await ada.navigate(`${reveal.pathname}${reveal.search}`)).status).toBe(200);
 

@@ -145,9 +145,9 @@ describe('a deletion killed half-way', { timeout: 120_000 }, () => {
     expect(next.lines.join('\n')).toContain('begins anew from its folder');
     await next.printed(new RegExp(`Account ${accountId} was deleted`));
     expect((await fetch(`${next.url}/echo/hi`)).status).toBe(200);
-    const token = (await readDevState(app.path))?.token;
-    const outbox = await fetch(`${next.url}/_platform/broker/outbox`, {
-      headers: { authorization: `Bearer ${token}` },
+    const state = await readDevState(app.path);
+    const outbox = await fetch(`${next.url}/v1/apps/${state?.appId}/outbox`, {
+      headers: { authorization: `Bearer ${state?.token}` },
     });
     const { emails } = (await outbox.json()) as {
       emails: Array<{ to: string[]; subject: string }>;

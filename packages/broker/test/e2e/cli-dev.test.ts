@@ -16,12 +16,12 @@ import { ada, alive, copyExample, exitOf, platform, spawnPlatform, waitForUrl } 
  * its process (they start on their first call). The answers do not matter, only that each came.
  */
 async function callEveryFunction(appDir: string, base: string): Promise<void> {
-  const { token } = JSON.parse(await readFile(join(appDir, '.platform/dev.json'), 'utf8'));
+  const { token, appId } = JSON.parse(await readFile(join(appDir, '.platform/dev.json'), 'utf8'));
   const manifest = parse(await readFile(join(appDir, 'platform.yaml'), 'utf8')) as {
     functions: { name: string }[];
   };
   for (const { name } of manifest.functions) {
-    const response = await fetch(`${base}/_platform/broker/invoke/${name}`, {
+    const response = await fetch(`${base}/v1/apps/${appId}/invoke/${name}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ input: {}, user: ada }),

@@ -19,9 +19,15 @@ const paths = () => [
   `/v1/apps/${dev.broker.appId}/jobs`,
   `/v1/apps/${dev.broker.appId}/cron`,
   `/v1/apps/${dev.broker.appId}/authority`,
+  `/v1/apps/${dev.broker.appId}/outbox`,
+  `/v1/apps/${dev.broker.appId}/tokens`,
+  `/v1/apps/${dev.broker.appId}/access`,
+  `/v1/apps/${dev.broker.appId}/agents`,
+  `/v1/apps/${dev.broker.appId}/ai/calls`,
+  `/v1/apps/${dev.broker.appId}/push/deliveries`,
+  '/v1/platform-administrators',
+  // The old prefix answers ROUTE_MOVED, but only to whoever the control plane admits.
   '/_platform/broker/outbox',
-  '/_platform/broker/tokens',
-  '/_platform/broker/platform-administrators',
   '/v1/organisation/members',
   '/_platform/dashboard',
 ];
@@ -126,7 +132,7 @@ describe('who else reaches the control plane', { timeout: 60_000 }, () => {
       expect(response.status, path).toBe(403);
       expect((await errorFromResponse(response)).code).toBe('PERMISSION_DENIED');
     }
-    const invoke = await fetch(`${dev.url}/_platform/broker/invoke/tidy`, {
+    const invoke = await fetch(`${dev.url}/v1/apps/${dev.broker.appId}/invoke/tidy`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: '{}',
@@ -134,7 +140,7 @@ describe('who else reaches the control plane', { timeout: 60_000 }, () => {
     expect(invoke.status).toBe(403);
     // Nor does mail injection (platform mail receive) open to anyone but the developer.
     for (const authorization of [`Bearer ${token}`, undefined]) {
-      const inject = await fetch(`${dev.url}/_platform/broker/mail/inbound`, {
+      const inject = await fetch(`${dev.url}/v1/apps/${dev.broker.appId}/mail/inbound`, {
         method: 'POST',
         headers: { 'content-type': 'message/rfc822', ...(authorization ? { authorization } : {}) },
         body: 'From: a@example.com\r\nSubject: x\r\n\r\nx\r\n',
@@ -245,7 +251,7 @@ describe('the dashboard', { timeout: 60_000 }, () => {
     expect(await page.text()).toContain(`/v1/apps/${dev.broker.appId}/jobs`);
     expect((await owner.request(`/v1/apps/${dev.broker.appId}/jobs`)).status).toBe(200);
     expect((await owner.request(`/v1/apps/${dev.broker.appId}/cron`)).status).toBe(200);
-    expect((await owner.request('/_platform/broker/outbox')).status).toBe(200);
+    expect((await owner.request(`/v1/apps/${dev.broker.appId}/outbox`)).status).toBe(200);
     const post = await owner.request(`/v1/apps/${dev.broker.appId}/cron/tidy/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -86,7 +86,12 @@ describe('the control plane of a private app', { timeout: 60_000 }, () => {
   it('refuses a granted account however the path is spelled', async () => {
     const pat = browser();
     expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
-    for (const path of ['//_platform/broker/tokens', '/V1/apps/x/jobs', '//v1/organisation']) {
+    for (const path of [
+      '//v1/apps/x/tokens',
+      '/V1/apps/x/jobs',
+      '//v1/organisation',
+      '/V1/Platform-Administrators',
+    ]) {
       const response = await pat.request(`${dev.url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

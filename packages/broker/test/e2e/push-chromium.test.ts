@@ -71,7 +71,7 @@ async function invokeAsSystem(name: string, input: unknown): Promise<unknown> {
   const { token } = JSON.parse(await readFile(join(app.path, '.platform', 'dev.json'), 'utf8')) as {
     token: string;
   };
-  const response = await fetch(`${dev.url}/_platform/broker/invoke/${name}`, {
+  const response = await fetch(`${dev.url}/v1/apps/${dev.appId}/invoke/${name}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ input }),

@@ -50,6 +50,27 @@ describe('delegated file grants in the file service', () => {
     });
   });
 
+  it('grants files of 128 MiB together, and refuses one byte more', async () => {
+    const { totalMaxBytes } = limits.fileGrant;
+    const { maxBytes } = limits.files;
+    // Files of the largest size, then the remainder: exactly the total a grant may hold.
+    const sizes = [maxBytes, maxBytes, totalMaxBytes - 2 * maxBytes];
+    const refs: string[] = [];
+    for (const size of sizes) {
+      const data = new Uint8Array(size);
+      const file = await files.upload(ALICE, { data, name: 'big.bin', contentType: 'text/plain' });
+      refs.push(file.ref);
+    }
+    expect(await files.pinGrant(refs)).toHaveLength(3);
+    const byte = await upload('x');
+    await expect(files.pinGrant([...refs, byte.ref])).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      details: { field: 'files.read', size: totalMaxBytes + 1, limit: totalMaxBytes },
+    });
+    // A file named twice counts once.
+    expect(await files.pinGrant([...refs, refs[0] as string])).toHaveLength(3);
+  }, 60_000);
+
   it('lets reads through without a grant and for files outside it', async () => {
     const granted = await upload('g');
     const other = await upload('o');

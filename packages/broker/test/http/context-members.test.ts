@@ -74,7 +74,9 @@ describe('context members through the real SDK', () => {
   it('captures email in the outbox, listed over the broker API', async () => {
     const sent = await call('email');
     expect(sent).toMatchObject({ status: 200, body: { result: { captured: true } } });
-    const listed = (await (await env.broker.app.request('/_platform/broker/outbox')).json()) as {
+    const listed = (await (
+      await env.broker.app.request(`/v1/apps/${env.broker.appId}/outbox`)
+    ).json()) as {
       emails: unknown[];
     };
     expect(listed.emails).toMatchObject([

@@ -34,7 +34,7 @@ describe('an app without an inbound email Function', () => {
   });
 
   it('answers the .eml route with EMAIL_INBOUND_NOT_DECLARED', async () => {
-    const response = await env.broker.app.request('/_platform/broker/mail/inbound', {
+    const response = await env.broker.app.request(`/v1/apps/${env.broker.appId}/mail/inbound`, {
       method: 'POST',
       body: 'From: ann@example.com\r\nTo: todo@x.localhost\r\n\r\nhi\r\n',
     });

@@ -127,7 +127,7 @@ describe('the SMTP listener', () => {
       { from: 'help', to: 'ann@example.com', subject: 'Re: Buy milk', text: 'Noted.' },
       ['help'],
     );
-    const response = await env.broker.app.request('/_platform/broker/outbox');
+    const response = await env.broker.app.request(`/v1/apps/${env.broker.appId}/outbox`);
     const { emails } = (await response.json()) as {
       emails: { direction: string; subject: string; attachments?: unknown[] }[];
     };

@@ -299,7 +299,7 @@ describe('an OAuth connection', () => {
       body: JSON.stringify({ testConnection: connection!.id }),
     });
     const invoked = await fetch(
-      `http://127.0.0.1:${ws.app('calendar')!.port}/_platform/broker/invoke/account`,
+      `http://127.0.0.1:${ws.app('calendar')!.port}/v1/apps/calendar/invoke/account`,
       {
         method: 'POST',
         headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
@@ -310,7 +310,7 @@ describe('an OAuth connection', () => {
     expect(await invoked.json()).toMatchObject({ result: { user: 'user-1' } });
     // The exchange and refresh Functions are the platform's to call.
     const exchange = await fetch(
-      `http://127.0.0.1:${ws.app('calendar')!.port}/_platform/broker/invoke/exchangeCode`,
+      `http://127.0.0.1:${ws.app('calendar')!.port}/v1/apps/calendar/invoke/exchangeCode`,
       {
         method: 'POST',
         headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },

@@ -77,7 +77,15 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => env.cleanup());
 
-const invoke = (what: string, trigger: 'operation' | 'webhook' | 'sync' = 'operation') =>
+const invoke = (
+  what: string,
+  trigger: 'operation' | 'webhook' | 'sync' = 'operation',
+  credentials: Record<string, string> = {
+    CRM_API_KEY: KEY,
+    CRM_REGION: REGION,
+    OAUTH_ACCESS_TOKEN: TOKEN,
+  },
+) =>
   invokeIntegration(
     env.broker.invoker,
     'op',
@@ -88,7 +96,7 @@ const invoke = (what: string, trigger: 'operation' | 'webhook' | 'sync' = 'opera
       trigger,
       operation: trigger === 'operation' ? 'contacts.get' : undefined,
       consumerAppId: trigger === 'operation' ? 'shop' : undefined,
-      credentials: { CRM_API_KEY: KEY, CRM_REGION: REGION, OAUTH_ACCESS_TOKEN: TOKEN },
+      credentials,
       timeoutMs: limits.integration.operationTimeoutSeconds * 1000,
     },
     contract,
@@ -152,6 +160,10 @@ describe("a provider Function's credentials", () => {
     expect(await invoke('plain')).toEqual({ done: 'plain' });
     // A credential declared `secret: false` (a region) may be part of what the provider answers.
     expect(await invoke('return-region')).toEqual({ region: REGION });
+    // An optional credential left empty is not stored, so it reads as undefined, not null.
+    const empty = await invoke('return-region', 'operation', { CRM_API_KEY: KEY });
+    expect(empty).toEqual({});
+    expect(empty).not.toHaveProperty('region');
     // Nobody receives a sync's result, so a value in it is no leak.
     expect(await invoke('return', 'sync')).toEqual({ contacts: [{ note: `saved with ${KEY}` }] });
   });

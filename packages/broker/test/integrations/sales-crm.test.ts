@@ -48,6 +48,19 @@ beforeAll(async () => {
     ),
   );
   await writeText(join(sales, 'functions/call-any/index.ts'), callAny);
+  // The copy's webhook also refuses two events the way a provider does: 403 and 409.
+  const webhook = join(root.path, 'crm/functions/receive-webhook/index.ts');
+  const source = await readFile(webhook, 'utf8');
+  const keyCheck = "    if (event === 'crash')";
+  await writeText(
+    webhook,
+    source.replace(
+      keyCheck,
+      `    if (event === 'account.locked') throw errors.forbidden('CRM_ACCOUNT_LOCKED', 'This account may not send events.');
+    if (event === 'contact.stale') throw errors.conflict('CRM_STALE', 'A newer change was received.');
+${keyCheck}`,
+    ),
+  );
   ws = await startWorkspace({
     appDirs: [join(root.path, 'crm'), sales],
     workspaceDir: root.path,
@@ -231,7 +244,7 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
   it('run a provider Function invoked directly for the session’s test connection only', async () => {
     const crmUrl = `http://127.0.0.1:${ws.app('crm')!.port}`;
     const invoke = () =>
-      fetch(`${crmUrl}/_platform/broker/invoke/findContact`, {
+      fetch(`${crmUrl}/v1/apps/crm/invoke/findContact`, {
         method: 'POST',
         headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ input: { email: 'ada@example.com' } }),
@@ -334,6 +347,13 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     const wrongKey = await post('{}', { 'x-crm-event': 'x', 'x-crm-key': 'nope' });
     expect(wrongKey.status).toBe(401);
     expect((await refused(wrongKey)).code).toBe('CRM_KEY_MISMATCH');
+    // 401 and 403 pass through with the Function's code; any other 4xx reaches the sender as 400.
+    const forbidden = await post('{}', { 'x-crm-event': 'account.locked' });
+    expect(forbidden.status).toBe(403);
+    expect((await refused(forbidden)).code).toBe('CRM_ACCOUNT_LOCKED');
+    const conflict = await post('{}', { 'x-crm-event': 'contact.stale' });
+    expect(conflict.status).toBe(400);
+    expect((await refused(conflict)).code).toBe('CRM_STALE');
     const undeclared = await post('{}', { 'x-crm-event': 'contact.deleted' });
     expect(undeclared.status).toBe(400);
     expect((await refused(undeclared)).code).toBe('INTEGRATION_EVENT_INVALID');

@@ -213,7 +213,7 @@ describe('the agent tools', () => {
     });
     expect(answer.isError ?? false).toBe(false);
     const twin = await fetch(
-      `http://127.0.0.1:${ws.app('sales')!.port}/_platform/broker/invoke/lookupCustomer`,
+      `http://127.0.0.1:${ws.app('sales')!.port}/v1/apps/sales/invoke/lookupCustomer`,
       {
         method: 'POST',
         headers: { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' },
@@ -370,13 +370,13 @@ describe('with an agent credential', { timeout: 120_000 }, () => {
   async function agentOf(appId: string, email: string): Promise<string> {
     const { broker } = app(appId);
     const asked = (await (
-      await asDeveloper(`${broker.server.url}/_platform/broker/tokens/requests`, { kind: 'agent' })
+      await asDeveloper(`${broker.server.url}/v1/apps/${appId}/tokens/requests`, { kind: 'agent' })
     ).json()) as { id: string; approveUrl: string; userCode: string; claimSecret: string };
     const browser = new FakeBrowser(broker);
     await browser.signInByEmail(email);
     await decideRequest(browser, asked);
     const claimed = await asDeveloper(
-      `${broker.server.url}/_platform/broker/tokens/requests/${asked.id}/claim`,
+      `${broker.server.url}/v1/apps/${appId}/tokens/requests/${asked.id}/claim`,
       { secret: asked.claimSecret },
     );
     return ((await claimed.json()) as { token: string }).token;

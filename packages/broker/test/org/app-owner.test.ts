@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
-import { brokerApiPaths, dashboardPaths } from '../../src/http/paths.ts';
+import { dashboardPaths, ownerApiPaths } from '../../src/http/paths.ts';
 import { decideRequest, FakeBrowser, TestClock } from '../auth/helpers.ts';
 import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+
+const tokensPath = ownerApiPaths.tokens.replace(':appId', 'notes');
 
 const CONFIGURED = 'owner@localhost';
 const ADA = 'ada@example.com';
@@ -38,7 +40,7 @@ const setOwner = async (email: string) => {
 
 /** A token made for its one-time reveal link, as `platform app access-token create` does. */
 const revealPath = async () => {
-  const response = await ownerApi(brokerApiPaths.tokens, 'POST', { name: 'ci' });
+  const response = await ownerApi(tokensPath, 'POST', { name: 'ci' });
   const { revealUrl } = (await response.json()) as { revealUrl: string };
   const url = new URL(revealUrl);
   return `${url.pathname}${url.search}`;
@@ -95,7 +97,7 @@ describe('the owner the organisation records', { timeout: 30_000 }, () => {
     expect((await ada.navigate(reveal)).status).toBe(200);
     expect((await formerOwner.navigate(reveal)).status).toBe(403);
 
-    const asked = await ownerApi(`${brokerApiPaths.tokens}/requests`, 'POST', { name: 'cli' });
+    const asked = await ownerApi(`${tokensPath}/requests`, 'POST', { name: 'cli' });
     const request = (await asked.json()) as { approveUrl: string; userCode: string };
     expect((await formerOwner.navigate(new URL(request.approveUrl).pathname)).status).toBe(403);
     expect((await decideRequest(ada, request)).status).toBe(200);
@@ -136,7 +138,7 @@ describe('an unconfirmed owner', { timeout: 30_000 }, () => {
     const reveal = await owner.navigate(await revealPath());
     expect(reveal.status).toBe(403);
     expect(await reveal.text()).toContain('confirms their email address');
-    const asked = await ownerApi(`${brokerApiPaths.tokens}/requests`, 'POST', { name: 'cli' });
+    const asked = await ownerApi(`${tokensPath}/requests`, 'POST', { name: 'cli' });
     const request = (await asked.json()) as { approveUrl: string; userCode: string };
     expect((await owner.navigate(new URL(request.approveUrl).pathname)).status).toBe(403);
 

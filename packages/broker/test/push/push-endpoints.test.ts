@@ -52,12 +52,12 @@ describe('under platform dev, a subscription endpoint', () => {
   it('is refused on any other port or path of this machine, in every spelling of loopback', async () => {
     const port = env.broker.server.port;
     const refused = [
-      `http://127.0.0.1:${port}/_platform/broker/invoke/anything`,
-      `http://2130706433:${port}/_platform/broker/invoke/anything`,
-      `http://0x7f.0.0.1:${port}/_platform/broker/invoke/anything`,
-      `http://127.1:${port}/_platform/broker/invoke/anything`,
+      `http://127.0.0.1:${port}/v1/apps/local/invoke/anything`,
+      `http://2130706433:${port}/v1/apps/local/invoke/anything`,
+      `http://0x7f.0.0.1:${port}/v1/apps/local/invoke/anything`,
+      `http://127.1:${port}/v1/apps/local/invoke/anything`,
       'http://0177.0.0.1:9/_platform/push-service/abc',
-      `http://[::ffff:127.0.0.1]:${port}/_platform/broker/invoke/anything`,
+      `http://[::ffff:127.0.0.1]:${port}/v1/apps/local/invoke/anything`,
       `http://localhost:${port}/v1/apps/local/jobs`,
       `http://127.0.0.1:9/_platform/push-service/abc`,
       `http://[::1]:22/`,

@@ -45,7 +45,7 @@ const rowCount = async () =>
     ).rows[0]!.n,
   );
 const deliveries = async () =>
-  (await (await fetch(url('/_platform/broker/push/deliveries'))).json()) as {
+  (await (await fetch(url(`/v1/apps/${env.broker.appId}/push/deliveries`))).json()) as {
     deliveries: { userId: string; payload: unknown }[];
   };
 

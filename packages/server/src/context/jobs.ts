@@ -62,8 +62,20 @@ export function checkEnqueue(
       );
     }
   }
-  if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === 'number' && o.timeoutMs > 0)) {
-    throw fail('INVALID_INPUT', 'timeoutMs must be a positive number.', { field: 'timeoutMs' });
+  if (o.timeoutMs !== undefined) {
+    if (!Number.isSafeInteger(o.timeoutMs) || o.timeoutMs <= 0) {
+      throw fail('INVALID_INPUT', 'timeoutMs must be a positive whole number of milliseconds.', {
+        field: 'timeoutMs',
+      });
+    }
+    // A timer fires at once past this (Node), so the request would fail before it was sent.
+    if (o.timeoutMs > limits.jobs.enqueueTimeoutMaxMs) {
+      throw fail(
+        'LIMIT_EXCEEDED',
+        `timeoutMs may be at most ${limits.jobs.enqueueTimeoutMaxMs} (about 24.8 days).`,
+        { field: 'timeoutMs', limit: limits.jobs.enqueueTimeoutMaxMs },
+      );
+    }
   }
   let files: { read: string[] } | undefined;
   if (o.files !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * What a feature contributes to the dashboard (`/_platform/dashboard`): a section of the page,
- * the broker API paths its script reads, and that script. The dashboard page knows no feature;
+ * the owner API paths its script reads, and that script. The dashboard page knows no feature;
  * the composition root hands it the sections of the features a broker runs, in page order.
  *
  * @example
@@ -8,7 +8,7 @@
  * export const aiSection: DashboardSection = {
  *   id: 'ai-section',
  *   title: 'AI calls',
- *   api: { calls: brokerApiPaths.aiCalls },
+ *   api: { calls: ownerApiPaths.aiCalls },
  *   html: '<table id="ai-calls">...</table>',
  *   script: 'ai/ai-section-client.ts',
  * };
@@ -20,7 +20,7 @@ export interface DashboardSection {
   /** The section's heading. */
   readonly title: string;
   /**
-   * The broker API paths the script reads, by name; `:appId` in a path becomes the app's id.
+   * The owner API paths the script reads, by name; `:appId` in a path becomes the app's id.
    * The script receives them filled (`open(api)`), from the section's `data-api` attribute.
    */
   readonly api: Readonly<Record<string, string>>;
