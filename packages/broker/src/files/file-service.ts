@@ -114,7 +114,17 @@ export class FileService {
         message: 'A file id chosen ahead must come from newId("file").',
       });
     }
-    await this.store.put(id, 1, content.body);
+    // Recorded first, so that bytes a crash or an outage strands after this are swept.
+    await this.#db.query(
+      'INSERT INTO platform.file_pending (file_id) VALUES ($1) ON CONFLICT DO NOTHING',
+      [id],
+    );
+    try {
+      await this.store.put(id, 1, content.body);
+    } catch (error) {
+      await this.#unpend(id);
+      throw error;
+    }
     const { size, sha } = content.result();
     try {
       const row = await this.#db.transaction(async (tx) => {
@@ -134,11 +144,18 @@ export class FileService {
           'INSERT INTO platform.file_generations (file_id, generation, size, sha256) VALUES ($1, 1, $2, $3)',
           [id, size, sha],
         );
+        await tx.query('DELETE FROM platform.file_pending WHERE file_id = $1', [id]);
         return rows[0]!;
       });
       return toInfo(row);
     } catch (error) {
-      await this.store.removeFile(id).catch(() => undefined);
+      if (
+        await this.store.removeFile(id).then(
+          () => true,
+          () => false,
+        )
+      )
+        await this.#unpend(id);
       throw error;
     }
   }
@@ -224,9 +241,13 @@ export class FileService {
     await this.#db.transaction(async (tx) => {
       await tx.query('DELETE FROM platform.files WHERE id = $1', [current.id]);
       await tx.query('DELETE FROM platform.file_generations WHERE file_id = $1', [current.id]);
+      await tx.query(
+        'INSERT INTO platform.file_pending (file_id) VALUES ($1) ON CONFLICT DO NOTHING',
+        [current.id],
+      );
     });
     // The file is gone; bytes the store keeps now (it is down) go with the sweep.
-    await this.store.removeFile(current.id).catch(() => undefined);
+    await this.#removeBytes(current.id);
   }
 
   /**
@@ -242,35 +263,70 @@ export class FileService {
       await tx.query('DELETE FROM platform.file_generations WHERE file_id = ANY($1::text[])', [
         valid,
       ]);
+      await tx.query(
+        'INSERT INTO platform.file_pending (file_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING',
+        [valid],
+      );
     });
-    for (const id of valid) await this.store.removeFile(id).catch(() => undefined);
+    for (const id of valid) await this.#removeBytes(id);
+  }
+
+  /** Deletes a file's bytes and its pending entry; a store that is down leaves both to the sweep. */
+  async #removeBytes(id: string): Promise<void> {
+    if (
+      await this.store.removeFile(id).then(
+        () => true,
+        () => false,
+      )
+    )
+      await this.#unpend(id);
+  }
+
+  async #unpend(id: string): Promise<void> {
+    await this.#db
+      .query('DELETE FROM platform.file_pending WHERE file_id = $1', [id])
+      .catch(() => undefined);
   }
 
   /**
-   * Removes bytes that no row names and that were written more than `olderThanMs` ago (a
-   * process killed between storing and committing, a delete while the store was down, an old
-   * generation whose removal failed), and what interrupted writes left in the store. Recent
-   * bytes stay: their upload may still be about to commit on this or another broker. Resolves
-   * to how many were removed.
+   * Removes bytes left behind, once older than `olderThanMs` (younger ones may belong to a write
+   * in flight on this or another broker): what interrupted writes left in the store, the bytes
+   * of files recorded as pending (an upload whose row never came, a removal while the store was
+   * down) that have no row, and generations other than a file's current one (a replace whose
+   * old bytes could not be removed, or whose commit failed). Bytes of which the database has no record are left alone:
+   * the store may be shared with, or restored from, another database. Resolves to how many
+   * were removed.
    */
   async sweep(olderThanMs = SWEEP_AFTER_MS): Promise<number> {
     let removed = await this.store.sweep(olderThanMs);
-    const before = Date.now() - olderThanMs;
-    const candidates: { fileId: string; generation: number }[] = [];
-    for await (const stored of this.store.list()) {
-      if (stored.modifiedAt.getTime() < before && FILE_ID.test(stored.fileId)) {
-        candidates.push(stored);
+    const { rows: pending } = await this.#db.query<{ file_id: string; kept: boolean }>(
+      `SELECT p.file_id, f.id IS NOT NULL AS kept FROM platform.file_pending p
+         LEFT JOIN platform.files f ON f.id = p.file_id
+        WHERE p.created_at < now() - make_interval(secs => $1)`,
+      [olderThanMs / 1000],
+    );
+    for (const { file_id: id, kept } of pending) {
+      if (!kept) {
+        await this.store.removeFile(id);
+        removed++;
       }
+      await this.#unpend(id);
     }
-    for (let i = 0; i < candidates.length; i += 500) {
-      const batch = candidates.slice(i, i + 500);
+    const before = Date.now() - olderThanMs;
+    const old: { fileId: string; generation: number }[] = [];
+    for await (const stored of this.store.list()) {
+      if (stored.modifiedAt.getTime() < before && FILE_ID.test(stored.fileId)) old.push(stored);
+    }
+    for (let i = 0; i < old.length; i += 500) {
+      const batch = old.slice(i, i + 500);
       const { rows } = await this.#db.query<{ id: string; generation: number }>(
         'SELECT id, generation FROM platform.files WHERE id = ANY($1::text[])',
         [batch.map((c) => c.fileId)],
       );
       const current = new Map(rows.map((row) => [row.id, row.generation]));
       for (const stored of batch) {
-        if (current.get(stored.fileId) === stored.generation) continue;
+        const generation = current.get(stored.fileId);
+        if (generation === undefined || stored.generation === generation) continue;
         await this.store.removeGeneration(stored.fileId, stored.generation);
         removed++;
       }

@@ -250,22 +250,31 @@ describe.each(backends)('files in $name', (backend) => {
     ).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 
-  it('sweeps bytes that no row names once they are old enough, and keeps every current generation', async () => {
+  it('sweeps the bytes of interrupted uploads and old generations once old enough, and nothing it has no record of', async () => {
     const live = await upload('live');
     await files.replace(ALICE, live.ref, { data: bytes('live 2') });
-    const orphan = newId('file');
-    await files.store.put(orphan, 1, [bytes('no row')]);
+    // What a process killed between storing an upload's bytes and committing its row leaves.
+    const cut = newId('file');
+    await app.db.query('INSERT INTO platform.file_pending (file_id) VALUES ($1)', [cut]);
+    await files.store.put(cut, 1, [bytes('no row')]);
     // A replaced generation whose removal failed (the store was down at the time).
     await files.store.put(live.id, 1, [bytes('old')]);
+    // Bytes the database has no record of (a store shared with another database).
+    const unknown = newId('file');
+    await files.store.put(unknown, 1, [bytes('not ours')]);
     // Recent bytes stay: their upload may be about to commit.
     await files.sweep();
-    expect(await storedGenerations(files.store, orphan)).toEqual([1]);
+    expect(await storedGenerations(files.store, cut)).toEqual([1]);
+    expect(await storedGenerations(files.store, live.id)).toEqual([1, 2]);
     // S3 keeps modification times in whole seconds.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     await files.sweep(1_000);
-    expect(await storedGenerations(files.store, orphan)).toEqual([]);
+    expect(await storedGenerations(files.store, cut)).toEqual([]);
     expect(await storedGenerations(files.store, live.id)).toEqual([2]);
+    expect(await storedGenerations(files.store, unknown)).toEqual([1]);
     expect((await files.download(ALICE, live.ref)).data.toString()).toBe('live 2');
+    const { rows } = await app.db.query('select file_id from platform.file_pending');
+    expect(rows).toEqual([]);
   });
 
   describe('delegated read grants', () => {
