@@ -3,6 +3,10 @@ import { defineConfig } from 'vitest/config';
 // Tests import every @platform/* package from source through the `@platform/source`
 // export condition, so no build is needed before `npm test`.
 const conditions = ['@platform/source', 'module', 'node', 'default'];
+// Vitest also hands the SSR conditions to Node for the modules it does not transform, so these
+// leave out `module`: Node itself does not know it, and a package whose `module` build imports
+// its files without extensions (the AWS SDK's) would not load. Dependencies load as in production.
+const nodeConditions = ['@platform/source', 'node', 'default'];
 
 const project = (name: string, extra: Record<string, unknown> = {}) => ({
   extends: true as const,
@@ -21,7 +25,7 @@ const project = (name: string, extra: Record<string, unknown> = {}) => ({
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['@platform/source'] } },
+  ssr: { resolve: { conditions: nodeConditions, externalConditions: ['@platform/source'] } },
   test: {
     projects: [
       project('errors'),

@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   push: () => import('./push/push.ts'),
   integrations: () => import('./integrations/integrations.ts'),
   'integration-events': () => import('./integrations/events.ts'),
+  files: () => import('./files/storage-memory.ts'),
 };
 
 const wanted = process.argv.slice(2);

@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import type { AiOptions } from '../ai/ai-config.ts';
 import type { AuthOptions } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import type { FileStorageSettings } from '../files/files-feature.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import type { BrokerListener } from '../http/serve.ts';
@@ -80,6 +81,12 @@ export interface BrokerOptions {
     app: Hono<BrokerEnv>,
     services: { invoker: FunctionInvoker; authenticate: Authenticate },
   ) => void;
+  /**
+   * Where the bytes of the app's files live: a folder, or S3-compatible object storage (each
+   * app under `<prefix><app id>/` of the bucket; docs/production.md, "File storage").
+   * @default the folder `.platform/files` of the app
+   */
+  readonly fileStorage?: FileStorageSettings | undefined;
   /** `data.search` declarations of platform.yaml (docs/search.md). */
   readonly searches?: readonly SearchDeclaration[];
   /** Queues, cron schedules and worker settings (docs/jobs.md). */

@@ -28,7 +28,7 @@ import { arrivalsFeature, handOver, signInRules } from './people-policy.ts';
 export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
   return defineRegistry([
     dataFeature,
-    filesFeature({ clock: o.jobs?.clock }),
+    filesFeature({ clock: o.jobs?.clock, storage: o.fileStorage }),
     outboxFeature,
     aiFeature(o.ai),
     orgFeature({ apps: () => orgApps(o, url) }),

@@ -11,7 +11,7 @@ import { bootstrapStep } from '../db/bootstrap.ts';
 import { claimSettingsStep } from '../db/claim-settings.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
-import { fileTablesStep } from '../files/file-schema.ts';
+import { filePendingStep, fileTablesStep } from '../files/file-schema.ts';
 import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobActiveIndexStep, jobTablesStep } from '../jobs/job-schema.ts';
@@ -58,4 +58,5 @@ export const platformSchema: readonly SchemaStep[] = [
   // A broker started without a central store keeps the accounts' side here.
   { version: 20, ...accountCredentialsStep },
   { version: 21, ...departuresStep },
+  { version: 22, ...filePendingStep },
 ];

@@ -1,8 +1,9 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import { fileRoutes } from '@platform/schema/routes';
 import type { Context, Hono } from 'hono';
-import { readBodyBytes } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import type { Authenticate } from '../kernel/caller.ts';
 import type { FileService } from './file-service.ts';
@@ -49,6 +50,18 @@ function requiredType(c: Context<BrokerEnv>): string {
   });
 }
 
+/**
+ * The request's body as it arrives, for the store to write while it is read: a declared length
+ * over `max` is refused before anything is read, and the file service stops a longer body at
+ * the first byte over it.
+ */
+function bodyStream(request: Request, max: number): AsyncIterable<Uint8Array> {
+  if (Number(request.headers.get('content-length') ?? '0') > max) throw fileTooLarge(max);
+  const body = request.body;
+  // A Node stream: iterable as the body arrives, whatever the DOM typings say of web streams.
+  return body ? Readable.fromWeb(body as WebReadableStream<Uint8Array>) : (async function* () {})();
+}
+
 // RFC 6266: an ASCII fallback and the exact name in UTF-8.
 function attachment(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
@@ -72,7 +85,7 @@ export function mountFileRoutes(
     const caller = await authenticate(c.req.raw);
     const name = requiredName(c);
     const contentType = requiredType(c);
-    const data = await readBodyBytes(c.req.raw, max, fileTooLarge);
+    const data = bodyStream(c.req.raw, max);
     return c.json({ file: await files.upload(caller, { data, name, contentType }) }, 201);
   });
   app.get(fileRoutes.info.path, async (c) => {
@@ -81,8 +94,10 @@ export function mountFileRoutes(
   });
   app.get(fileRoutes.download.path, async (c) => {
     const caller = await authenticate(c.req.raw);
-    const { file, data } = await files.download(caller, refOf(c));
-    return c.body(new Uint8Array(data), 200, {
+    const { file, body } = await files.open(caller, refOf(c));
+    // Sent as it is read from the store, never held whole.
+    return c.body(Readable.toWeb(body) as ReadableStream<Uint8Array>, 200, {
+      'content-length': String(file.size),
       'content-type': file.contentType,
       'content-disposition': attachment(file.name),
       'x-content-type-options': 'nosniff',
@@ -94,7 +109,7 @@ export function mountFileRoutes(
     const caller = await authenticate(c.req.raw);
     const name = optionalName(c);
     const contentType = optionalType(c);
-    const data = await readBodyBytes(c.req.raw, max, fileTooLarge);
+    const data = bodyStream(c.req.raw, max);
     return c.json({
       file: await files.replace(caller, refOf(c), { data, name, contentType }),
     });

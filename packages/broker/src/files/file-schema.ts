@@ -31,3 +31,19 @@ CREATE TABLE IF NOT EXISTS platform.file_generations (
 
 /** The file tables as a step of the platform schema (`app/platform-schema.ts` numbers it). */
 export const fileTablesStep: SchemaChange = { name: 'files', sql: fileSchemaSql };
+
+/**
+ * Files whose bytes may be in the store without a `files` row: an upload between storing its
+ * bytes and committing its row, and a removed file whose bytes are not yet deleted (the store
+ * was down). The sweep deletes the bytes of entries older than its bound and no row, so it never
+ * touches bytes it has no record of (a folder or bucket opened with another database).
+ */
+export const filePendingStep: SchemaChange = {
+  name: 'file pending bytes',
+  sql: `
+CREATE TABLE IF NOT EXISTS platform.file_pending (
+  file_id text PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+};

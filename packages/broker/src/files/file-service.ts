@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
@@ -7,8 +8,9 @@ import type { FileGrant, GrantedFile } from '../functions/invocation-tokens.ts';
 import type { Caller } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
-import { FileBlobs } from './file-blobs.ts';
 import { checkGrantedRead, pinFileGrant } from './file-grants.ts';
+import type { FileStore } from './file-store.ts';
+import { FolderFileStore } from './folder-store.ts';
 
 type Contract = typeof runtimeContract;
 
@@ -44,6 +46,15 @@ const notFound = (ref: string) =>
     details: { ref },
   });
 
+/**
+ * A file's content as the service takes it: bytes in memory (a Function's call), or a stream
+ * that is stored as it arrives (an HTTP upload), never held whole.
+ */
+export type FileContent = Uint8Array | AsyncIterable<Uint8Array>;
+
+/** Bytes of a generation written this long ago and still without their row are an orphan. */
+const SWEEP_AFTER_MS = 10 * 60_000;
+
 /** How to build a {@link FileService}. */
 export interface FileServiceOptions {
   /**
@@ -54,30 +65,34 @@ export interface FileServiceOptions {
 }
 
 /**
- * The `files` member of the handler context. Contents live on disk under `.platform/files`,
- * metadata and generations in the database. Access rules (the spec leaves them open; ours):
+ * The `files` member of the handler context. Contents live in a {@link FileStore} (the folder
+ * `.platform/files`, or S3-compatible object storage), metadata and generations in the database. Access rules (the spec leaves them open; ours):
  * a file id is an unguessable capability, so whoever holds a ref may read the file; uploading
  * needs a user or the system (never anonymous, spec 5.1.5); replacing and removing need the
- * uploader or the system. Every write is atomic: bytes reach their final path before the row
- * commits, and a failed commit removes them again. It also answers for delegated read grants
+ * uploader or the system. Every write is atomic: bytes are stored in full before the row
+ * commits, and a failed commit removes them again; a store that cannot take them answers
+ * `STORAGE_UNAVAILABLE` and no row is written. Bytes left without a row (a process killed
+ * between the two, a delete whose store was down) are removed by {@link FileService.sweep}. It also answers for delegated read grants
  * (`files: { read }` of an enqueue): which generations a grant pins, and whether a read under
  * a grant may proceed.
  *
  * @example
  * ```ts
- * const files = new FileService(db, '.platform/files');
+ * const files = new FileService(db, new FolderFileStore('.platform/files'));
  * const info = await files.upload(caller, { data, name: 'a.png', contentType: 'image/png' });
  * ```
  */
 export class FileService {
   readonly #db: Database;
   readonly #clock: Clock;
-  readonly blobs: FileBlobs;
+  /** Where the bytes live. */
+  readonly store: FileStore;
 
-  constructor(db: Database, root: string, options: FileServiceOptions = {}) {
+  /** `store` is a {@link FileStore}, or the path of a folder for a {@link FolderFileStore}. */
+  constructor(db: Database, store: FileStore | string, options: FileServiceOptions = {}) {
     this.#db = db;
     this.#clock = options.clock ?? systemClock;
-    this.blobs = new FileBlobs(root);
+    this.store = typeof store === 'string' ? new FolderFileStore(store) : store;
   }
 
   /**
@@ -87,11 +102,11 @@ export class FileService {
    */
   async upload(
     caller: Caller,
-    input: { data: Uint8Array; name: string; contentType: string },
+    input: { data: FileContent; name: string; contentType: string },
     options: { readonly id?: string | undefined } = {},
   ): Promise<FileInfo> {
     requireWriter(caller);
-    checkSize(input.data);
+    const content = measured(input.data);
     const id = options.id ?? newId('file');
     if (!FILE_ID.test(id)) {
       throw new PlatformError({
@@ -99,8 +114,18 @@ export class FileService {
         message: 'A file id chosen ahead must come from newId("file").',
       });
     }
-    const sha = sha256(input.data);
-    await this.blobs.write(id, 1, input.data);
+    // Recorded first, so that bytes a crash or an outage strands after this are swept.
+    await this.#db.query(
+      'INSERT INTO platform.file_pending (file_id) VALUES ($1) ON CONFLICT DO NOTHING',
+      [id],
+    );
+    try {
+      await this.store.put(id, 1, content.body);
+    } catch (error) {
+      await this.#unpend(id);
+      throw error;
+    }
+    const { size, sha } = content.result();
     try {
       const row = await this.#db.transaction(async (tx) => {
         const { rows } = await tx.query<FileRow>(
@@ -111,19 +136,26 @@ export class FileService {
             caller.kind === 'user' ? caller.userId : null,
             input.name,
             input.contentType,
-            input.data.byteLength,
+            size,
             sha,
           ],
         );
         await tx.query(
           'INSERT INTO platform.file_generations (file_id, generation, size, sha256) VALUES ($1, 1, $2, $3)',
-          [id, input.data.byteLength, sha],
+          [id, size, sha],
         );
+        await tx.query('DELETE FROM platform.file_pending WHERE file_id = $1', [id]);
         return rows[0]!;
       });
       return toInfo(row);
     } catch (error) {
-      await this.blobs.removeFile(id);
+      if (
+        await this.store.removeFile(id).then(
+          () => true,
+          () => false,
+        )
+      )
+        await this.#unpend(id);
       throw error;
     }
   }
@@ -133,30 +165,35 @@ export class FileService {
     return toInfo(await this.#find(ref));
   }
 
-  /** The bytes and metadata of the current generation. */
-  async download(_caller: Caller, ref: string): Promise<{ file: FileInfo; data: Buffer }> {
+  /** The metadata of the current generation and its bytes as a stream, read as they are sent. */
+  async open(_caller: Caller, ref: string): Promise<{ file: FileInfo; body: Readable }> {
     const row = await this.#find(ref);
-    try {
-      return { file: toInfo(row), data: await this.blobs.read(row.id, row.generation) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(ref);
-      throw error;
-    }
+    const body = await this.store.get(row.id, row.generation);
+    if (!body) throw notFound(ref);
+    return { file: toInfo(row), body };
+  }
+
+  /** The bytes and metadata of the current generation, in memory (a Function's call). */
+  async download(caller: Caller, ref: string): Promise<{ file: FileInfo; data: Buffer }> {
+    const { file, body } = await this.open(caller, ref);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk as Buffer);
+    return { file, data: Buffer.concat(chunks) };
   }
 
   /** New content (and optionally a new name or type) as a new generation, same ref. */
   async replace(
     caller: Caller,
     ref: string,
-    input: { data: Uint8Array; name?: string | undefined; contentType?: string | undefined },
+    input: { data: FileContent; name?: string | undefined; contentType?: string | undefined },
   ): Promise<FileInfo> {
     requireWriter(caller);
-    checkSize(input.data);
+    const content = measured(input.data);
     const current = await this.#find(ref);
     requireOwner(caller, current);
     const generation = current.generation + 1;
-    const sha = sha256(input.data);
-    await this.blobs.write(current.id, generation, input.data);
+    await this.store.put(current.id, generation, content.body);
+    const { size, sha } = content.result();
     let row: FileRow | undefined;
     try {
       row = await this.#db.transaction(async (tx) => {
@@ -168,7 +205,7 @@ export class FileService {
           [
             current.id,
             generation,
-            input.data.byteLength,
+            size,
             sha,
             input.name ?? null,
             input.contentType ?? null,
@@ -183,15 +220,16 @@ export class FileService {
         }
         await tx.query(
           'INSERT INTO platform.file_generations (file_id, generation, size, sha256) VALUES ($1, $2, $3, $4)',
-          [current.id, generation, input.data.byteLength, sha],
+          [current.id, generation, size, sha],
         );
         return rows[0];
       });
     } catch (error) {
-      await this.blobs.removeGeneration(current.id, generation);
+      await this.store.removeGeneration(current.id, generation).catch(() => undefined);
       throw error;
     }
-    await this.blobs.removeGeneration(current.id, current.generation);
+    // The replace has happened; bytes the store keeps now (it is down) go with the sweep.
+    await this.store.removeGeneration(current.id, current.generation).catch(() => undefined);
     return toInfo(row);
   }
 
@@ -203,8 +241,13 @@ export class FileService {
     await this.#db.transaction(async (tx) => {
       await tx.query('DELETE FROM platform.files WHERE id = $1', [current.id]);
       await tx.query('DELETE FROM platform.file_generations WHERE file_id = $1', [current.id]);
+      await tx.query(
+        'INSERT INTO platform.file_pending (file_id) VALUES ($1) ON CONFLICT DO NOTHING',
+        [current.id],
+      );
     });
-    await this.blobs.removeFile(current.id);
+    // The file is gone; bytes the store keeps now (it is down) go with the sweep.
+    await this.#removeBytes(current.id);
   }
 
   /**
@@ -220,8 +263,75 @@ export class FileService {
       await tx.query('DELETE FROM platform.file_generations WHERE file_id = ANY($1::text[])', [
         valid,
       ]);
+      await tx.query(
+        'INSERT INTO platform.file_pending (file_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING',
+        [valid],
+      );
     });
-    for (const id of valid) await this.blobs.removeFile(id);
+    for (const id of valid) await this.#removeBytes(id);
+  }
+
+  /** Deletes a file's bytes and its pending entry; a store that is down leaves both to the sweep. */
+  async #removeBytes(id: string): Promise<void> {
+    if (
+      await this.store.removeFile(id).then(
+        () => true,
+        () => false,
+      )
+    )
+      await this.#unpend(id);
+  }
+
+  async #unpend(id: string): Promise<void> {
+    await this.#db
+      .query('DELETE FROM platform.file_pending WHERE file_id = $1', [id])
+      .catch(() => undefined);
+  }
+
+  /**
+   * Removes bytes left behind, once older than `olderThanMs` (younger ones may belong to a write
+   * in flight on this or another broker): what interrupted writes left in the store, the bytes
+   * of files recorded as pending (an upload whose row never came, a removal while the store was
+   * down) that have no row, and generations other than a file's current one (a replace whose
+   * old bytes could not be removed, or whose commit failed). Bytes of which the database has no record are left alone:
+   * the store may be shared with, or restored from, another database. Resolves to how many
+   * were removed.
+   */
+  async sweep(olderThanMs = SWEEP_AFTER_MS): Promise<number> {
+    let removed = await this.store.sweep(olderThanMs);
+    const { rows: pending } = await this.#db.query<{ file_id: string; kept: boolean }>(
+      `SELECT p.file_id, f.id IS NOT NULL AS kept FROM platform.file_pending p
+         LEFT JOIN platform.files f ON f.id = p.file_id
+        WHERE p.created_at < now() - make_interval(secs => $1)`,
+      [olderThanMs / 1000],
+    );
+    for (const { file_id: id, kept } of pending) {
+      if (!kept) {
+        await this.store.removeFile(id);
+        removed++;
+      }
+      await this.#unpend(id);
+    }
+    const before = Date.now() - olderThanMs;
+    const old: { fileId: string; generation: number }[] = [];
+    for await (const stored of this.store.list()) {
+      if (stored.modifiedAt.getTime() < before && FILE_ID.test(stored.fileId)) old.push(stored);
+    }
+    for (let i = 0; i < old.length; i += 500) {
+      const batch = old.slice(i, i + 500);
+      const { rows } = await this.#db.query<{ id: string; generation: number }>(
+        'SELECT id, generation FROM platform.files WHERE id = ANY($1::text[])',
+        [batch.map((c) => c.fileId)],
+      );
+      const current = new Map(rows.map((row) => [row.id, row.generation]));
+      for (const stored of batch) {
+        const generation = current.get(stored.fileId);
+        if (generation === undefined || stored.generation === generation) continue;
+        await this.store.removeGeneration(stored.fileId, stored.generation);
+        removed++;
+      }
+    }
+    return removed;
   }
 
   /**
@@ -256,19 +366,51 @@ export class FileService {
 // What `newId('file')` makes; also keeps a discarded id from naming a path outside the folder.
 const FILE_ID = /^file_[0-9a-f]{32}$/;
 
-function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-function checkSize(data: Uint8Array): void {
+/**
+ * The content as the body a store reads, counting and hashing the bytes as they pass and
+ * throwing `FILE_TOO_LARGE` past `limits.files.maxBytes` (at once for bytes in memory, at the
+ * first byte over for a stream, so a store never keeps a file over the limit).
+ */
+function measured(data: FileContent): {
+  body: AsyncIterable<Uint8Array>;
+  result(): { size: number; sha: string };
+} {
   const max = limits.files.maxBytes;
-  if (data.byteLength > max) {
+  if (data instanceof Uint8Array && data.byteLength > max) {
     throw new PlatformError({
       code: 'FILE_TOO_LARGE',
       message: `Files are limited to ${max} bytes; this one has ${data.byteLength}.`,
       details: { size: data.byteLength, max },
     });
   }
+  const hash: Hash = createHash('sha256');
+  let size = 0;
+  let done = false;
+  async function* body(): AsyncIterable<Uint8Array> {
+    const source: AsyncIterable<Uint8Array> | Iterable<Uint8Array> =
+      data instanceof Uint8Array ? [data] : data;
+    for await (const chunk of source) {
+      size += chunk.byteLength;
+      if (size > max) {
+        throw new PlatformError({
+          code: 'FILE_TOO_LARGE',
+          message: `Files are limited to ${max} bytes.`,
+          details: { max },
+        });
+      }
+      hash.update(chunk);
+      yield chunk;
+    }
+    done = true;
+  }
+  return {
+    body: body(),
+    result: () => {
+      // A store that resolved without reading the whole body would record a wrong size.
+      if (!done) throw new TypeError('The file store did not read the whole content.');
+      return { size, sha: hash.digest('hex') };
+    },
+  };
 }
 
 // Spec 5.1.5: in public apps, file writes require a user.

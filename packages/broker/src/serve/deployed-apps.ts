@@ -177,6 +177,10 @@ export class DeployedApps {
       },
       logWriter: print,
       databaseUrl,
+      // The app's files outlive its revisions: in the bucket, or in a folder of the app's own.
+      fileStorage: settings.objectStorage
+        ? { kind: 's3', ...settings.objectStorage }
+        : { kind: 'folder', dir: join(settings.filesDir, 'files', appId) },
       environment: settings.environment,
       ...(settings.ai
         ? {

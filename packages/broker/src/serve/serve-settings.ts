@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import type { S3StoreSettings } from '../files/s3-store.ts';
 
 /** A `host:port` address to listen on. */
 export interface ListenAddress {
@@ -23,8 +24,13 @@ export interface ServeSettings {
   readonly metricsListen: ListenAddress;
   /** The 32-byte key that seals integration credentials; made on first use. */
   readonly credentialKeyFile: string;
-  /** The folder that holds the apps' files (object storage on local disk). */
+  /** The folder that holds the apps' files when no object storage is set. */
   readonly filesDir: string;
+  /**
+   * S3-compatible object storage for the apps' files, instead of `filesDir`: set by its bucket
+   * (`PLATFORM_S3_BUCKET`). Its secret key is never printed.
+   */
+  readonly objectStorage?: S3StoreSettings;
   /** How long SIGTERM waits for requests in flight before closing, in seconds. */
   readonly drainSeconds: number;
   /** The environment Functions see in `ctx.environment`. */
@@ -68,6 +74,12 @@ const names = {
   aiBaseUrl: { key: 'aiBaseUrl', env: 'PLATFORM_AI_BASE_URL' },
   aiApiKey: { key: 'aiApiKey', env: 'PLATFORM_AI_API_KEY' },
   aiModel: { key: 'aiModel', env: 'PLATFORM_AI_MODEL' },
+  s3Endpoint: { key: 's3Endpoint', env: 'PLATFORM_S3_ENDPOINT' },
+  s3Bucket: { key: 's3Bucket', env: 'PLATFORM_S3_BUCKET' },
+  s3Region: { key: 's3Region', env: 'PLATFORM_S3_REGION' },
+  s3AccessKeyId: { key: 's3AccessKeyId', env: 'PLATFORM_S3_ACCESS_KEY_ID' },
+  s3SecretAccessKey: { key: 's3SecretAccessKey', env: 'PLATFORM_S3_SECRET_ACCESS_KEY' },
+  s3ForcePathStyle: { key: 's3ForcePathStyle', env: 'PLATFORM_S3_FORCE_PATH_STYLE' },
 } as const satisfies Record<string, SettingName>;
 
 type Key = keyof typeof names;
@@ -141,6 +153,19 @@ const rules = {
   aiBaseUrl: httpUrl,
   aiApiKey: z.string().min(1, 'expected a key'),
   aiModel: z.string().min(1, 'expected a model name'),
+  s3Endpoint: httpUrl,
+  // S3's rule for new buckets (which R2, Garage and Ceph RGW follow too).
+  s3Bucket: z.string().regex(/^(?!\d+\.\d+\.\d+\.\d+$)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message: 'expected a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens',
+  }),
+  s3Region: z.string().regex(/^[a-z0-9-]{1,64}$/, {
+    message: 'expected a region name (like us-east-1, or auto for Cloudflare R2)',
+  }),
+  s3AccessKeyId: z.string().min(1, 'expected an access key id'),
+  s3SecretAccessKey: z.string().min(1, 'expected a secret access key'),
+  s3ForcePathStyle: z
+    .union([z.boolean(), z.enum(['true', 'false'])], { message: 'expected true or false' })
+    .transform((value) => value === true || value === 'true'),
 } satisfies Record<Key, z.ZodType>;
 
 const defaults: Partial<Record<Key, string>> = {
@@ -168,7 +193,7 @@ export interface SettingsSources {
  * Reads and checks every setting of `platform serve`: each from its environment variable, else
  * from the config file, else its default. Every bad setting yields one line naming it (its
  * variable, and its key when it came from the file) and what was expected; a value is never
- * repeated, since the database URL or the AI key may hold a secret.
+ * repeated, since the database URL, the AI key or the S3 secret key may hold a secret.
  *
  * @example
  * ```ts
@@ -240,6 +265,34 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
       `${names.aiBaseUrl.env}: required when ${names.aiApiKey.env} or ${names.aiModel.env} is set.`,
     );
   }
+  const s3Keys = [
+    's3Endpoint',
+    's3Region',
+    's3AccessKeyId',
+    's3SecretAccessKey',
+    's3ForcePathStyle',
+  ] as const;
+  const s3Given = s3Keys.filter((key) => values[key] !== undefined);
+  if (
+    s3Given.length > 0 &&
+    values.s3Bucket === undefined &&
+    !problems.some((p) => p.startsWith(names.s3Bucket.env))
+  ) {
+    problems.push(
+      `${names.s3Bucket.env}: required when ${s3Given.map((key) => names[key].env).join(', ')} ${s3Given.length === 1 ? 'is' : 'are'} set; the bucket that holds the apps' files.`,
+    );
+  }
+  if ((values.s3AccessKeyId === undefined) !== (values.s3SecretAccessKey === undefined)) {
+    const missing =
+      values.s3AccessKeyId === undefined ? names.s3AccessKeyId : names.s3SecretAccessKey;
+    const given =
+      values.s3AccessKeyId === undefined ? names.s3SecretAccessKey : names.s3AccessKeyId;
+    if (!problems.some((p) => p.startsWith(missing.env))) {
+      problems.push(
+        `${missing.env}: required when ${given.env} is set (or leave both out for the AWS SDK's own credentials).`,
+      );
+    }
+  }
   const paths = {
     credentialKeyFile: resolve(sources.cwd, values.credentialKeyFile as string),
     filesDir: resolve(sources.cwd, values.filesDir as string),
@@ -269,6 +322,18 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
       environment: v.environment,
       organisation: (values.organisation as string | undefined) ?? domain,
       logLevel: v.logLevel,
+      ...(values.s3Bucket === undefined
+        ? {}
+        : {
+            objectStorage: {
+              bucket: values.s3Bucket as string,
+              endpoint: values.s3Endpoint as string | undefined,
+              region: (values.s3Region as string | undefined) ?? 'us-east-1',
+              accessKeyId: values.s3AccessKeyId as string | undefined,
+              secretAccessKey: values.s3SecretAccessKey as string | undefined,
+              forcePathStyle: (values.s3ForcePathStyle as boolean | undefined) ?? false,
+            },
+          }),
       ...(values.aiBaseUrl === undefined
         ? {}
         : {

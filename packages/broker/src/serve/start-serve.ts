@@ -7,6 +7,7 @@ import { CENTRAL_DATABASE, openCentralStore } from '../app/open-central.ts';
 import { orgFrontApp } from '../app/org-front.ts';
 import { AgentCredentials } from '../auth/agent-credentials.ts';
 import type { Database } from '../db/database.ts';
+import { S3FileStore } from '../files/s3-store.ts';
 import { servicePaths } from '../http/paths.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
@@ -101,29 +102,40 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     },
   });
   await deployed.startActive();
-  const ready = async (): Promise<boolean> => {
+  // Apps' files go to this bucket when it is set (each app under its own prefix); readyz asks it.
+  const objectStorage =
+    settings.objectStorage === undefined ? undefined : new S3FileStore(settings.objectStorage);
+  const answers = async (check: () => Promise<unknown>): Promise<boolean> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
     });
     try {
-      return await Promise.race([central.query('SELECT 1').then(() => true), timeout]);
+      return await Promise.race([check().then(() => true), timeout]);
     } catch {
       return false;
     } finally {
       clearTimeout(timer);
     }
   };
+  /** Why the service is not ready, or `undefined` when it is. */
+  const notReady = async (): Promise<string | undefined> => {
+    const [store, files] = await Promise.all([
+      answers(() => central.query('SELECT 1')),
+      objectStorage === undefined ? true : answers(() => objectStorage.check()),
+    ]);
+    if (!store) return 'central store unreachable';
+    if (!files) return 'file storage unreachable';
+    return undefined;
+  };
   const handle = async (request: Request): Promise<Response> => {
     const { pathname } = new URL(request.url);
     if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
     if (pathname === servicePaths.readyz) {
-      return (await ready())
+      const reason = await notReady();
+      return reason === undefined
         ? Response.json({ status: 'ready' })
-        : Response.json(
-            { status: 'not ready', reason: 'central store unreachable' },
-            { status: 503 },
-          );
+        : Response.json({ status: 'not ready', reason }, { status: 503 });
     }
     const target = routeHost(hostName(request.headers.get('host')), settings.baseDomain);
     if (target.kind === 'base') return front.fetch(request);
@@ -182,6 +194,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       baseUrl: settings.baseUrl,
       metrics: metricsServer.url,
       environment: settings.environment,
+      files: objectStorage?.description ?? settings.filesDir,
     },
     'platform serve started',
   );
@@ -219,6 +232,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await metricsServer.close();
         await deployed.close();
         await central.close();
+        objectStorage?.close();
         logger.info({ unfinished }, 'stopped');
         return { unfinished };
       })();

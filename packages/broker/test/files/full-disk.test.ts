@@ -1,5 +1,5 @@
 // A disk that fills up while a file is written: the write fails after part of the bytes reached
-// the temp file (an injected ENOSPC where the blob layer writes them, since this machine has no
+// the temp file (an injected ENOSPC where the folder store writes them, since this machine has no
 // small file system to fill). The caller gets a retryable error, no temp file or empty folder is
 // left, a replaced file keeps its current content, and leftovers of earlier failures or crashes
 // are swept when the broker starts.
@@ -8,6 +8,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FolderFileStore } from '../../src/files/folder-store.ts';
 import { brokerFor } from '../helpers/broker.ts';
 
 const ALICE = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
@@ -44,14 +45,20 @@ const store = async (input: { ref?: string; text: string }) => {
 
 /** The disk fills up after half of the bytes were written. */
 function fillTheDisk(): () => void {
-  const blobs = env.broker.files.blobs;
-  const original = blobs.fill;
-  blobs.fill = async (handle: FileHandle, data: Uint8Array) => {
-    await handle.write(data.subarray(0, Math.floor(data.byteLength / 2)));
+  const folder = env.broker.files.store as FolderFileStore;
+  const original = folder.fill;
+  folder.fill = async (
+    handle: FileHandle,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ) => {
+    for await (const data of body) {
+      await handle.write(data.subarray(0, Math.floor(data.byteLength / 2)));
+      break;
+    }
     throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
   };
   return () => {
-    blobs.fill = original;
+    folder.fill = original;
   };
 }
 
@@ -82,14 +89,14 @@ describe('a full disk while writing a file', () => {
   });
 
   it('answers STORAGE_UNAVAILABLE with the reason when the files folder may not be written', async () => {
-    const blobs = env.broker.files.blobs;
-    const original = blobs.fill;
+    const folder = env.broker.files.store as FolderFileStore;
+    const original = folder.fill;
     for (const code of ['EROFS', 'EACCES', 'EPERM']) {
-      blobs.fill = async () => {
+      folder.fill = async () => {
         throw Object.assign(new Error(`${code}: read-only file system, write`), { code });
       };
       const failed = await store({ text: 'x' });
-      blobs.fill = original;
+      folder.fill = original;
       expect(failed.status, code).toBe(503);
       expect(failed.body, code).toMatchObject({
         error: { code: 'STORAGE_UNAVAILABLE', retryable: true, details: { reason: code } },

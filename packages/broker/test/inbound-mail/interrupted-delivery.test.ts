@@ -157,7 +157,7 @@ describe('the start of a broker', () => {
     const [stored, halfWritten, live] = [newId('file'), newId('file'), newId('file')];
     const bytes = { data: new TextEncoder().encode('x'), name: 'x.txt', contentType: 'text/plain' };
     await broker.files.upload(systemCaller(), bytes, { id: stored });
-    await broker.files.blobs.write(halfWritten, 1, bytes.data);
+    await broker.files.store.put(halfWritten, 1, [bytes.data]);
     await broker.files.upload(systemCaller(), bytes, { id: live });
     await broker.db.query(
       `INSERT INTO platform.inbound_attempts (id, holder, file_ids)

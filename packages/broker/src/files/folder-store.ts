@@ -1,28 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type FileHandle,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  rmdir,
-  stat,
-} from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PlatformError } from '@platform/errors';
+import type { Readable } from 'node:stream';
+import { type FileStore, type StoredGeneration, storageUnavailable } from './file-store.ts';
 
 /**
- * File contents on disk: `<root>/<fileId>/<generation>`. Each generation gets a new path, so a
- * write never overwrites bytes somebody may be reading, and a write that fails before its
- * database row commits leaves no visible file (only a temp file or an orphan the sweep removes).
+ * File contents in a local folder: `<root>/<fileId>/<generation>`. Each generation gets a new
+ * path, so a write never overwrites bytes somebody may be reading, and a write that fails before
+ * its database row commits leaves no visible file (only a temp file or an orphan the sweep
+ * removes). The default store, and the one `platform dev` uses.
  */
-export class FileBlobs {
+export class FolderFileStore implements FileStore {
   readonly root: string;
 
   constructor(root: string) {
     this.root = root;
+  }
+
+  get description(): string {
+    return `folder ${this.root}`;
   }
 
   /** The path of one generation's content. */
@@ -31,12 +27,16 @@ export class FileBlobs {
   }
 
   /**
-   * Writes `data` as `fileId`'s `generation`: first to a temp file that is flushed to disk, then
+   * Writes `body` as `fileId`'s `generation`: first to a temp file that is flushed to disk, then
    * renamed into place in one step. On any failure the temp file is removed, and the file's
    * folder too when this write made it; a full, failing or read-only disk (`ENOSPC`, `EDQUOT`,
    * `EIO`, `EROFS`, `EACCES`, `EPERM`) throws the retryable `STORAGE_UNAVAILABLE`.
    */
-  async write(fileId: string, generation: number, data: Uint8Array): Promise<void> {
+  async put(
+    fileId: string,
+    generation: number,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<void> {
     const tmpDir = join(this.root, '.tmp');
     const fileDir = join(this.root, fileId);
     const temp = join(tmpDir, `${fileId}.${generation}.${randomBytes(6).toString('hex')}`);
@@ -46,7 +46,7 @@ export class FileBlobs {
       madeDir = (await mkdir(fileDir, { recursive: true })) !== undefined;
       const handle = await open(temp, 'wx');
       try {
-        await this.fill(handle, data);
+        await this.fill(handle, body);
       } finally {
         await handle.close();
       }
@@ -55,22 +55,33 @@ export class FileBlobs {
       await rm(temp, { force: true }).catch(() => undefined);
       // Only an empty folder goes: a replace's folder holds the current generation.
       if (madeDir) await rmdir(fileDir).catch(() => undefined);
-      throw storageError(error);
+      throw diskError(error);
     }
   }
 
   /**
-   * Puts `data` into the open temp file and flushes it to disk: the step that meets a full disk
-   * (tests replace it to make that happen).
+   * Puts the body into the open temp file as it arrives and flushes it to disk: the step that
+   * meets a full disk (tests replace it to make that happen).
    */
-  async fill(handle: FileHandle, data: Uint8Array): Promise<void> {
-    await handle.writeFile(data);
+  async fill(
+    handle: FileHandle,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  ): Promise<void> {
+    for await (const chunk of body) await handle.write(chunk);
     await handle.sync();
   }
 
-  /** The bytes of one generation. */
-  read(fileId: string, generation: number): Promise<Buffer> {
-    return readFile(this.pathOf(fileId, generation));
+  /** The bytes of one generation as a stream, or `undefined` when there are none. */
+  async get(fileId: string, generation: number): Promise<Readable | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.pathOf(fileId, generation), 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    // Opened first, so a missing file is known before a response starts.
+    return handle.createReadStream();
   }
 
   /** Deletes one generation (missing is fine). */
@@ -78,12 +89,30 @@ export class FileBlobs {
     await rm(this.pathOf(fileId, generation), { force: true });
   }
 
+  /** Deletes every generation of a file. */
+  async removeFile(fileId: string): Promise<void> {
+    await rm(join(this.root, fileId), { recursive: true, force: true });
+  }
+
+  /** Every generation in the folder, with the time it was written. */
+  async *list(): AsyncIterable<StoredGeneration> {
+    for (const fileId of await readdir(this.root).catch(() => [] as string[])) {
+      if (fileId === '.tmp') continue;
+      for (const name of await readdir(join(this.root, fileId)).catch(() => [] as string[])) {
+        const generation = Number(name);
+        if (!Number.isInteger(generation) || String(generation) !== name) continue;
+        const info = await stat(join(this.root, fileId, name)).catch(() => undefined);
+        if (info?.isFile()) yield { fileId, generation, modifiedAt: info.mtime };
+      }
+    }
+  }
+
   /**
    * Removes what interrupted writes left behind (a full disk, a crash): temp files and empty
    * file folders untouched for `olderThanMs`, so that writes in flight (another broker on the
    * same folder with PostgreSQL) keep theirs. Resolves to how many were removed.
    */
-  async sweep(olderThanMs = 10 * 60_000): Promise<number> {
+  async sweep(olderThanMs: number): Promise<number> {
     const before = Date.now() - olderThanMs;
     const old = async (path: string) =>
       ((await stat(path).catch(() => undefined))?.mtimeMs ?? Number.POSITIVE_INFINITY) < before;
@@ -109,14 +138,20 @@ export class FileBlobs {
     return removed;
   }
 
-  /** Deletes every generation of a file. */
-  async removeFile(fileId: string): Promise<void> {
-    await rm(join(this.root, fileId), { recursive: true, force: true });
+  /** The folder can be written: made if missing. */
+  async check(): Promise<void> {
+    try {
+      await mkdir(join(this.root, '.tmp'), { recursive: true });
+    } catch (error) {
+      throw diskError(error);
+    }
   }
+
+  close(): void {}
 }
 
 /** Why a disk refuses a write, by the system's error code: the reason in the message. */
-const storageReasons: Readonly<Record<string, string>> = {
+const diskReasons: Readonly<Record<string, string>> = {
   ENOSPC: 'the disk is full',
   EDQUOT: 'the disk is full',
   EIO: 'the disk failed',
@@ -130,14 +165,9 @@ const storageReasons: Readonly<Record<string, string>> = {
  * A full, failing or read-only disk as the retryable `STORAGE_UNAVAILABLE` with the reason
  * (`details.reason` is the system's code); anything else unchanged.
  */
-function storageError(error: unknown): unknown {
+function diskError(error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reason = code === undefined ? undefined : storageReasons[code];
+  const reason = code === undefined ? undefined : diskReasons[code];
   if (code === undefined || reason === undefined) return error;
-  return new PlatformError({
-    code: 'STORAGE_UNAVAILABLE',
-    message: `The file could not be stored: ${reason}. Nothing was kept; try again later.`,
-    details: { reason: code },
-    cause: error,
-  });
+  return storageUnavailable('stored', reason, code, error);
 }
