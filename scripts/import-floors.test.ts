@@ -59,6 +59,6 @@ describe('the broker import floors', () => {
       'db/database.ts': "import { c } from '../realtime/channels.ts';\nexport const d = c;\n",
     });
     expect(result.ok).toBe(false);
-    expect(result.output).toMatch(/broker-floor-[a-z-]*db: .*db\/database\.ts/);
+    expect(result.output).toMatch(/broker-floor-[a-z-]*: .*db\/database\.ts/);
   });
 });

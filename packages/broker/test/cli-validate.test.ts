@@ -133,7 +133,7 @@ describe('platform validate (in-process)', () => {
   });
 
   it('rejects unknown commands and options with exit code 2', async () => {
-    expect((await platform(['deploy'])).code).toBe(2);
+    expect((await platform(['deploi'])).code).toBe(2);
     expect((await platform(['validate', '--jsn'])).code).toBe(2);
     expect((await platform(['validate', 'a', 'b'])).code).toBe(2);
     expect((await platform([])).code).toBe(2);
