@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   integrations: () => import('./integrations/integrations.ts'),
   'integration-events': () => import('./integrations/events.ts'),
   files: () => import('./files/storage-memory.ts'),
+  serve: () => import('./serve/serve.ts'),
 };
 
 const wanted = process.argv.slice(2);

@@ -3,7 +3,8 @@
 // one body over a keep-alive `node:http` agent, `callers` calls at a time, after a warm-up, and
 // prints the figures as JSON. With `seconds`, a run also stops when that time is up, whichever
 // comes first; `sockets` (default 32) bounds the agent's connections, so more callers than
-// sockets wait for one as a browser's requests do.
+// sockets wait for one as a browser's requests do. With `host`, every request carries that Host
+// header (an app address of a Host-routed service).
 //
 // `node --import tsx load-client.ts '{"port":4310,"path":"/","body":"{}","callers":1,"calls":3000}'`
 import { Agent } from 'node:http';
@@ -19,11 +20,13 @@ interface Plan {
   readonly sockets?: number;
   /** Warm-up calls before the measured ones (default: `calls`, at most 2,000). */
   readonly warmup?: number;
+  /** The Host header. @default `127.0.0.1:<port>` */
+  readonly host?: string;
 }
 
 const plan = JSON.parse(process.argv[2] ?? '') as Plan;
 const agent = new Agent({ keepAlive: true, maxSockets: plan.sockets ?? 32 });
-const post = () => postJson(plan.port, plan.path, plan.body, agent);
+const post = () => postJson(plan.port, plan.path, plan.body, agent, plan.host);
 
 async function measure(callers: number, calls: number, seconds = Infinity): Promise<number[]> {
   const times: number[] = [];

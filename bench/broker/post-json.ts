@@ -2,9 +2,16 @@ import { type Agent, request } from 'node:http';
 
 /**
  * POSTs a JSON `body` to `127.0.0.1:<port><path>` and resolves once the whole answer is read;
- * anything but HTTP 200 rejects. Without `agent`, Node's global agent carries the request.
+ * anything but HTTP 200 rejects. Without `agent`, Node's global agent carries the request; with
+ * `host`, that is the Host header (a Host-routed service's app address).
  */
-export function postJson(port: number, path: string, body: string, agent?: Agent): Promise<void> {
+export function postJson(
+  port: number,
+  path: string,
+  body: string,
+  agent?: Agent,
+  host?: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -16,6 +23,7 @@ export function postJson(port: number, path: string, body: string, agent?: Agent
         headers: {
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(body)),
+          ...(host ? { host } : {}),
         },
       },
       (res) => {

@@ -122,13 +122,20 @@ export class FunctionDeployments {
 
   /**
    * Registers `fn` with a bundle built already (a deployment's, built by `platform deploy` on
-   * the developer's machine): nothing is bundled here. Otherwise as {@link FunctionDeployments.add}.
+   * the developer's machine): nothing is bundled here. With `start`, its process is started
+   * before it is registered, so the first call finds it listening and a Function that cannot
+   * start throws here rather than on that call. Otherwise as {@link FunctionDeployments.add}.
    */
-  addBundled(fn: FunctionDeclaration, bundlePath: string): Promise<BundleResult> {
+  addBundled(
+    fn: FunctionDeclaration,
+    bundlePath: string,
+    options: { readonly start?: boolean } = {},
+  ): Promise<BundleResult> {
     if (this.#closed) return Promise.reject(this.#refusal(fn.name));
     const deploying = this.#deploy(
       fn,
       Promise.resolve({ outFile: bundlePath, inputs: [], milliseconds: 0 }),
+      options.start === true,
     );
     const settled = deploying.then(
       () => undefined,
@@ -186,7 +193,11 @@ export class FunctionDeployments {
     await Promise.all([...this.#deployed.keys()].map((name) => this.remove(name)));
   }
 
-  async #deploy(fn: FunctionDeclaration, bundling: Promise<BundleResult>): Promise<BundleResult> {
+  async #deploy(
+    fn: FunctionDeclaration,
+    bundling: Promise<BundleResult>,
+    startNow = false,
+  ): Promise<BundleResult> {
     this.#refuseWhenClosed(fn.name);
     const bundle = await bundling;
     this.#refuseWhenClosed(fn.name);
@@ -194,9 +205,10 @@ export class FunctionDeployments {
     const redactor = new Redactor(this.#options.redactor);
     const process = this.#process(fn.name, bundle.outFile, fn.memoryMb, redactor);
     const previous = this.#deployed.get(fn.name);
-    // A first version waits for its first call; a new one is checked by starting it before it
-    // takes over, so a version that cannot start never replaces one that works.
-    if (previous) {
+    // A first version waits for its first call unless asked to start now; a new one is checked
+    // by starting it before it takes over, so a version that cannot start never replaces one
+    // that works.
+    if (previous || startNow) {
       this.#starting.add(process);
       try {
         await process.ready();

@@ -56,26 +56,50 @@ export class DeployedApps {
   /** Activations of one app run one after another. */
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #stopping = new Set<Promise<void>>();
+  #loading: Promise<void> | undefined;
+  #loaded = false;
+  /** Apps whose active revision failed to start with the service. */
+  readonly #unloaded = new Map<string, string>();
 
   constructor(options: DeployedAppsOptions) {
     this.#options = options;
   }
 
-  /** Starts the active revision of every app the central store names; a failure is logged. */
-  async startActive(): Promise<void> {
-    const { rows } = await this.#options.central.query<{ app_id: string; deployment_id: string }>(
-      'SELECT app_id, deployment_id FROM platform.active_deployments ORDER BY app_id',
-    );
-    await Promise.all(
-      rows.map((row) =>
-        this.activate(row.app_id, row.deployment_id).catch((error: unknown) =>
-          this.#options.logger.error(
-            { app: row.app_id, deployment: row.deployment_id, err: String(error) },
-            'an active revision did not start',
-          ),
+  /**
+   * Starts the active revision of every app the central store names; a failure is logged and
+   * keeps the service not ready ({@link DeployedApps.notReady}) until that app is activated.
+   */
+  startActive(): Promise<void> {
+    this.#loading ??= (async () => {
+      const { rows } = await this.#options.central.query<{
+        app_id: string;
+        deployment_id: string;
+      }>('SELECT app_id, deployment_id FROM platform.active_deployments ORDER BY app_id');
+      await Promise.all(
+        rows.map((row) =>
+          this.activate(row.app_id, row.deployment_id).catch((error: unknown) => {
+            this.#unloaded.set(row.app_id, row.deployment_id);
+            this.#options.logger.error(
+              { app: row.app_id, deployment: row.deployment_id, err: String(error) },
+              'an active revision did not start',
+            );
+          }),
         ),
-      ),
-    );
+      );
+      this.#loaded = true;
+    })();
+    return this.#loading;
+  }
+
+  /**
+   * Why the apps are not ready to serve, or `undefined` when they are: the active revisions are
+   * still starting, or one of them did not start (and no later activation replaced it).
+   */
+  notReady(): string | undefined {
+    if (!this.#loaded) return 'active revisions loading';
+    const [appId, deploymentId] = [...this.#unloaded][0] ?? [];
+    if (appId === undefined) return undefined;
+    return `revision ${deploymentId} of ${appId} did not start`;
   }
 
   /** The id of the revision serving `appId`, if any. */
@@ -93,23 +117,41 @@ export class DeployedApps {
     return this.#serving.size;
   }
 
-  /** Answers `request` with the active revision of `appId`; `undefined` when none serves it. */
+  /**
+   * Answers `request` with the active revision of `appId`; `undefined` when none serves it. A
+   * request that arrives while the app's first revision is starting waits for it. The revision
+   * counts the request as in flight until its answer's body is sent or abandoned, so a retired
+   * revision stops only after its last answer is complete.
+   */
   async fetch(appId: string, request: Request): Promise<Response | undefined> {
-    const serving = this.#serving.get(appId);
-    if (serving === undefined) return undefined;
-    serving.inFlight += 1;
-    try {
-      return await serving.broker.app.fetch(request);
-    } finally {
-      serving.inFlight -= 1;
-      if (serving.inFlight === 0) for (const wake of serving.idle.splice(0)) wake();
+    let serving = this.#serving.get(appId);
+    const starting = this.#queues.get(appId);
+    if (serving === undefined && starting !== undefined) {
+      await starting.catch(() => undefined);
+      serving = this.#serving.get(appId);
     }
+    if (serving === undefined) return undefined;
+    const one = serving;
+    one.inFlight += 1;
+    const done = () => {
+      one.inFlight -= 1;
+      if (one.inFlight === 0) for (const wake of one.idle.splice(0)) wake();
+    };
+    let response: Response;
+    try {
+      response = await one.broker.app.fetch(request);
+    } catch (error) {
+      done();
+      throw error;
+    }
+    return whenBodyEnds(response, done);
   }
 
   /**
-   * Starts the broker of revision `deploymentId` of `appId` from its folder and makes it the one
-   * that answers; the previous revision's broker drains and stops. A revision that fails to
-   * start throws and leaves the previous one serving.
+   * Starts the broker of revision `deploymentId` of `appId` from its folder, with its Functions'
+   * processes running, and makes it the one that answers; the previous revision's broker drains
+   * and stops. A revision that fails to start (a Function's process included) throws and leaves
+   * the previous one serving.
    */
   activate(appId: string, deploymentId: string): Promise<void> {
     const previous = this.#queues.get(appId) ?? Promise.resolve();
@@ -125,6 +167,7 @@ export class DeployedApps {
     // The swap is one assignment: a request reads the map once, so it is answered wholly by
     // one revision.
     this.#serving.set(appId, { deploymentId, broker, inFlight: 0, idle: [] });
+    this.#unloaded.delete(appId);
     this.#options.logger.info({ app: appId, deployment: deploymentId }, 'revision active');
     if (old !== undefined) this.#retire(old);
   }
@@ -205,9 +248,13 @@ export class DeployedApps {
       },
     });
     try {
+      // Started now, before the revision takes over: its first calls find them listening
+      // instead of waiting for a Deno start each.
       await Promise.all(
         functionsOf(manifest).map((fn) =>
-          broker.functions.addBundled(fn, join(dir, 'functions', `${fn.name}.js`)),
+          broker.functions.addBundled(fn, join(dir, 'functions', `${fn.name}.js`), {
+            start: true,
+          }),
         ),
       );
     } catch (error) {
@@ -227,6 +274,45 @@ export class DeployedApps {
       ...this.#stopping,
     ]);
   }
+}
+
+/** `response` with `end` called once its body has been read to its end, failed or been cancelled. */
+function whenBodyEnds(response: Response, end: () => void): Response {
+  const body = response.body;
+  if (body === null) {
+    end();
+    return response;
+  }
+  let ended = false;
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    end();
+  };
+  const reader = body.getReader();
+  const counted = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          finish();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      finish();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(counted, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** The manifest of a stored revision, checked when it was deployed. */

@@ -101,7 +101,9 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
     },
   });
-  await deployed.startActive();
+  // Loaded while the service already listens: healthz answers at once, readyz once they run,
+  // and a request for an app still starting waits for it.
+  const loading = deployed.startActive();
   // Apps' files go to this bucket when it is set (each app under its own prefix); readyz asks it.
   const objectStorage =
     settings.objectStorage === undefined ? undefined : new S3FileStore(settings.objectStorage);
@@ -126,7 +128,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     ]);
     if (!store) return 'central store unreachable';
     if (!files) return 'file storage unreachable';
-    return undefined;
+    return deployed.notReady();
   };
   const handle = async (request: Request): Promise<Response> => {
     const { pathname } = new URL(request.url);
@@ -182,6 +184,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     metricsServer = await serveMetrics(metrics, settings.metricsListen);
   } catch (error) {
     server.close();
+    await loading;
+    await deployed.close();
     await central.close();
     throw error;
   }

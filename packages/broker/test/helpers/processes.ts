@@ -41,3 +41,20 @@ export function processesOf(parent: number, command: string): number[] {
   }
   return pids;
 }
+
+/**
+ * Ids of the live processes (Linux /proc) one of whose command-line arguments contains
+ * `fragment`; zombies are left out.
+ */
+export function processesWithArgument(fragment: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const args = procText(`/proc/${entry}/cmdline`);
+    if (args === undefined || !args.split('\0').some((arg) => arg.includes(fragment))) continue;
+    const stat = procText(`/proc/${entry}/stat`);
+    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+    pids.push(Number(entry));
+  }
+  return pids;
+}

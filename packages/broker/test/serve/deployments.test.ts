@@ -2,7 +2,7 @@
 // real PostgreSQL, the CLI in its own process with its account credential in a real Secret
 // Service (GNOME Keyring on a private D-Bus), the app answering at its Host-routed address.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -12,8 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountCredentials } from '../../src/auth/account-credentials.ts';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
+import { createServiceLogger } from '../../src/observability/logger.ts';
+import { DeployedApps } from '../../src/serve/deployed-apps.ts';
+import type { ServeSettings } from '../../src/serve/serve-settings.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
+import { processesWithArgument } from '../helpers/processes.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -86,6 +90,22 @@ function call(port: number, host: string, path: string): Promise<Answer> {
     req.once('error', reject);
     req.end();
   });
+}
+
+/** The Deno processes running a revision's Function `name`. */
+const functionProcesses = (filesDir: string, deployment: string, name: string) =>
+  processesWithArgument(
+    join(filesDir, '_deployments', 'todo', deployment, 'functions', `${name}.js`),
+  );
+
+/** Waits up to `ms` for `check` to hold, polling. */
+async function eventually(check: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return true;
 }
 
 /** The Function's result in a route's answer. */
@@ -275,6 +295,12 @@ await store.put(process.argv[2], process.argv[3]);
     expect(deployed.code).toBe(0);
     second = /Deployed (dep_\S+) of todo/.exec(deployed.out)?.[1] as string;
     expect(second).not.toBe(first);
+    const filesDir = join(dir.path, 'files');
+    // Started before the switch, not on the first call; the old revision's drained and stopped.
+    expect(functionProcesses(filesDir, second, 'hello')).toHaveLength(1);
+    expect(
+      await eventually(() => functionProcesses(filesDir, first, 'hello').length === 0, 10_000),
+    ).toBe(true);
     expect(result(await callHello())).toEqual({
       version: 'two',
       notes: ['first', 'second'],
@@ -328,4 +354,90 @@ await store.put(process.argv[2], process.argv[3]);
     expect(unknown.code).toBe(1);
     expect(result(await callHello())).toMatchObject({ version: 'one' });
   }, 60_000);
+
+  it('activates a revision with a new migration under 50 concurrent callers: none fails, each answer from one revision', async () => {
+    await rm(join(appDir, 'migrations/004_bad.sql'));
+    await writeFiles(appDir, {
+      'functions/hello/index.ts': helloSource('four'),
+      'migrations/004_good.sql': "insert into notes (id, text) values (4, 'fourth');\n",
+    });
+    const seen: string[][] = Array.from({ length: 50 }, () => []);
+    const failures: string[] = [];
+    let stop = false;
+    const caller = async (index: number) => {
+      while (!stop) {
+        try {
+          const answer = await callHello();
+          if (answer.status !== 200) {
+            failures.push(`${answer.status} ${answer.body.slice(0, 200)}`);
+            continue;
+          }
+          const { version } = result(answer) as { version: string };
+          seen[index]?.push(version);
+        } catch (error) {
+          failures.push(String(error));
+        }
+      }
+    };
+    const callers = seen.map((_, index) => caller(index));
+    // Calls on the old revision first, then the deploy under the load, then more (about 5 s).
+    const began = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const deployed = await deploy();
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(1_000, 5_000 - (Date.now() - began))),
+    );
+    stop = true;
+    await Promise.all(callers);
+    expect(deployed.err).toBe('');
+    expect(deployed.code).toBe(0);
+    expect(failures).toEqual([]);
+    const all = seen.flat();
+    expect(new Set(all)).toEqual(new Set(['one', 'four']));
+    // Each caller's answers switch once, from the old revision to the new, never back.
+    for (const versions of seen) {
+      const switched = versions.indexOf('four');
+      expect(switched).toBeGreaterThan(0);
+      expect(versions.slice(0, switched).every((version) => version === 'one')).toBe(true);
+      expect(versions.slice(switched).every((version) => version === 'four')).toBe(true);
+    }
+    expect(result(await callHello())).toEqual({
+      version: 'four',
+      notes: ['first', 'fourth', 'second', 'third'],
+    });
+  }, 90_000);
+
+  it('is ready once the active revisions run, and not ready while one that did not start is active', async () => {
+    const ready = await call(port, `localhost:${port}`, '/_platform/readyz');
+    expect(ready.status).toBe(200);
+    // The same central store, with the revisions' files missing: the active revision cannot start.
+    const central = await PostgresDatabase.connect(
+      postgres.url.replace('/postgres?', '/platform_central?'),
+      1,
+    );
+    const lines: string[] = [];
+    const apps = new DeployedApps({
+      settings: {
+        databaseUrl: postgres.url,
+        filesDir: join(dir.path, 'no-files'),
+        baseUrl: base,
+      } as ServeSettings,
+      central,
+      clock: systemClock,
+      logger: createServiceLogger({
+        level: 'info',
+        destination: { write: (line: string) => lines.push(line) },
+      }),
+    });
+    try {
+      const loading = apps.startActive();
+      expect(apps.notReady()).toBe('active revisions loading');
+      await loading;
+      expect(apps.notReady()).toMatch(/^revision dep_\S+ of todo did not start$/);
+      expect(lines.join('')).toContain('an active revision did not start');
+    } finally {
+      await apps.close();
+      await central.close();
+    }
+  }, 30_000);
 });
