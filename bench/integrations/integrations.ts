@@ -104,7 +104,11 @@ export async function run(): Promise<Row[]> {
   const owner = (path: string, method: string, body: unknown) =>
     org.owner(path, { method, body: JSON.stringify(body) });
   try {
-    await owner('/v1/apps/crm/dev/integrations', 'PUT', { testConnection: org.connectionId });
+    const chosen = await owner('/v1/apps/crm/dev/integrations', 'PUT', {
+      testConnection: org.connectionId,
+      actingAs: 'ada@example.com',
+    });
+    if (!chosen.ok) throw new Error(`test connection: ${chosen.status} ${await chosen.text()}`);
     const salesUrl = `http://127.0.0.1:${ws.app('sales')!.port}`;
     const crmUrl = `http://127.0.0.1:${ws.app('crm')!.port}`;
     const post =

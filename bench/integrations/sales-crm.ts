@@ -59,7 +59,12 @@ export async function startSalesCrm(options: {
   };
   try {
     const central = ws.apps[0]!.broker.central;
-    await new Accounts(central, central, systemClock).create('ada@example.com', 'confirmed');
+    const ada = await new Accounts(central, central, systemClock).create(
+      'ada@example.com',
+      'confirmed',
+    );
+    // ada owns crm, so she may also choose its test connection (Edit access).
+    await ws.authority.setOwner('crm', ada.id);
     const members = new Memberships(central);
     const [admin] = (await members.list()).filter((m) => m.role === 'administrator');
     await members.setRole(admin!.accountId, 'ada@example.com', 'administrator');

@@ -15,9 +15,10 @@ const usage = `Usage: platform integrations connections
        platform integrations bind <slot> <connection id> --as <email>
        platform integrations unbind <slot> --as <email>
        platform integrations live|fake <slot>
-       platform integrations test-connection <connection id>|none
+       platform integrations test-connection <connection id> --as <email>
+       platform integrations test-connection none
        platform integrations calls
-       platform integrations inject <slot> <event type> [--id <id>] [--data <json>]
+       platform integrations inject <slot> <event type> [--data <json>]
        platform integrations events
        [--app <dir>] [--json]
 
@@ -25,8 +26,10 @@ Connections, bindings and calls of the organisation's integrations (docs/integra
 connections, connect, reconnect, disconnect, webhook-url and test-connection act on the
 integration the app (--app) publishes; bindings, bind, unbind, live, fake and calls on the
 slots it declares. webhook-url prints the connection's secret webhook URL, for its upstream to
-post to. inject delivers a synthetic event to a slot now (its data defaults to the event's
-declared fake); events lists the deliveries to the app's slots.
+post to. inject delivers a synthetic event with a new id to a slot (the spec's integration
+name) now, in the development session of platform dev (its data defaults to the event's
+declared fake); events lists the deliveries to the app's slots. test-connection chooses, for a
+member with Edit access to the app, one of their own connections or an organisation one.
 connect and reconnect print a one-time link to the page where that member enters the
 credentials: values are never typed on the command line. A change names the member on whose
 authority it is made (--as). Talks to the running platform dev.
@@ -35,7 +38,6 @@ Options:
   --as <email>        The member acting.
   --organisation      Connect for the organisation (administrators only), not for the member.
   --bind <app>:<slot> Bind the new connection into this slot in the same step.
-  --id <id>           The injected event's id (default: a new one).
   --data <json>       The injected event's data, a JSON object.
   --app <dir>         An app folder of the running platform dev (default: the current directory).
   --json              Print the broker's answer as JSON.
@@ -51,7 +53,6 @@ export const integrationsCommand = defineCommand({
     as: { type: 'string' },
     organisation: { type: 'boolean', default: false },
     bind: { type: 'string' },
-    id: { type: 'string' },
     data: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
@@ -178,9 +179,10 @@ export const integrationsCommand = defineCommand({
       ]);
     }
     if (action === 'test-connection' && first !== undefined) {
+      if (first !== 'none' && actingAs === undefined) return needAs();
       const answer = await callBroker(io, app, appPath(paths.devModes), {
         method: 'PUT',
-        json: { testConnection: first === 'none' ? null : first },
+        json: first === 'none' ? { testConnection: null } : { testConnection: first, actingAs },
         label,
       });
       if (typeof answer === 'number') return answer;
@@ -201,12 +203,7 @@ export const integrationsCommand = defineCommand({
       }
       const answer = await callBroker<{ delivery: Delivery }>(io, app, appPath(paths.devEvents), {
         method: 'POST',
-        json: {
-          slot: first,
-          type: second,
-          ...(parsed.values.id === undefined ? {} : { id: parsed.values.id }),
-          ...(data === undefined ? {} : { data }),
-        },
+        json: { integrationName: first, type: second, ...(data === undefined ? {} : { data }) },
         label,
       });
       if (typeof answer === 'number') return answer;

@@ -1,6 +1,6 @@
 import { type JsonObject, type JsonValue, PlatformError, refusesRetry } from '@platform/errors';
 import { limits } from '@platform/schema';
-import type { IntegrationContract } from '@platform/schema/manifest';
+import type { IntegrationContract, SlotDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
@@ -88,14 +88,13 @@ export class EventDeliveries {
   }
 
   /**
-   * Records `event`, emitted by `provider` for `connectionId`, for every binding of that
+   * Records `event`, emitted under `contract` for `connectionId`, for every binding of that
    * connection whose slot subscribes to it now (an `account: app` slot with `events.function`,
    * `events.types` naming the type or absent, the binding granting the event's capability and
    * passing the live checks); an event id a binding has already is skipped. Answers the number
    * of new deliveries.
    */
   async enqueue(
-    provider: ProviderApp,
     contract: IntegrationContract,
     connectionId: string,
     event: { readonly type: string; readonly id: string; readonly data: JsonObject },
@@ -105,7 +104,8 @@ export class EventDeliveries {
     const occurredAt = this.#clock.now();
     let added = 0;
     for (const binding of await this.#bindings.ofConnection(connectionId)) {
-      if (!capability || !this.#subscribes(binding, event.type, capability)) continue;
+      const slot = this.#slotOf(binding);
+      if (!slot || !capability || !this.#subscribes(binding, event.type, capability)) continue;
       try {
         if ((await this.#rules.checkLive(binding, connection)) === 'revoke') continue;
       } catch {
@@ -116,7 +116,8 @@ export class EventDeliveries {
         type: event.type,
         occurredAt: occurredAt.toISOString(),
         integration: binding.slot,
-        provider: provider.appId,
+        // The slot's declared provider (spec 2.11), as the test kit's payload has it.
+        provider: slot.provider,
         bindingId: binding.id,
         data: event.data,
       };
@@ -302,9 +303,14 @@ export class EventDeliveries {
     }
   }
 
+  #slotOf(binding: Binding): SlotDeclaration | undefined {
+    return this.#apps().find((app) => app.appId === binding.consumerAppId)?.manifest.integrations[
+      binding.slot
+    ];
+  }
+
   #subscribes(binding: Binding, type: string, capability: string): boolean {
-    const slot = this.#apps().find((app) => app.appId === binding.consumerAppId)?.manifest
-      .integrations[binding.slot];
+    const slot = this.#slotOf(binding);
     return (
       binding.account === 'app' &&
       slot?.account === 'app' &&

@@ -294,8 +294,16 @@ export class IntegrationAdmin {
     this.#o.modes.setMode(appId, slot, mode);
   }
 
-  /** Chooses the test connection of the provider app `appId`, or clears it with `null`. */
-  async setTestConnection(appId: string, connectionId: string | null): Promise<void> {
+  /**
+   * Chooses the test connection of the provider app `appId` on the authority of `actorId` (spec
+   * 4.4: Edit access to the provider app; a personal connection only its owner's), or clears it
+   * with `null`, which needs no one's authority.
+   */
+  async setTestConnection(
+    appId: string,
+    connectionId: string | null,
+    actorId: string | undefined,
+  ): Promise<void> {
     const contract = this.publishedBy(appId);
     if (connectionId !== null) {
       const connection = await this.#o.connections.get(connectionId);
@@ -306,6 +314,12 @@ export class IntegrationAdmin {
           { connectionId },
         );
       }
+      if (actorId === undefined) {
+        throw fail('INVALID_REQUEST', 'Choosing a test connection names the member acting.', {
+          field: 'actingAs',
+        });
+      }
+      await this.#o.rules.checkTestConnection(actorId, connection, appId);
     }
     this.#o.modes.setTestConnection(appId, connectionId ?? undefined);
   }

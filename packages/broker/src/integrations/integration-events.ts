@@ -1,5 +1,9 @@
 import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
-import { checkEmit, checkEventData, declaredEvent } from '@platform/schema/contract';
+import {
+  checkEmit,
+  type IntegrationEventPayload,
+  integrationEventPayload,
+} from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
@@ -28,20 +32,7 @@ export interface EventDelivery {
 }
 
 /** The payload an event handler receives (spec 2.11). */
-export interface EventPayload {
-  readonly id: string;
-  readonly type: string;
-  readonly occurredAt: string;
-  /** The consumer's slot name. */
-  readonly integration: string;
-  /** The provider app. */
-  readonly provider: string;
-  readonly bindingId: string | null;
-  readonly data: JsonObject;
-}
-
-const invalid = (message: string, details: Record<string, string> = {}) =>
-  new PlatformError({ code: 'INTEGRATION_EVENT_INVALID', message, details });
+export type EventPayload = IntegrationEventPayload;
 
 /**
  * The events of the organisation's integrations (spec 6.1; docs/integrations.md). Under
@@ -90,17 +81,17 @@ export class IntegrationEvents {
     const contract = provider?.manifest.provides?.integration;
     checkEmit(contract, invocation, event);
     if (this.#environment === 'development' || !provider || !contract || !invocation) return 0;
-    return this.#deliveries.enqueue(provider, contract, invocation.connectionId, event);
+    return this.#deliveries.enqueue(contract, invocation.connectionId, event);
   }
 
   /**
-   * Delivers a synthetic event of `type` to `slot` of the consumer app `appId` now: `data`
-   * defaults to the event's declared `fake`, `id` to a new one. Answers its delivery record.
+   * Delivers a synthetic event of `type` to `slot` of the consumer app `appId` now, with a new
+   * id: `data` defaults to the event's declared `fake`. Answers its delivery record.
    */
   async inject(
     appId: string,
     slot: string,
-    event: { readonly type: string; readonly id?: string | undefined; readonly data?: JsonObject },
+    event: { readonly type: string; readonly data?: JsonObject | undefined },
     requestId: string,
   ): Promise<EventDelivery> {
     if (this.#environment !== 'development') {
@@ -113,55 +104,34 @@ export class IntegrationEvents {
     const consumer = this.#apps().find((app) => app.appId === appId);
     const declared = consumer?.manifest.integrations[slot];
     if (!consumer || !declared) {
+      // An agent may name the integration where the slot is meant: say which slots use it.
+      const using = Object.entries(consumer?.manifest.integrations ?? {})
+        .filter(([, one]) => one.integration === slot)
+        .map(([name]) => name);
       throw new PlatformError({
         code: 'INTEGRATION_SLOT_NOT_DECLARED',
-        message: `${appId} declares no integration slot "${slot}".`,
+        message:
+          using.length === 0
+            ? `${appId} declares no integration slot "${slot}".`
+            : `${appId} declares no integration slot "${slot}"; the slots using the integration "${slot}" are ${using.join(', ')}.`,
         details: { slot },
       });
     }
-    if (declared.account !== 'app' || !declared.events) {
-      throw invalid(`The slot ${slot} subscribes to no events (integrations.${slot}.events).`, {
-        slot,
-      });
-    }
-    const found = findPublisher(this.#apps(), declared.integration);
-    if (!found) {
-      throw new PlatformError({
-        code: 'INTEGRATION_NOT_FOUND',
-        message: `No app of the organisation publishes "${declared.integration}" now.`,
-        details: { integration: declared.integration },
-      });
-    }
-    const { provider, contract } = found;
-    const declaredType = declaredEvent(contract, event.type);
-    if (declared.events.types && !declared.events.types.includes(event.type)) {
-      throw invalid(`The slot ${slot} does not subscribe to ${event.type}.`, { slot });
-    }
-    if (!declared.capabilities.includes(declaredType.capability)) {
-      throw invalid(
-        `${event.type} belongs to the capability ${declaredType.capability}, which the slot ${slot} does not request.`,
-        { slot },
-      );
-    }
-    const data = event.data ?? (declaredType.fake as JsonObject);
-    checkEventData(data);
     const binding = await this.#bindings.find(appId, slot);
-    const payload: EventPayload = {
-      id: event.id ?? newId('integrationEvent'),
+    const payload = integrationEventPayload({
+      slotName: slot,
+      slot: declared,
+      contract: findPublisher(this.#apps(), declared.integration)?.contract,
       type: event.type,
+      id: newId('integrationEvent'),
+      data: event.data,
       occurredAt: this.#clock.now().toISOString(),
-      integration: slot,
-      provider: provider.appId,
       bindingId: binding?.id ?? null,
-      data,
-    };
+    });
+    const handler = declared.events?.function ?? '';
     let lastError: string | null = null;
     try {
-      await consumer.runSystem(
-        declared.events.function,
-        payload as unknown as JsonValue,
-        requestId,
-      );
+      await consumer.runSystem(handler, payload as unknown as JsonValue, requestId);
     } catch (error) {
       lastError =
         error instanceof PlatformError ? `${error.code}: ${error.message}` : String(error);

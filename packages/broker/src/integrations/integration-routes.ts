@@ -67,11 +67,13 @@ const invalid = (message: string, field: string) =>
  *   `{ connectionId, actingAs }` (with an agent credential, the agent's account acts, under the
  *   agents' rule of spec 5.4), `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
  * - `GET|PUT /v1/apps/:appId/dev/integrations`: the session's live slot (`{ slot, mode }`) and
- *   test connection (`{ testConnection }`), answered as `{ sessionId, liveSlot, testConnection }`;
+ *   test connection (`{ testConnection, actingAs }`, chosen on the authority of the member
+ *   acting or the agent), answered as `{ sessionId, liveSlot, testConnection }`;
  * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served;
  * - `GET /v1/apps/:appId/integration-events`: the event deliveries to the app's slots, and
- *   `POST /v1/apps/:appId/dev/integration-events` `{ slot, type, id?, data? }`: a synthetic
- *   event delivered to a slot now (`data` defaults to the event's declared `fake`).
+ *   `POST /v1/apps/:appId/dev/integration-events` `{ sessionId?, integrationName, type, data? }`:
+ *   a synthetic event with a new id delivered now to the slot `integrationName` (`data`
+ *   defaults to the event's declared `fake`).
  *
  * And, admitted by the secret in their addresses: the connect page,
  * `GET|POST /v1/custom-integrations/connect/:token`, the webhook URLs,
@@ -189,15 +191,20 @@ export function mountIntegrationRoutes(
     checkApp(c);
     return c.json(devState());
   });
-  hono.put(paths.devModes, async (c) => {
-    checkApp(c);
-    const body = await json(c);
-    if (body.sessionId !== undefined && body.sessionId !== DEV_SESSION_ID) {
+  // `platform dev` runs one development session per app (docs/agents.md); naming another is a
+  // mistake worth an answer, leaving it out means that one.
+  const checkSession = (sessionId: unknown) => {
+    if (sessionId !== undefined && sessionId !== DEV_SESSION_ID) {
       throw invalid(
         `sessionId must be "${DEV_SESSION_ID}", the one development session of ${appId}.`,
         'sessionId',
       );
     }
+  };
+  hono.put(paths.devModes, async (c) => {
+    checkApp(c);
+    const body = await json(c);
+    checkSession(body.sessionId);
     if (body.slot !== undefined) {
       if (typeof body.slot !== 'string') throw invalid('slot must be a slot name.', 'slot');
       if (body.mode !== 'live' && body.mode !== 'fake') {
@@ -209,7 +216,14 @@ export function mountIntegrationRoutes(
       if (body.testConnection !== null && typeof body.testConnection !== 'string') {
         throw invalid('testConnection must be a connection id or null.', 'testConnection');
       }
-      await admin.setTestConnection(appId, body.testConnection);
+      // Choosing a connection is done on someone's authority (an agent's own account, else the
+      // member named by actingAs); clearing it takes nothing from anyone.
+      const agent = c.get('agent');
+      const chooser =
+        body.testConnection === null
+          ? undefined
+          : (agent?.accountId ?? (await actor(body.actingAs)));
+      await admin.setTestConnection(appId, body.testConnection, chooser);
     }
     return c.json(devState());
   });
@@ -221,23 +235,22 @@ export function mountIntegrationRoutes(
   hono.post(paths.devEvents, async (c) => {
     checkApp(c);
     const body = await json(c);
-    if (typeof body.slot !== 'string') throw invalid('slot must be a slot name.', 'slot');
-    if (typeof body.type !== 'string') throw invalid('type must be an event type.', 'type');
-    if (body.id !== undefined && (typeof body.id !== 'string' || body.id === '')) {
-      throw invalid('id must be a non-empty string.', 'id');
+    checkSession(body.sessionId);
+    if (typeof body.integrationName !== 'string' || body.integrationName === '') {
+      throw invalid(
+        'integrationName must be the name of one of the app’s integration slots (platform.yaml integrations).',
+        'integrationName',
+      );
     }
+    if (typeof body.type !== 'string') throw invalid('type must be an event type.', 'type');
     const data = body.data;
     if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
       throw invalid('data must be a JSON object.', 'data');
     }
     const delivery = await services.events.inject(
       appId,
-      body.slot,
-      {
-        type: body.type,
-        id: body.id as string | undefined,
-        ...(data === undefined ? {} : { data: data as JsonObject }),
-      },
+      body.integrationName,
+      { type: body.type, ...(data === undefined ? {} : { data: data as JsonObject }) },
       c.get('requestId'),
     );
     return c.json({ delivery }, 201);

@@ -115,6 +115,34 @@ export class IntegrationRules {
     return granted;
   }
 
+  /**
+   * May `actorId` choose `connection` as the test connection of the provider app
+   * `providerAppId`'s development session (spec 4.4, Appendix 1)? Someone with Edit access to the
+   * provider app, choosing one of their own personal connections or an organisation connection:
+   * another person's personal connection would hand them its credentials.
+   */
+  async checkTestConnection(
+    actorId: string,
+    connection: Connection,
+    providerAppId: string,
+  ): Promise<void> {
+    if (!(await this.#authority.isMember(actorId))) {
+      throw denied('Only members of the organisation choose test connections.', 'member');
+    }
+    if (!(await this.#authority.mayEdit(providerAppId, actorId))) {
+      throw denied(
+        `Choosing the test connection of ${providerAppId} needs Edit access to it.`,
+        'provider-edit',
+      );
+    }
+    if (connection.kind === 'personal' && connection.ownerAccountId !== actorId) {
+      throw denied(
+        'A test connection is one of your own personal connections or an organisation connection, not another person’s.',
+        'personal-owner',
+      );
+    }
+  }
+
   /** May `actorId` change the bindings of `appId`? Only someone who administers it. */
   async checkAdminister(actorId: string, appId: string): Promise<void> {
     if (!(await this.#authority.mayAdminister(appId, actorId))) {

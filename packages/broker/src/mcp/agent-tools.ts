@@ -41,6 +41,9 @@ export interface AgentTool<Input extends z.ZodObject = z.ZodObject> {
 const appId = z.string().min(1).describe('The app id (platform.yaml folder, or GET /v1/apps).');
 const record = z.looseObject({});
 const both: readonly ToolSurface[] = ['focused', 'full'];
+const sessionId = z
+  .string()
+  .describe(`The development session: "${DEV_SESSION_ID}", the one platform dev runs per app.`);
 const readOnly = { readOnlyHint: true, idempotentHint: true, destructiveHint: false };
 
 // Keeps each tool's input type tied to its twin.
@@ -152,7 +155,7 @@ export const agentTools: readonly AgentTool[] = [
     surfaces: both,
     input: z.object({
       appId,
-      sessionId: z.string().describe(`The development session: "${DEV_SESSION_ID}".`),
+      sessionId,
       integrationName: z.string().min(1).describe('The slot name (platform.yaml integrations).'),
       mode: z.enum(['live', 'fake']),
     }),
@@ -169,14 +172,17 @@ export const agentTools: readonly AgentTool[] = [
     name: 'inject_dev_integration_event',
     title: 'Inject an integration event',
     description:
-      'Delivers a synthetic event to a slot’s events Function in the development session; data defaults to the event’s declared fake.',
+      'Delivers a synthetic event with a new id to a slot’s events Function in the development session; data defaults to the event’s declared fake.',
     surfaces: both,
     input: z.object({
       appId,
-      slot: z.string().min(1),
-      type: z.string().min(1),
-      id: z.string().min(1).optional(),
-      data: record.optional(),
+      sessionId,
+      integrationName: z
+        .string()
+        .min(1)
+        .describe('The subscribed slot’s name (platform.yaml integrations).'),
+      type: z.string().min(1).describe('An event type the provider’s contract declares.'),
+      data: record.optional().describe('The event data; the declared fake by default.'),
     }),
     output: z.looseObject({ delivery: record }),
     annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
@@ -193,14 +199,23 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'The connection a provider app’s operation, sync and webhook Functions run for when invoked directly; null clears it.',
     surfaces: both,
-    input: z.object({ appId, connectionId: z.string().min(1).nullable() }),
+    input: z.object({
+      appId,
+      connectionId: z.string().min(1).nullable(),
+      actingAs: z
+        .string()
+        .optional()
+        .describe(
+          'The member choosing (email), who needs Edit access to the provider app; an agent credential chooses as its own account.',
+        ),
+    }),
     output: z.looseObject({ testConnection: z.string().nullable() }),
     annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
-    twin: ({ appId: id, connectionId }) => ({
+    twin: ({ appId: id, connectionId, actingAs }) => ({
       appId: id,
       method: 'PUT',
       path: fillPath(integrationApiPaths.devModes, { appId: id }),
-      json: { testConnection: connectionId },
+      json: { testConnection: connectionId, ...(actingAs === undefined ? {} : { actingAs }) },
     }),
   }),
   tool({

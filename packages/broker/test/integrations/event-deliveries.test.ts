@@ -182,7 +182,7 @@ describe('emitted events in production', () => {
           type: 'contact.updated',
           occurredAt: clock.now().toISOString(),
           integration: 'crm',
-          provider: 'crm',
+          provider: 'custom',
           bindingId: binding!.id,
           data: { email: 'a@b.c' },
         },

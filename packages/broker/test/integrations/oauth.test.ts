@@ -294,10 +294,11 @@ describe('an OAuth connection', () => {
 
   it('a direct invocation with the test connection gets its current access token', async () => {
     const [connection] = await connectionOf();
-    await owner('/v1/apps/calendar/dev/integrations', {
+    const chosen = await owner('/v1/apps/calendar/dev/integrations', {
       method: 'PUT',
-      body: JSON.stringify({ testConnection: connection!.id }),
+      body: JSON.stringify({ testConnection: connection!.id, actingAs: 'ada@example.com' }),
     });
+    expect(chosen.status).toBe(200);
     const invoked = await fetch(
       `http://127.0.0.1:${ws.app('calendar')!.port}/v1/apps/calendar/invoke/account`,
       {

@@ -4,7 +4,11 @@
 // without a signed-in user, and the same emit the same count or code.
 import { isPlatformError, type JsonValue } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
-import { createTestContext, integrationSlotsFrom } from '@platform/server/testing';
+import {
+  createTestContext,
+  integrationEvent,
+  integrationSlotsFrom,
+} from '@platform/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import {
@@ -49,7 +53,15 @@ const shop = manifest(`integrations:
   crm: { provider: custom, integration: crm, account: app, capabilities: [contacts.read] }
   mine: { provider: custom, integration: crm, account: calling_user, capabilities: [contacts.read] }
   billing: { provider: custom, integration: billing, account: app, capabilities: [invoices.read] }
+  feed:
+    provider: custom
+    integration: crm
+    account: app
+    capabilities: [contacts.read]
+    events: { function: onEvent }
 `);
+/** The payloads the broker handed to shop's events Function. */
+const handed: JsonValue[] = [];
 
 const USER = '1a2b3c4d-1111-4aaa-8bbb-000000000001';
 let central: Database;
@@ -60,7 +72,16 @@ beforeAll(async () => {
   integrations = await openOrgIntegrations({
     central,
     dir: undefined,
-    apps: () => [orgApp('crm', crm), orgApp('shop', shop)],
+    apps: () => [
+      orgApp('crm', crm),
+      {
+        ...orgApp('shop', shop),
+        runSystem: async (_fn, payload) => {
+          handed.push(payload);
+          return null;
+        },
+      },
+    ],
     baseUrl: () => 'http://127.0.0.1:1',
     print: () => {},
   });
@@ -164,6 +185,60 @@ describe('integration.emit: test kit and broker agree', () => {
     const fromBroker = await outcome(() =>
       integrations.events.emit('crm', { connectionId: 'con_1', trigger }, event),
     );
+    expect(fromBroker).toEqual(expected);
+    expect(fromKit).toEqual(fromBroker);
+  });
+});
+
+const injected: Array<[string, string, string, Outcome]> = [
+  [
+    'a subscribed event, with its declared fake',
+    'feed',
+    'contact.updated',
+    {
+      output: {
+        type: 'contact.updated',
+        integration: 'feed',
+        provider: 'custom',
+        bindingId: null,
+        data: {},
+      },
+    },
+  ],
+  [
+    'an event the contract does not declare',
+    'feed',
+    'contact.deleted',
+    { code: 'INTEGRATION_EVENT_INVALID' },
+  ],
+  [
+    'a slot that subscribes to no events',
+    'crm',
+    'contact.updated',
+    { code: 'INTEGRATION_EVENT_INVALID' },
+  ],
+  ['an undeclared slot', 'nope', 'contact.updated', { code: 'INTEGRATION_SLOT_NOT_DECLARED' }],
+];
+
+// The payload of spec 2.11 as the broker hands it to an events Function (an event injected in
+// development) and as the test kit builds it for one: `provider` is the slot's, `custom`.
+describe('integration event payloads: test kit and broker agree', () => {
+  it.each(injected)('%s', async (_, slot, type, expected) => {
+    const withoutIdAndTime = (payload: JsonValue) => {
+      const { id, occurredAt, ...rest } = payload as Record<string, JsonValue>;
+      expect(typeof id).toBe('string');
+      expect(typeof occurredAt).toBe('string');
+      return rest as JsonValue;
+    };
+    const fromKit = await outcome(async () =>
+      withoutIdAndTime(integrationEvent(shop, slot, { type }, [crm]).input as unknown as JsonValue),
+    );
+    handed.length = 0;
+    const fromBroker = await outcome(async () => {
+      await integrations.events.inject('shop', slot, { type }, 'req_parity');
+      expect(handed).toHaveLength(1);
+      return withoutIdAndTime(handed[0]!);
+    });
     expect(fromBroker).toEqual(expected);
     expect(fromKit).toEqual(fromBroker);
   });

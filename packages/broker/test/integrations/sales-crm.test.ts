@@ -251,12 +251,18 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       });
     expect((await refused(await invoke())).code).toBe('INTEGRATION_TEST_CONNECTION_REQUIRED');
     const [connection] = await connections();
-    await ok(
-      await owner('/v1/apps/crm/dev/integrations', {
-        method: 'PUT',
-        body: JSON.stringify({ testConnection: connection!.id }),
-      }),
+    const choose = (body: Record<string, unknown>) =>
+      owner('/v1/apps/crm/dev/integrations', { method: 'PUT', body: JSON.stringify(body) });
+    // Chosen on someone's authority: Edit access to the provider app (cy is only a member).
+    const nobody = await refused(await choose({ testConnection: connection!.id }));
+    expect(nobody.code).toBe('INVALID_REQUEST');
+    const byCy = await refused(
+      await choose({ testConnection: connection!.id, actingAs: 'cy@example.com' }),
     );
+    expect(byCy.code).toBe('PERMISSION_DENIED');
+    expect(byCy.details).toMatchObject({ rule: 'provider-edit' });
+    expect((await refused(await invoke())).code).toBe('INTEGRATION_TEST_CONNECTION_REQUIRED');
+    await ok(await choose({ testConnection: connection!.id, actingAs: 'ada@example.com' }));
     const { result } = await ok<{ result: unknown }>(await invoke());
     expect(result).toEqual({
       contact: { email: 'ada@example.com', name: 'Ada Lovelace' },
@@ -376,35 +382,46 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
         method: 'POST',
         body: JSON.stringify(body),
       });
+    const event = { sessionId: 'default', integrationName: 'crm', type: 'contact.updated' };
     const { delivery } = await ok<{ delivery: { state: string; eventId: string } }>(
-      await inject({ slot: 'crm', type: 'contact.updated', id: 'evt-1' }),
+      await inject(event),
     );
-    expect(delivery).toMatchObject({ state: 'delivered', eventId: 'evt-1' });
-    // The declared fake is the default data; the handler stores each event id once.
-    await ok(await inject({ slot: 'crm', type: 'contact.updated', id: 'evt-1' }));
+    expect(delivery.state).toBe('delivered');
+    // The declared fake is the default data; each injection is a new event.
+    const second = await ok<{ delivery: { eventId: string } }>(await inject(event));
+    expect(second.delivery.eventId).not.toBe(delivery.eventId);
     const { rows } = await ws
       .app('sales')!
-      .broker.db.query('SELECT id, type, email FROM crm_events');
-    expect(rows).toEqual([{ id: 'evt-1', type: 'contact.updated', email: 'ada@example.com' }]);
-    const failed = await ok<{ delivery: { state: string; lastError: string } }>(
-      await inject({
-        slot: 'crm',
-        type: 'contact.updated',
-        id: 'evt-2',
-        data: { email: 'crash@example.com' },
-      }),
+      .broker.db.query<{ id: string }>('SELECT id, type, email FROM crm_events');
+    expect(rows).toHaveLength(2);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { id: delivery.eventId, type: 'contact.updated', email: 'ada@example.com' },
+        { id: second.delivery.eventId, type: 'contact.updated', email: 'ada@example.com' },
+      ]),
+    );
+    const failed = await ok<{ delivery: { state: string; lastError: string; eventId: string } }>(
+      await inject({ ...event, data: { email: 'crash@example.com' } }),
     );
     expect(failed.delivery.state).toBe('failed');
     expect(failed.delivery.lastError).toContain('FUNCTION_FAILED');
-    const undeclared = await refused(await inject({ slot: 'crm', type: 'contact.deleted' }));
+    const undeclared = await refused(await inject({ ...event, type: 'contact.deleted' }));
     expect(undeclared.code).toBe('INTEGRATION_EVENT_INVALID');
+    // The spec's parameters: the slot is named by integrationName, in the one session there is.
+    const otherSession = await refused(await inject({ ...event, sessionId: 'laptop-2' }));
+    expect(otherSession.code).toBe('INVALID_REQUEST');
+    expect(otherSession.details).toMatchObject({ field: 'sessionId' });
+    const bySlot = await refused(await inject({ slot: 'crm', type: 'contact.updated' }));
+    expect(bySlot.details).toMatchObject({ field: 'integrationName' });
+    const noSlot = await refused(await inject({ ...event, integrationName: 'billing' }));
+    expect(noSlot.code).toBe('INTEGRATION_SLOT_NOT_DECLARED');
     const { deliveries } = await ok<{ deliveries: { eventId: string; state: string }[] }>(
       await owner('/v1/apps/sales/integration-events'),
     );
     expect(deliveries.map((d) => [d.eventId, d.state])).toEqual([
-      ['evt-2', 'failed'],
-      ['evt-1', 'delivered'],
-      ['evt-1', 'delivered'],
+      [failed.delivery.eventId, 'failed'],
+      [second.delivery.eventId, 'delivered'],
+      [delivery.eventId, 'delivered'],
     ]);
   });
 
@@ -490,6 +507,14 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       });
     const byBob = await refused(await bind('bob@example.com'));
     expect(byBob.details).toMatchObject({ rule: 'personal-owner' });
+    // Nor does anyone else test crm with cy's credentials, not even crm's owner.
+    const testedByAda = await refused(
+      await owner('/v1/apps/crm/dev/integrations', {
+        method: 'PUT',
+        body: JSON.stringify({ testConnection: personal.id, actingAs: 'ada@example.com' }),
+      }),
+    );
+    expect(testedByAda.details).toMatchObject({ rule: 'personal-owner' });
     const notAdmin = await refused(await bind('cy@example.com'));
     expect(notAdmin.details).toMatchObject({ rule: 'consumer-administer' });
     await ws.authority.setAudience('sales', 'administer', {
@@ -601,11 +626,16 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     );
     expect((await cli('sales', 'unbind', 'crm', '--as', 'ada@example.com')).code).toBe(0);
     expect((await cli('sales', 'bindings')).out).toBe('No slot is bound.');
-    const injected = await cli('sales', 'inject', 'crm', 'contact.updated', '--id', 'evt-cli');
-    expect(injected.out).toBe('Delivered contact.updated evt-cli to crm.');
-    expect((await cli('sales', 'events')).out).toMatch(
-      /crm {2}contact\.updated {2}evt-cli {2}delivered {2}1/,
+    expect((await cli('sales', 'inject', 'crm', 'contact.updated', '--id', 'x')).code).not.toBe(0);
+    const injected = await cli('sales', 'inject', 'crm', 'contact.updated');
+    const eventId = /^Delivered contact\.updated (\S+) to crm\.$/.exec(injected.out)?.[1];
+    expect(eventId).toBeDefined();
+    expect((await cli('sales', 'events')).out).toContain(
+      `crm  contact.updated  ${eventId}  delivered  1`,
     );
+    expect((await cli('crm', 'test-connection', newest)).err).toContain('--as');
+    const tested = await cli('crm', 'test-connection', newest, '--as', 'ada@example.com');
+    expect(tested.code).toBe(0);
   });
 
   it('audit every call without inputs, outputs or credentials, and show no credential anywhere', async () => {
@@ -641,7 +671,7 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       expect(text).toContain('live');
       expect(text).toContain('INTEGRATION_RECONNECT_REQUIRED');
       const events = await page.locator('#integration-events').textContent();
-      expect(events).toContain('evt-1');
+      expect(events).toMatch(/crmcontact\.updatedevt_\S+delivered/);
       expect(events).toContain('failed');
       expect(await page.content()).not.toContain(KEY);
     } finally {

@@ -96,6 +96,14 @@ describe('the agent tools', () => {
     expect(hints.list_background_jobs).toMatchObject({ readOnlyHint: true });
     expect(hints.invoke_dev_function).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints.set_dev_integration_mode).toMatchObject({ idempotentHint: true });
+    // The parameters of spec 4.4, no more and no fewer.
+    const inject = full.find((t) => t.name === 'inject_dev_integration_event')!.inputSchema;
+    expect(Object.keys(inject.properties ?? {}).sort()).toEqual(
+      ['appId', 'data', 'integrationName', 'sessionId', 'type'].sort(),
+    );
+    expect([...(inject.required ?? [])].sort()).toEqual(
+      ['appId', 'integrationName', 'sessionId', 'type'].sort(),
+    );
   });
 
   it('answer what their REST twins answer', async () => {
@@ -138,19 +146,19 @@ describe('the agent tools', () => {
     );
     const injected = await call(agent, 'inject_dev_integration_event', {
       appId: 'sales',
-      slot: 'crm',
+      sessionId: 'default',
+      integrationName: 'crm',
       type: 'contact.updated',
-      id: 'evt-mcp-1',
     });
-    expect(injected.structuredContent).toMatchObject({
-      delivery: { eventId: 'evt-mcp-1', state: 'delivered' },
-    });
+    expect(injected.isError ?? false).toBe(false);
+    const { delivery } = injected.structuredContent as { delivery: { eventId: string } };
+    expect(delivery).toMatchObject({ slot: 'crm', type: 'contact.updated', state: 'delivered' });
     const deliveries = await same(
       'list_integration_event_deliveries',
       { appId: 'sales' },
       '/v1/apps/sales/integration-events',
     );
-    expect(JSON.stringify(deliveries)).toContain('evt-mcp-1');
+    expect(JSON.stringify(deliveries)).toContain(delivery.eventId);
   });
 
   it('answer the same error codes as their REST twins', async () => {
@@ -177,6 +185,16 @@ describe('the agent tools', () => {
         })
       ).body,
     ).toMatchObject({ error: { code: 'INVALID_REQUEST' } });
+    await both(
+      'inject_dev_integration_event',
+      { appId: 'sales', sessionId: 'other', integrationName: 'crm', type: 'contact.updated' },
+      'INVALID_REQUEST',
+    );
+    await both(
+      'inject_dev_integration_event',
+      { appId: 'sales', sessionId: 'default', integrationName: 'billing', type: 'x.y' },
+      'INTEGRATION_SLOT_NOT_DECLARED',
+    );
     // The provider's operation Function needs a test connection, through either door.
     await both(
       'invoke_dev_function',

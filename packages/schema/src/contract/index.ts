@@ -131,9 +131,13 @@ export {
   type IntegrationCallCheck,
   type IntegrationContractView,
   type IntegrationEmitContract,
+  type IntegrationEventAddress,
+  type IntegrationEventPayload,
+  type IntegrationEventSlotView,
   type IntegrationEventView,
   type IntegrationOperationView,
   type IntegrationSlotView,
+  integrationEventPayload,
 } from './integration-call.ts';
 export { logEntrySchema, logLevels } from './integrations.ts';
 export {

@@ -168,3 +168,108 @@ export function checkEmit(
   checkEventData(event.data);
   return declared;
 }
+
+/** A consumer slot as an event is addressed to it (spec 2.11). */
+export interface IntegrationEventSlotView {
+  /** The slot's `provider`: `custom` for an organisation-built integration. */
+  readonly provider: string;
+  readonly integration: string;
+  readonly account: 'app' | 'calling_user';
+  readonly capabilities: readonly string[];
+  /** The slot's subscription (`events`), if it has one. */
+  readonly events?:
+    | { readonly function: string; readonly types?: readonly string[] | undefined }
+    | undefined;
+}
+
+/**
+ * The payload a slot's events Function receives (spec 2.11). `integration` is the slot name;
+ * `provider` is the slot's declared `provider`, `custom` for an organisation-built integration,
+ * never the app that publishes it; `bindingId` is `null` for an event injected into an unbound
+ * slot in development.
+ */
+export interface IntegrationEventPayload {
+  readonly id: string;
+  readonly type: string;
+  readonly occurredAt: string;
+  readonly integration: string;
+  readonly provider: string;
+  readonly bindingId: string | null;
+  readonly data: JsonObject;
+}
+
+/** One event to address to a consumer slot with {@link integrationEventPayload}. */
+export interface IntegrationEventAddress {
+  readonly slotName: string;
+  /** The slot platform.yaml declares under that name, if any. */
+  readonly slot: IntegrationEventSlotView | undefined;
+  /** The contract an app of the organisation publishes under the slot's integration, if any. */
+  readonly contract: IntegrationEmitContract | undefined;
+  readonly type: string;
+  readonly id: string;
+  /** The event's data; the declared `fake` of its type when absent. */
+  readonly data?: JsonObject | undefined;
+  readonly occurredAt: string;
+  readonly bindingId: string | null;
+}
+
+/**
+ * The payload of an event for a consumer slot, built by the broker (injected and emitted events)
+ * and the test kit alike, after the checks a synthetic event passes: the slot is declared
+ * (`INTEGRATION_SLOT_NOT_DECLARED`), its integration is published (`INTEGRATION_NOT_FOUND`), it is
+ * an `account: app` slot that subscribes to the type, the contract declares the type, and the
+ * slot requests its capability (all `INTEGRATION_EVENT_INVALID`); data over 64 KiB is
+ * `LIMIT_EXCEEDED`.
+ *
+ * @example
+ * ```ts
+ * const payload = integrationEventPayload({ slotName: 'crm', slot, contract, type: 'contact.updated', id: 'evt-1', occurredAt, bindingId: null });
+ * payload.provider; // 'custom'
+ * ```
+ */
+export function integrationEventPayload(event: IntegrationEventAddress): IntegrationEventPayload {
+  const { slotName, slot, contract } = event;
+  if (!slot) {
+    throw fail(
+      'INTEGRATION_SLOT_NOT_DECLARED',
+      `platform.yaml declares no integration slot "${slotName}".`,
+      { slot: slotName },
+    );
+  }
+  if (slot.account !== 'app' || !slot.events) {
+    throw invalidEvent(
+      `The slot ${slotName} subscribes to no events (integrations.${slotName}.events).`,
+      { slot: slotName },
+    );
+  }
+  if (!contract || contract.name !== slot.integration) {
+    throw fail(
+      'INTEGRATION_NOT_FOUND',
+      `No app of the organisation publishes "${slot.integration}" now.`,
+      { integration: slot.integration },
+    );
+  }
+  const declared = declaredEvent(contract, event.type);
+  if (slot.events.types && !slot.events.types.includes(event.type)) {
+    throw invalidEvent(`The slot ${slotName} does not subscribe to ${event.type}.`, {
+      slot: slotName,
+    });
+  }
+  if (!slot.capabilities.includes(declared.capability)) {
+    throw invalidEvent(
+      `${event.type} belongs to the capability ${declared.capability}, which the slot ${slotName} does not request.`,
+      { slot: slotName },
+    );
+  }
+  const data = event.data ?? (declared.fake as JsonObject);
+  checkEventData(data);
+  return {
+    id: event.id,
+    type: event.type,
+    occurredAt: event.occurredAt,
+    integration: slotName,
+    provider: slot.provider,
+    bindingId: event.bindingId,
+    data,
+  };
+}

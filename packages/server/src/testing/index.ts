@@ -16,6 +16,7 @@
  */
 
 export { receivedEmail, type TestEmail } from './inbound-email.ts';
+export { integrationEvent, type TestIntegrationEvent } from './integration-event.ts';
 export { integrationSlotsFrom, type TestIntegrationSlots } from './integration-slots.ts';
 export { memoryRoutes, type RouteCall, type RouteImpl } from './memory-routes.ts';
 export {
