@@ -154,7 +154,8 @@ describe('AI attachments (spec 2.6, section 8)', () => {
   });
 
   it('accepts a still GIF and a managed file (request sent)', async () => {
-    net.use();
+    // The in-memory broker checks the managed file's bytes as the broker does: a still GIF too.
+    net.use({ files: { file_1: { data: stillGif, name: 'still.gif', contentType: 'image/gif' } } });
     const c = net.context().context;
     const result = await c.ai.generateText({
       prompt: 'p',

@@ -174,7 +174,11 @@ describe('email, notifications, jobs, integrations, secrets, log', () => {
   });
 
   it('calls integration operations and emits events', async () => {
-    net.use({ integrations: { crm: { 'contacts.find': (input) => ({ found: input }) } } });
+    net.use({
+      integrations: { crm: { 'contacts.find': (input) => ({ found: input }) } },
+      // One consumer slot subscribed to every event: a new event id is one delivery.
+      eventSubscribers: [{ account: 'app', capabilities: ['contacts.read'], events: {} }],
+    });
     const c = net.context({
       integration: {
         connectionId: 'c1',

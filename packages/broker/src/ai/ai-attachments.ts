@@ -1,122 +1,32 @@
-import { type JsonObject, PlatformError } from '@platform/errors';
-import { limits } from '@platform/schema';
 import {
-  gifFrames,
-  imageContentTypes,
-  isPdf,
-  pdfPageCount,
-  sniffImageType,
+  type CheckedAttachment,
+  checkWireAttachments,
+  type WireAttachment,
 } from '@platform/schema/contract';
 
-/** An attachment as the runtime contract carries it. */
-export type WireAttachment =
-  | { type: 'file'; file: string; detail?: 'auto' | 'original' | undefined }
-  | { type: 'image'; data: string; contentType: (typeof imageContentTypes)[number] };
-
-/** An attachment checked and ready for a provider: its bytes and the type they really are. */
-export interface CheckedAttachment {
-  readonly kind: 'image' | 'pdf';
-  readonly data: Uint8Array;
-  readonly mediaType: string;
-}
+export type { CheckedAttachment, WireAttachment };
 
 /** Reads a managed file as the calling identity (RLS and delegated job grants apply). */
 export type ReadFile = (ref: string) => Promise<{ data: Uint8Array; contentType: string }>;
 
-const invalid = (message: string, details: JsonObject = {}) =>
-  new PlatformError({ code: 'AI_INPUT_INVALID', message, details });
-
-const REMOTE = /^[a-z][a-z0-9+.-]*:/i;
+// Node's own decoder: image data may be up to 15 MiB of base64.
+const decodeBase64 = (data: string): Uint8Array => Buffer.from(data, 'base64');
 
 /**
- * Checks AI attachments against spec 2.6 and the limits of section 8 before any provider call:
- * what they are is read from their bytes (a PNG declared as JPEG is refused), animated GIFs and
- * remote URLs are refused, at most four images of 15 MiB each or one PDF of at most 20 pages and
- * 20 MiB, all together at most 20 MiB. The server SDK checks the same before sending; the broker
- * does not trust it. Throws `AI_INPUT_INVALID` (with `details.index`) or the file error of a
- * managed file the caller may not read.
+ * Checks AI attachments before any provider call with the one check of
+ * `@platform/schema/contract` (`checkWireAttachments`), which the test kit's in-memory broker runs
+ * too. The server SDK checks what it can before sending; the broker does not trust it. Throws
+ * `AI_INPUT_INVALID` (with `details.index`) or the file error of a managed file the caller may
+ * not read.
+ *
+ * @example
+ * ```ts
+ * const checked = await checkAttachments(call.attachments, (ref) => files.read(caller, ref));
+ * ```
  */
-export async function checkAttachments(
+export function checkAttachments(
   attachments: readonly WireAttachment[] | undefined,
   readFile: ReadFile,
 ): Promise<CheckedAttachment[]> {
-  if (!attachments || attachments.length === 0) return [];
-  const { maxImages, imageMaxBytes, pdfMaxBytes, pdfMaxPages, attachmentsTotalMaxBytes } =
-    limits.ai;
-  // More than four attachments can never be valid: refuse before reading any file.
-  if (attachments.length > maxImages) {
-    throw invalid(`At most ${maxImages} images (or one PDF) may be attached.`, {
-      limit: maxImages,
-    });
-  }
-  const checked: CheckedAttachment[] = [];
-  let total = 0;
-  for (const [index, attachment] of attachments.entries()) {
-    let data: Uint8Array;
-    let declared: string;
-    if (attachment.type === 'file') {
-      if (REMOTE.test(attachment.file)) {
-        throw invalid('Remote URLs are not accepted; upload the file first.', { index });
-      }
-      const file = await readFile(attachment.file);
-      data = file.data;
-      declared = file.contentType;
-    } else {
-      data = Buffer.from(attachment.data, 'base64');
-      declared = attachment.contentType;
-    }
-    const image = sniffImageType(data);
-    const pdf = image === undefined && isPdf(data);
-    if (!image && !pdf) {
-      throw invalid(`attachments[${index}] is neither a PNG, JPEG, WEBP or GIF image nor a PDF.`, {
-        index,
-      });
-    }
-    const actual = image ?? 'application/pdf';
-    const declaresKnownType =
-      (imageContentTypes as readonly string[]).includes(declared) || declared === 'application/pdf';
-    if (declaresKnownType && declared !== actual) {
-      throw invalid(
-        `attachments[${index}] is declared as ${declared} but its bytes are ${actual}.`,
-        {
-          index,
-        },
-      );
-    }
-    if (image === 'image/gif' && gifFrames(data) > 1) {
-      throw invalid('Animated GIFs are not accepted.', { index });
-    }
-    if (image && data.byteLength > imageMaxBytes) {
-      throw invalid(`An image may be at most ${imageMaxBytes} bytes.`, {
-        index,
-        limit: imageMaxBytes,
-      });
-    }
-    if (pdf) {
-      if (attachment.type !== 'file') {
-        throw invalid('A PDF must be attached as a managed file.', { index });
-      }
-      if (attachments.length > 1) {
-        throw invalid('A PDF must be the only attachment.', { index });
-      }
-      if (data.byteLength > pdfMaxBytes) {
-        throw invalid(`A PDF may be at most ${pdfMaxBytes} bytes.`, { index, limit: pdfMaxBytes });
-      }
-      const pages = pdfPageCount(data);
-      if (pages > pdfMaxPages) {
-        throw invalid(`A PDF may have at most ${pdfMaxPages} pages; this one has ${pages}.`, {
-          index,
-          limit: pdfMaxPages,
-        });
-      }
-    }
-    total += data.byteLength;
-    if (total > attachmentsTotalMaxBytes) {
-      throw invalid(`All attachments together may be at most ${attachmentsTotalMaxBytes} bytes.`, {
-        limit: attachmentsTotalMaxBytes,
-      });
-    }
-    checked.push({ kind: pdf ? 'pdf' : 'image', data, mediaType: actual });
-  }
-  return checked;
+  return checkWireAttachments(attachments, { readFile, decodeBase64 });
 }

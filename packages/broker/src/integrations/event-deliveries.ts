@@ -1,5 +1,6 @@
 import { type JsonObject, type JsonValue, PlatformError, refusesRetry } from '@platform/errors';
 import { limits } from '@platform/schema';
+import { subscribesToEvent } from '@platform/schema/contract';
 import type { IntegrationContract, SlotDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
@@ -311,12 +312,11 @@ export class EventDeliveries {
 
   #subscribes(binding: Binding, type: string, capability: string): boolean {
     const slot = this.#slotOf(binding);
+    // What the binding holds, not what the slot requests, decides the capability.
     return (
       binding.account === 'app' &&
-      slot?.account === 'app' &&
-      slot.events !== undefined &&
-      (slot.events.types === undefined || slot.events.types.includes(type)) &&
-      binding.capabilities.includes(capability)
+      slot !== undefined &&
+      subscribesToEvent({ ...slot, capabilities: binding.capabilities }, type, capability)
     );
   }
 

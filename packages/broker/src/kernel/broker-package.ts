@@ -1,7 +1,8 @@
 import packageJson from '../../package.json' with { type: 'json' };
 
 /**
- * The broker's own `package.json`, read once: its version (printed by `platform --version`,
+ * The broker's own `package.json`, read once: its version (the CLI's own release line, apart
+ * from the SDK's; printed by `platform --version`,
  * announced by the agent tools, part of a cached bundle's key), the Node range it supports
  * and the SDK copies it was released with (pinned by `platform init`). Imported as JSON, so
  * the build inlines it and `src/` and `dist/` read the same facts without a path of their own.
@@ -12,7 +13,7 @@ import packageJson from '../../package.json' with { type: 'json' };
  * ```
  */
 export const brokerPackage: {
-  /** This broker's version. */
+  /** This broker's version: the `platform` CLI's, not the SDK's (see {@link sdk}). */
   readonly version: string;
   /** The Node versions it runs on (`engines.node`, a semver range). */
   readonly engines: { readonly node: string };

@@ -113,6 +113,22 @@ it('the packed packages install into an empty project and run a new app', {
   const made = await platform(['init', 'hello-app']);
   expect(made.stdout).toContain('Created a new app in hello-app');
   const app = join(project, 'hello-app');
+  // The CLI prints its own version line; the new app pins the SDK at the SDK's version.
+  const installed = async (name: string) =>
+    (
+      JSON.parse(
+        await readFile(join(project, 'node_modules/@platform', name, 'package.json'), 'utf8'),
+      ) as { version: string }
+    ).version;
+  expect((await platform(['--version'])).stdout.trim()).toBe(await installed('broker'));
+  const pins = JSON.parse(await readFile(join(app, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  expect(pins.dependencies['@platform/server']).toBe(await installed('server'));
+  expect(pins.dependencies['@platform/browser']).toBe(await installed('browser'));
+  expect(pins.devDependencies['@platform/schema']).toBe(await installed('schema'));
+  expect(pins.devDependencies['@platform/broker']).toBe(await installed('broker'));
   expect((await platform(['validate', 'hello-app'])).stdout).toContain(
     'valid (0 errors, 0 warnings)',
   );

@@ -1,7 +1,9 @@
 // The test kit (@platform/server/testing) and the broker answer integration calls and emits alike
 // under development defaults: both run `checkIntegrationCall` and `checkEmit` of
 // @platform/schema/contract, so the same call gets the same fake or the same error code, with and
-// without a signed-in user, and the same emit the same count or code.
+// without a signed-in user, and the same emit the same count or code. In production an emit
+// answers its new deliveries: one per consumer slot that subscribes to the event, which the
+// test kit is given as `eventSubscribers` and the broker has as bindings.
 import { isPlatformError, type JsonValue } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
 import {
@@ -10,12 +12,15 @@ import {
   integrationSlotsFrom,
 } from '@platform/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import {
   type OrgIntegrations,
   openOrgIntegrations,
 } from '../../src/integrations/org-integrations.ts';
 import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
+import { centralAuthority } from '../../src/org/authority.ts';
+import { TestClock } from '../auth/helpers.ts';
 import { openTestCentral } from '../helpers/db.ts';
 import { orgApp } from './helpers.ts';
 
@@ -241,5 +246,121 @@ describe('integration event payloads: test kit and broker agree', () => {
     });
     expect(fromBroker).toEqual(expected);
     expect(fromKit).toEqual(fromBroker);
+  });
+});
+
+// Consumers of the crm connection, each bound with what its slot requests: sales takes every
+// event, billing too but holds only contacts.read, support wants deal.won without holding
+// deals.read, and audit acts per user (no events for such a slot).
+const consumer = (capabilities: string, events: string) =>
+  manifest(`functions:
+  - { name: onEvent, entrypoint: f.ts, access: system }
+integrations:
+  crm: { provider: custom, integration: crm, account: app, capabilities: [${capabilities}]${events} }
+`);
+const crmWithDeals = manifest(`functions:
+  - { name: list, entrypoint: f.ts, access: system }
+provides:
+  integration:
+    name: crm
+    title: CRM
+    capabilities:
+      - { name: contacts.read, description: Read. }
+      - { name: deals.read, description: Deals. }
+    operations:
+      - { name: contacts.list, description: Lists., capability: contacts.read, function: list, fake: {} }
+    events:
+      - { type: contact.updated, capability: contacts.read, description: Changed., fake: {} }
+      - { type: deal.won, capability: deals.read, description: Won., fake: {} }
+`);
+const consumers = {
+  sales: consumer('contacts.read, deals.read', ', events: { function: onEvent }'),
+  billing: consumer('contacts.read', ', events: { function: onEvent }'),
+  support: consumer('contacts.read', ', events: { function: onEvent, types: [deal.won] }'),
+  audit: consumer('contacts.read', ''),
+};
+
+describe('integration.emit in production: test kit and broker agree', () => {
+  let production: OrgIntegrations;
+  let productionCentral: Database;
+  let connectionId: string;
+
+  beforeAll(async () => {
+    productionCentral = await openTestCentral();
+    production = await openOrgIntegrations({
+      central: productionCentral,
+      dir: undefined,
+      apps: () => [
+        orgApp('crm', crmWithDeals),
+        ...Object.entries(consumers).map(([id, m]) => orgApp(id, m)),
+      ],
+      baseUrl: () => 'http://127.0.0.1:1',
+      print: () => {},
+      environment: 'production',
+    });
+    const admin = await new Accounts(productionCentral, productionCentral, new TestClock()).create(
+      'ada@example.com',
+      'confirmed',
+    );
+    const authority = centralAuthority(productionCentral);
+    const ids = ['crm', ...Object.keys(consumers)];
+    await authority.register(ids);
+    for (const id of ids) await authority.setOwner(id, admin.id);
+    connectionId = (
+      await production.connections.create({
+        integration: 'crm',
+        providerAppId: 'crm',
+        kind: 'organisation',
+        createdBy: admin.id,
+        values: {},
+      })
+    ).id;
+    for (const [consumerAppId, m] of Object.entries(consumers)) {
+      await production.bindings.bind({
+        consumerAppId,
+        slot: 'crm',
+        account: 'app',
+        personAccountId: null,
+        connectionId,
+        capabilities: [...(m.integrations.crm?.capabilities ?? [])],
+        createdBy: admin.id,
+      });
+    }
+  }, 60_000);
+  afterAll(() => productionCentral?.close());
+
+  it('answers the new deliveries of each emit, in turn', async () => {
+    const kit = createTestContext({
+      environment: 'production',
+      providedIntegration: crmWithDeals.provides?.integration,
+      integration: { connectionId, trigger: 'webhook' },
+      eventSubscribers: Object.values(consumers).flatMap((m) =>
+        m.integrations.crm ? [m.integrations.crm] : [],
+      ),
+    });
+    const emits: Array<[string, string, string, Outcome]> = [
+      ['a contact change: sales and billing', 'contact.updated', 'evt-1', { output: 2 }],
+      ['the same event id again', 'contact.updated', 'evt-1', { output: 0 }],
+      ['a won deal: sales alone holds deals.read', 'deal.won', 'evt-2', { output: 1 }],
+      ['an undeclared event', 'deal.lost', 'evt-3', { code: 'INTEGRATION_EVENT_INVALID' }],
+    ];
+    for (const [what, type, id, expected] of emits) {
+      const event = { type, id, data: {} };
+      const fromKit = await outcome(() => kit.integration!.emit(event));
+      const fromBroker = await outcome(() =>
+        production.events.emit('crm', { connectionId, trigger: 'webhook' }, event),
+      );
+      expect(fromBroker, what).toEqual(expected);
+      expect(fromKit, what).toEqual(fromBroker);
+    }
+  });
+
+  it('delivers nothing from a kit that was given no subscribers', async () => {
+    const kit = createTestContext({
+      environment: 'production',
+      providedIntegration: crmWithDeals.provides?.integration,
+      integration: { connectionId, trigger: 'webhook' },
+    });
+    expect(await kit.integration!.emit({ type: 'contact.updated', id: 'evt-9', data: {} })).toBe(0);
   });
 });

@@ -105,6 +105,12 @@ export {
   pdfPageCount,
   sniffImageType,
 } from './attachment-bytes.ts';
+export {
+  type AttachmentReader,
+  type CheckedAttachment,
+  checkWireAttachments,
+  type WireAttachment,
+} from './attachment-check.ts';
 export { browserUserSchema } from './browser.ts';
 export { base64, fileRef, jsonObject, jsonValue, timestamp } from './common.ts';
 export { searchHitSchema, searchOptionsSchema, whereSchema } from './data.ts';
@@ -137,7 +143,9 @@ export {
   type IntegrationEventView,
   type IntegrationOperationView,
   type IntegrationSlotView,
+  type IntegrationSubscriberView,
   integrationEventPayload,
+  subscribesToEvent,
 } from './integration-call.ts';
 export { logEntrySchema, logLevels } from './integrations.ts';
 export {

@@ -273,3 +273,34 @@ export function integrationEventPayload(event: IntegrationEventAddress): Integra
     data,
   };
 }
+
+/**
+ * A consumer slot bound to the emitting connection, as an emitted event is matched against it:
+ * the slot's account, the capabilities its binding holds and its `events` subscription
+ * (platform.yaml `integrations.<slot>`; a slot declaration fits as it is).
+ */
+export interface IntegrationSubscriberView {
+  readonly account: 'app' | 'calling_user';
+  readonly capabilities: readonly string[];
+  readonly events?: { readonly types?: readonly string[] | undefined } | undefined;
+}
+
+/**
+ * Whether an emitted event of `type` (belonging to `capability`) is delivered to `subscriber`
+ * (spec 6.1): an app-account slot that subscribes to events, to this type (or to all), and
+ * holds the event's capability. The broker counts one new delivery per such binding; the test
+ * kit counts its seeded subscribers by the same rule (`capability` `undefined`: not checked, for
+ * a test kit that was not given the provider's contract).
+ */
+export function subscribesToEvent(
+  subscriber: IntegrationSubscriberView,
+  type: string,
+  capability: string | undefined,
+): boolean {
+  return (
+    subscriber.account === 'app' &&
+    subscriber.events !== undefined &&
+    (subscriber.events.types === undefined || subscriber.events.types.includes(type)) &&
+    (capability === undefined || subscriber.capabilities.includes(capability))
+  );
+}

@@ -1,7 +1,9 @@
 import { type JsonObject, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import {
   checkEmit,
   checkIntegrationCall,
+  checkWireAttachments,
   type DeepReadonly,
   encodeNotificationPayload,
   encodeTextFrames,
@@ -9,6 +11,7 @@ import {
   type RouteResponse,
   type RuntimeRouteName,
   type runtimeContract,
+  subscribesToEvent,
 } from '@platform/schema/contract';
 import { fromBase64, toBase64 } from '../context/bytes.ts';
 import type { MemoryState } from './memory-state.ts';
@@ -28,7 +31,11 @@ export interface RouteCall<N extends RuntimeRouteName> {
 /** One in-memory route: a JSON body, or a byte stream for streaming routes. */
 export type RouteImpl<N extends RuntimeRouteName> = (
   call: RouteCall<N>,
-) => Out<N> | ReadableStream<Uint8Array> | Promise<Out<N>>;
+) =>
+  | Out<N>
+  | ReadableStream<Uint8Array>
+  | Promise<Out<N>>
+  | Promise<Out<N> | ReadableStream<Uint8Array>>;
 
 type Out<N extends RuntimeRouteName> = DeepReadonly<RouteResponse<Contract[N]>>;
 
@@ -54,6 +61,23 @@ function file(state: MemoryState, ref: string) {
   const stored = state.files.get(ref);
   if (!stored) throw fail('FILE_NOT_FOUND', `No file ${ref}`, { ref });
   return stored;
+}
+
+/**
+ * The broker's own attachment check, over the in-memory files: the same attachments are refused
+ * with the same code (a PDF beside an image, a PDF over its page limit, bytes of another type).
+ */
+function checkAttachments(
+  state: MemoryState,
+  attachments: Parameters<typeof checkWireAttachments>[0],
+): Promise<unknown> {
+  return checkWireAttachments(attachments, {
+    readFile: async (ref) => {
+      const stored = file(state, ref);
+      return { data: stored.data, contentType: stored.info.contentType };
+    },
+    decodeBase64: fromBase64,
+  });
 }
 
 /**
@@ -131,11 +155,13 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     return { ok: true };
   },
   filesInfo: ({ body, state }) => ({ file: file(state, body.ref).info }),
-  aiGenerateText: ({ body, state }) => {
+  aiGenerateText: async ({ body, state }) => {
+    await checkAttachments(state, body.attachments);
     const text = state.seed.ai?.generateText?.(body);
     return text === undefined ? state.offlineAi.generateText(body) : { text };
   },
-  aiStreamText({ body, state }) {
+  async aiStreamText({ body, state }) {
+    await checkAttachments(state, body.attachments);
     const seeded = state.seed.ai?.streamText?.(body);
     const text = seeded === undefined ? state.seed.ai?.generateText?.(body) : undefined;
     const chunks: (string | PlatformError)[] = [
@@ -154,7 +180,8 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
       }),
     );
   },
-  aiGenerateObject: ({ body, state }) => {
+  aiGenerateObject: async ({ body, state }) => {
+    await checkAttachments(state, body.attachments);
     const object = state.seed.ai?.generateObject?.(body);
     return object === undefined ? state.offlineAi.generateObject(body) : { object };
   },
@@ -176,18 +203,25 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     // The broker's own check: the same notifications are refused with the same code.
     encodeNotificationPayload(body);
     state.notifications.push(body);
-    // Like the broker: each addressed user once, one device per subscribed user.
+    // Like the broker: each addressed user once, and every device of theirs counts; a user with
+    // no seeded device receives nothing.
     const to = [...new Set(typeof body.to === 'string' ? [body.to] : body.to)];
-    const subscribed = state.seed.subscribedUsers;
-    return {
-      delivered: subscribed ? to.filter((id) => subscribed.includes(id)).length : to.length,
-    };
+    const { subscribedUsers = [], pushDevices = {} } = state.seed;
+    const devices = (id: string) =>
+      (subscribedUsers.includes(id) ? 1 : 0) +
+      (Object.hasOwn(pushDevices, id) ? (pushDevices[id] ?? 0) : 0);
+    return { delivered: to.reduce((sum, id) => sum + devices(id), 0) };
   },
   jobsEnqueue({ params, body, state }) {
     const queue = params.queue ?? '';
-    if (state.seed.queues && !state.seed.queues.includes(queue)) {
+    const declared = state.seed.queues?.find((q) => (typeof q === 'string' ? q : q.name) === queue);
+    if (state.seed.queues && declared === undefined) {
       throw fail('QUEUE_NOT_DECLARED', `No queue ${queue}`, { queue });
     }
+    // The queue's policy is pinned at enqueue, as on the broker.
+    const maxAttempts =
+      (typeof declared === 'object' ? declared.maxAttempts : undefined) ??
+      limits.queues.maxAttempts.default;
     const existing = state.jobs.find(
       (j) => j.job.queue === queue && j.idempotencyKey === body.idempotencyKey,
     );
@@ -206,7 +240,7 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
       queue,
       state: 'queued' as const,
       attempt: 0,
-      maxAttempts: 5,
+      maxAttempts,
       createdAt: at,
       updatedAt: at,
       runAt: new Date(Date.parse(at) + (body.delaySeconds ?? 0) * 1000).toISOString(),
@@ -248,16 +282,23 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
     return { output: seeded(body.input) };
   },
   integrationEmit({ body, state }) {
-    const { providedIntegration, integrationInvocation } = state.seed;
-    if (providedIntegration) {
-      checkEmit(providedIntegration, integrationInvocation, {
-        type: body.type,
-        data: body.data as JsonObject,
-      });
-    }
+    const { providedIntegration, integrationInvocation, eventSubscribers = [] } = state.seed;
+    const declared = providedIntegration
+      ? checkEmit(providedIntegration, integrationInvocation, {
+          type: body.type,
+          data: body.data as JsonObject,
+        })
+      : undefined;
     const seen = state.events.some((e) => e.type === body.type && e.id === body.id);
     state.events.push(body);
-    return { deliveries: seen ? 0 : (state.seed.emitDeliveries ?? 1) };
+    if (seen) return { deliveries: 0 };
+    if (state.seed.emitDeliveries !== undefined) return { deliveries: state.seed.emitDeliveries };
+    // One delivery per subscribed slot, by the broker's rule; without the contract the event's
+    // capability is unknown and goes unchecked.
+    const deliveries = eventSubscribers.filter((slot) =>
+      subscribesToEvent(slot, body.type, declared?.capability),
+    ).length;
+    return { deliveries };
   },
   secretsGet({ body, state }) {
     const secrets = state.seed.secrets ?? {};

@@ -4,6 +4,7 @@ import type {
   IntegrationContractView,
   IntegrationEmitContract,
   IntegrationSlotView,
+  IntegrationSubscriberView,
   RouteRequest,
   RouteResponse,
   runtimeContract,
@@ -50,6 +51,13 @@ export interface FakeAi {
   };
 }
 
+/** A declared queue of the in-memory broker, as platform.yaml `queues[]` declares it. */
+export interface TestQueue {
+  readonly name: string;
+  /** Total delivery attempts. @default the manifest default (`limits.queues.maxAttempts`) */
+  readonly maxAttempts?: number | undefined;
+}
+
 /** What the in-memory broker is seeded with. Everything is optional. */
 export interface MemoryBrokerSeed {
   /** Tables by name, as arrays of rows. Only these tables exist (`TABLE_NOT_FOUND` otherwise). */
@@ -60,8 +68,12 @@ export interface MemoryBrokerSeed {
   >;
   /** Declared secrets and their values (`null`: declared, no value). */
   readonly secrets?: Readonly<Record<string, string | null>>;
-  /** Declared queues; when omitted every queue name is accepted. */
-  readonly queues?: readonly string[];
+  /**
+   * Declared queues: names, or declarations as platform.yaml `queues[]` has them (a job then
+   * reports the queue's `maxAttempts`, else the manifest default, as the broker does). When
+   * omitted every queue name is accepted, with the default `maxAttempts`.
+   */
+  readonly queues?: readonly (string | TestQueue)[];
   /** Search results by search name: a function of the options, or fixed hits. */
   readonly searches?: Readonly<
     Record<
@@ -97,15 +109,27 @@ export interface MemoryBrokerSeed {
    */
   readonly integrationInvocation?: { readonly trigger: string } | null;
   /**
-   * Deliveries `integration.emit` reports per new event id. @default 1; `createTestContext`:
-   * 0 in development (an emit there delivers nothing, as under `platform dev`), 1 in production
+   * The consumer slots bound to the emitting connection (platform.yaml `integrations.<slot>`
+   * declarations fit as they are): `integration.emit` of a new event id reports one delivery per
+   * slot that subscribes to the event, as the broker in production does. @default none
+   */
+  readonly eventSubscribers?: readonly IntegrationSubscriberView[];
+  /**
+   * Deliveries `integration.emit` reports per new event id, instead of counting
+   * {@link MemoryBrokerSeed.eventSubscribers}. `createTestContext` sets 0 in development (an emit
+   * there delivers nothing, as under `platform dev`).
    */
   readonly emitDeliveries?: number;
   /**
    * Users with a push subscription, one device each (notifications to others deliver 0).
-   * @default every addressed user is subscribed
+   * @default nobody
    */
   readonly subscribedUsers?: readonly string[];
+  /**
+   * Push devices by user id: how many subscribed devices each user has (the broker counts
+   * devices, not users). Adds to {@link MemoryBrokerSeed.subscribedUsers}. @default none
+   */
+  readonly pushDevices?: Readonly<Record<string, number>>;
   /** A fake AI; the defaults echo the prompt. */
   readonly ai?: FakeAi;
 }

@@ -80,13 +80,15 @@ export function createTestContext<Input = unknown>(
       ],
     ]),
   );
-  // Like platform dev, an emit in development delivers nothing (spec 6.1).
+  // Like platform dev, an emit in development delivers nothing (spec 6.1); in production it
+  // counts the seeded subscribers.
   const emitDeliveries =
-    options.emitDeliveries ?? ((options.environment ?? 'development') === 'development' ? 0 : 1);
+    options.emitDeliveries ??
+    ((options.environment ?? 'development') === 'development' ? 0 : undefined);
   const broker = createMockBroker({
     ...options,
     integrationInvocation: options.integration ?? null,
-    emitDeliveries,
+    ...(emitDeliveries === undefined ? {} : { emitDeliveries }),
     searches,
     token: 'test-context-token',
   });
