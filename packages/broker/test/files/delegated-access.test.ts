@@ -81,4 +81,25 @@ describe("a job's delegated file grant and its delegator's access", () => {
     const { rows } = await env.broker.db.query<{ job_id: string }>('select job_id from seen');
     expect(rows.map((r) => r.job_id)).toEqual([read.id]);
   });
+
+  it('refuses a ref holder whose access to the private app was revoked at the edge, before the file is read', async () => {
+    const grace = 'grace@example.com';
+    const browser = new FakeBrowser(env.broker);
+    await browser.signInByEmail(grace);
+    await env.broker.auth.grantAccess(grace);
+    const { token } = (await browser.session()).body as { token: string };
+    const headers = { authorization: `Bearer ${token}` };
+    const upload = await env.broker.app.request('/_platform/api/files?name=b.txt', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: 'kept',
+    });
+    const { file } = (await upload.json()) as { file: { ref: string } };
+    const download = () => env.broker.app.request(`/_platform/api/files/${file.ref}`, { headers });
+    expect(await (await download()).text()).toBe('kept');
+    await env.broker.auth.revokeAccess(grace);
+    const refused = await download();
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: 'ACCESS_DENIED' } });
+  });
 });
