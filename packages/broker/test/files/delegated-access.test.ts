@@ -102,4 +102,15 @@ describe("a job's delegated file grant and its delegator's access", () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: { code: 'ACCESS_DENIED' } });
   });
+
+  it('counts a delegator as admitted while their account exists and may open the private app', async () => {
+    const { auth } = env.broker;
+    await new FakeBrowser(env.broker).signInByEmail('lin@example.com');
+    const lin = (await auth.account('lin@example.com'))!;
+    expect(await auth.stillAdmits(lin.id)).toBe(false);
+    await auth.grantAccess(lin.email);
+    expect(await auth.stillAdmits(lin.id)).toBe(true);
+    // An account that no longer exists (deleted) never admits again.
+    expect(await auth.stillAdmits('00000000-0000-4000-8000-000000000000')).toBe(false);
+  });
 });
