@@ -156,7 +156,7 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
           'Notifications are not available: this broker was started without a push service.',
         ),
     jobsEnqueue: jobs
-      ? async (body, { params }) => jobs.enqueue(params.queue!, body)
+      ? async (body, { grant, params }) => jobs.enqueue(params.queue!, body, grant.caller)
       : notAvailable('Jobs are not available: this broker was started without a job service.'),
     jobsGet: jobs
       ? async (body) => ({ job: await jobs.get(body.id) })

@@ -70,7 +70,8 @@ export interface BrokerOptions {
   readonly logWriter?: LogWriter;
   /**
    * Replaces the identity of browser and app-token requests (tests: a header identity). It also
-   * turns off the private-app admission, which only knows sign-in's own identities.
+   * turns off the private-app admission and the end of a job's delegated file grant when its
+   * enqueuing user loses access, which only know sign-in's own identities.
    * @default sign-in: sessions, access JWTs and app access tokens (docs/auth.md)
    */
   readonly authenticate?: Authenticate;

@@ -14,7 +14,7 @@ import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { filePendingStep, fileTablesStep } from '../files/file-schema.ts';
 import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
-import { jobActiveIndexStep, jobTablesStep } from '../jobs/job-schema.ts';
+import { jobActiveIndexStep, jobGrantUserStep, jobTablesStep } from '../jobs/job-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { departuresStep, membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
@@ -59,4 +59,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 20, ...accountCredentialsStep },
   { version: 21, ...departuresStep },
   { version: 22, ...filePendingStep },
+  { version: 23, ...jobGrantUserStep },
 ];

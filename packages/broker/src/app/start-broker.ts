@@ -157,6 +157,11 @@ export async function startBrokerWith(
     const features = await startFeatures(registry, base);
     const { services } = features;
     const authenticate = o.authenticate ?? services.auth.authenticate;
+    // A job's file grant is its enqueuing user's delegation and ends when they lose access to
+    // the app; like admission, only sign-in's own identities can be judged.
+    if (o.authenticate === undefined) {
+      services.files.useDelegatorAccess((userId) => services.auth.stillAdmits(userId));
+    }
     const app = createBrokerApp(features, base, {
       authenticate,
       admission: o.authenticate === undefined,

@@ -142,6 +142,17 @@ export class AuthService {
     return this.#parts.identities.mayOpen(account);
   }
 
+  /**
+   * Whether the user `userId` still has access to this app, as work done on their behalf
+   * (a job's delegated file grant) asks later: their account must still exist and, for a
+   * private app, still be admitted ({@link mayOpen}: owner, or a confirmed account with a grant).
+   */
+  async stillAdmits(userId: string): Promise<boolean> {
+    const account = await this.#parts.accounts.byId(userId);
+    if (account === undefined) return false;
+    return this.visibility === 'public' || this.mayOpen(account);
+  }
+
   /** Whether `presented` is the dev token or {@link brokerKey} (compared in constant time). */
   isDeveloperKey(presented: string): Promise<boolean> {
     return this.#parts.developer.isDeveloperKey(presented);

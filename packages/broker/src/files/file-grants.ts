@@ -43,17 +43,24 @@ export async function pinFileGrant(db: Database, read: readonly string[]): Promi
 }
 
 /**
+ * Whether the user who delegated a grant may still use the app (and so its files): the broker
+ * answers from its accounts and private-app grants.
+ */
+export type DelegatorAccess = (userId: string) => Promise<boolean>;
+
+/**
  * Checks a consumer's read of `fileId` against its job's grant. Files outside the grant are not
- * governed by it (the file rules of the broker apply). A granted file must still exist
- * (`FILE_NOT_FOUND`), the grant must not have expired (`PERMISSION_DENIED`), and the file must
- * still be at the pinned generation: any replace, even with identical bytes, gives
- * `FILE_INPUT_CHANGED`.
+ * governed by it (the file rules of the broker apply). The grant must not have expired, and the
+ * user who delegated it must not have lost access to the app (`mayStillRead`; both
+ * `PERMISSION_DENIED`); a granted file must still exist (`FILE_NOT_FOUND`) and be at the pinned
+ * generation: any replace, even with identical bytes, gives `FILE_INPUT_CHANGED`.
  */
 export async function checkGrantedRead(
   db: Database,
   grant: FileGrant,
   fileId: string,
   now: Date,
+  mayStillRead?: DelegatorAccess,
 ): Promise<void> {
   const pinned = grant.files.find((f) => f.id === fileId);
   if (!pinned) return;
@@ -61,7 +68,17 @@ export async function checkGrantedRead(
     throw new PlatformError({
       code: 'PERMISSION_DENIED',
       message: 'The delegated file grant of this job has expired (grants last 14 days).',
-      details: { ref: fileId },
+      details: { ref: fileId, reason: 'expired' },
+    });
+  }
+  // Asked at every read, not once per attempt: access revoked while a consumer runs ends its
+  // next read, and a delegation is never stronger than the delegator's own access.
+  if (grant.grantedBy !== undefined && mayStillRead && !(await mayStillRead(grant.grantedBy))) {
+    throw new PlatformError({
+      code: 'PERMISSION_DENIED',
+      message:
+        'The user who delegated this file to the job no longer has access to the app, so the grant has ended.',
+      details: { ref: fileId, reason: 'access_lost' },
     });
   }
   const { rows } = await db.query<{ generation: number }>(

@@ -8,7 +8,7 @@ import type { FileGrant, GrantedFile } from '../functions/invocation-tokens.ts';
 import type { Caller } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
-import { checkGrantedRead, pinFileGrant } from './file-grants.ts';
+import { checkGrantedRead, type DelegatorAccess, pinFileGrant } from './file-grants.ts';
 import type { FileStore } from './file-store.ts';
 import { FolderFileStore } from './folder-store.ts';
 
@@ -85,6 +85,7 @@ export interface FileServiceOptions {
 export class FileService {
   readonly #db: Database;
   readonly #clock: Clock;
+  #delegatorAccess: DelegatorAccess | undefined;
   /** Where the bytes live. */
   readonly store: FileStore;
 
@@ -344,13 +345,24 @@ export class FileService {
   }
 
   /**
+   * Sets how {@link FileService.checkGrantedRead} learns whether the user who delegated a grant
+   * still has access to the app. The broker sets it once sign-in has started (the files start
+   * before it); without it a grant ends only by expiry, deletion and replacement.
+   */
+  useDelegatorAccess(access: DelegatorAccess): void {
+    this.#delegatorAccess = access;
+  }
+
+  /**
    * Checks a read of `ref` by an invocation that carries `grant` (a no-op without one, and for
-   * files outside it). A granted file must still exist (`FILE_NOT_FOUND`), at its pinned
-   * generation (`FILE_INPUT_CHANGED`), and the grant must not have expired
-   * (`PERMISSION_DENIED`).
+   * files outside it). The grant must not have expired nor its delegator lost access to the app
+   * (`PERMISSION_DENIED`), and a granted file must still exist (`FILE_NOT_FOUND`), at its pinned
+   * generation (`FILE_INPUT_CHANGED`).
    */
   async checkGrantedRead(grant: FileGrant | undefined, ref: string): Promise<void> {
-    if (grant) await checkGrantedRead(this.#db, grant, ref, this.#clock.now());
+    if (grant) {
+      await checkGrantedRead(this.#db, grant, ref, this.#clock.now(), this.#delegatorAccess);
+    }
   }
 
   async #find(ref: string): Promise<FileRow> {

@@ -14,6 +14,11 @@ export interface GrantedFile {
 export interface FileGrant {
   readonly files: readonly GrantedFile[];
   readonly expiresAt: Date;
+  /**
+   * The user whose enqueue delegated the files: reads under the grant end when this user loses
+   * access to the app. Absent when the system (or an anonymous visitor of a public app) enqueued.
+   */
+  readonly grantedBy?: string | undefined;
 }
 
 /** What an invocation token stands for: one call of one Function, as one caller. */

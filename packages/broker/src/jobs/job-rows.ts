@@ -21,6 +21,8 @@ export interface JobRow {
   timeout_seconds: number;
   file_grants: GrantedFile[] | null;
   grant_expires_at: Date | string | null;
+  /** The user who delegated the file grant, `null` for the system or without a grant. */
+  grant_user_id: string | null;
   run_at: Date | string;
   created_at: Date | string;
   updated_at: Date | string;
@@ -56,4 +58,4 @@ export function toJob(row: JobRow): Job {
 
 /** The columns `toJob` needs, for `SELECT` lists. */
 export const jobColumns =
-  'id, kind, queue, state, payload, payload_hash, attempt, max_attempts, concurrency, retry_delay_seconds, retry_backoff, timeout_seconds, file_grants, grant_expires_at, run_at, created_at, updated_at, finished_at, last_error';
+  'id, kind, queue, state, payload, payload_hash, attempt, max_attempts, concurrency, retry_delay_seconds, retry_backoff, timeout_seconds, file_grants, grant_expires_at, grant_user_id, run_at, created_at, updated_at, finished_at, last_error';

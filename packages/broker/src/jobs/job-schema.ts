@@ -65,3 +65,13 @@ export const jobActiveIndexStep: SchemaChange = {
   sql: `CREATE INDEX IF NOT EXISTS jobs_active_idx ON platform.jobs (app_id, environment, namespace, kind)
   WHERE state IN ('queued', 'running', 'retry_wait');`,
 };
+
+/**
+ * Who delegated a job's file grant: the user whose enqueue named `files.read` (`NULL` for the
+ * system, and for jobs without a grant). Reads under the grant end when that user loses access
+ * to the app (docs/jobs.md, "Delegated files").
+ */
+export const jobGrantUserStep: SchemaChange = {
+  name: 'jobs-grant-user',
+  sql: 'ALTER TABLE platform.jobs ADD COLUMN IF NOT EXISTS grant_user_id text;',
+};

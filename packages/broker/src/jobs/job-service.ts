@@ -3,6 +3,7 @@ import { jsonByteLength, limits } from '@platform/schema';
 import type { CronDeclaration, QueueDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import type { FileService } from '../files/file-service.ts';
+import type { Caller } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { type JobListQuery, type JobPage, listJobs } from './job-history.ts';
 import { type JobScope, policyOf } from './job-policy.ts';
@@ -116,9 +117,15 @@ export class JobService {
 
   /**
    * `jobs.enqueue`: checks the queue, the payload size, the delay and the file grant, then
-   * inserts the job or returns the original one for a repeated idempotency key.
+   * inserts the job or returns the original one for a repeated idempotency key. `by` is the
+   * identity the enqueue runs as: a user delegates the grant's files, and the consumer's reads
+   * under it end when that user loses access to the app; the system's grants end only by expiry.
    */
-  async enqueue(queue: string, request: EnqueueRequest): Promise<{ job: Job; created: boolean }> {
+  async enqueue(
+    queue: string,
+    request: EnqueueRequest,
+    by?: Caller,
+  ): Promise<{ job: Job; created: boolean }> {
     const declaration = this.#queues.get(queue);
     if (!declaration) {
       throw new PlatformError({
@@ -155,6 +162,7 @@ export class JobService {
         delaySeconds,
         policy: policyOf(declaration),
         files,
+        grantUserId: by?.kind === 'user' ? by.userId : null,
       },
       this.clock.now(),
     );

@@ -17,6 +17,8 @@ export interface NewJob {
   readonly delaySeconds: number;
   readonly policy: PinnedPolicy;
   readonly files: readonly GrantedFile[] | null;
+  /** The user who delegates `files` (whose loss of access ends the grant); none for the system. */
+  readonly grantUserId?: string | null | undefined;
 }
 
 /** `WHERE` fragment of a scope, with its parameters starting at `$1`. */
@@ -104,10 +106,10 @@ async function insertRow(
   const inserted = await tx.query<JobRow>(
     `INSERT INTO platform.jobs (id, kind, app_id, environment, namespace, queue, state, payload, payload_hash,
        idempotency_key, max_attempts, concurrency, retry_delay_seconds, retry_backoff, timeout_seconds,
-       file_grants, grant_expires_at, run_at, created_at, updated_at)
+       file_grants, grant_expires_at, run_at, created_at, updated_at, grant_user_id)
      SELECT $4::text, $5::text, $1::text, $2::text, $3::text, $6::text, 'queued', $7::jsonb, $8::text,
        $9::text, $10::int, $11::int, $12::int, $13::boolean, $14::int, $15::jsonb,
-       $16::timestamptz, $17::timestamptz, $18::timestamptz, $18::timestamptz
+       $16::timestamptz, $17::timestamptz, $18::timestamptz, $18::timestamptz, $19::text
      ${underLimit}
      ON CONFLICT (app_id, environment, namespace, kind, queue, idempotency_key) DO NOTHING
      RETURNING ${jobColumns}`,
@@ -128,6 +130,7 @@ async function insertRow(
       grantExpires,
       addSeconds(now, job.delaySeconds).toISOString(),
       now.toISOString(),
+      job.files ? (job.grantUserId ?? null) : null,
     ],
   );
   const row = inserted.rows[0];

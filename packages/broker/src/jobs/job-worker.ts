@@ -232,7 +232,11 @@ export class JobWorker {
     );
     const fileGrant: FileGrant | undefined =
       row.file_grants && row.grant_expires_at !== null
-        ? { files: row.file_grants, expiresAt: new Date(row.grant_expires_at) }
+        ? {
+            files: row.file_grants,
+            expiresAt: new Date(row.grant_expires_at),
+            ...(row.grant_user_id ? { grantedBy: row.grant_user_id } : {}),
+          }
         : undefined;
     let failure: unknown;
     let ok = false;
