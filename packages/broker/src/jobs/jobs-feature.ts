@@ -31,6 +31,21 @@ export function jobsFeature(
       return jobs;
     },
     dashboard: [jobsSection, cronSection],
+    erasure: {
+      // Work a deleted person asked for that has not started stops with them; finished jobs
+      // forget who asked. A running attempt ends within its lease, refused any file it reads
+      // under the person's grant (the account is gone).
+      appPerson: async (tx, { accountId }) => {
+        await tx.query(
+          "DELETE FROM platform.jobs WHERE grant_user_id = $1 AND state IN ('queued', 'retry_wait')",
+          [accountId],
+        );
+        await tx.query(
+          "UPDATE platform.jobs SET grant_user_id = NULL WHERE grant_user_id = $1 AND state IN ('succeeded', 'dead_lettered')",
+          [accountId],
+        );
+      },
+    },
     mount: {
       routes: (app, jobs) => {
         mountJobSummaryRoutes(app, { jobs: jobs.service }); // before /jobs/:jobId

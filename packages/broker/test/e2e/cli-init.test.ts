@@ -51,13 +51,18 @@ describe('platform init', () => {
     );
     expect(await readFile(join(app, '.gitignore'), 'utf8')).toMatch(/^\.platform\/$/m);
     const pkg = JSON.parse(await readFile(join(app, 'package.json'), 'utf8'));
-    const broker = JSON.parse(
-      await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
-    ) as { version: string };
+    const versionOf = async (pkgDir: string) =>
+      (
+        JSON.parse(
+          await readFile(new URL(`../../../${pkgDir}/package.json`, import.meta.url), 'utf8'),
+        ) as { version: string }
+      ).version;
+    // The SDK packages at the SDK's version, the CLI at its own.
+    const sdk = await versionOf('server');
     expect(pkg).toMatchObject({
       name: 'my-app',
-      dependencies: { '@platform/browser': broker.version, '@platform/server': broker.version },
-      devDependencies: { '@platform/broker': broker.version },
+      dependencies: { '@platform/browser': sdk, '@platform/server': sdk },
+      devDependencies: { '@platform/broker': await versionOf('broker') },
     });
     // The types file is what `platform types` would write: `--check` agrees.
     expect((await platform(['types', app, '--check'], work.path)).code).toBe(0);

@@ -83,6 +83,9 @@ async function serveBoth(fn: Parameters<typeof serveFunction>[0]) {
     secrets: { KEY: 'sk_123' },
     integrations: { crm: { ping: (input) => ({ pong: input }) } },
     searches: { docs: () => [] },
+    // One device of u1, and one slot subscribed to every event: each send and emit reaches one.
+    subscribedUsers: ['u1'],
+    eventSubscribers: [{ account: 'app', capabilities: [], events: {} }],
   });
   let brokerPort = 0;
   const brokerServer = Deno.serve(
