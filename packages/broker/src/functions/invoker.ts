@@ -261,9 +261,8 @@ export class FunctionInvoker {
           ? 'contract'
           : 'browser');
     if (way === 'contract' || request.integration) return;
-    let ways = this.#exercised.get(fn.name);
-    if (!ways) this.#exercised.set(fn.name, (ways = new Set()));
-    ways.add(way);
+    const ways = this.#exercised.get(fn.name) ?? new Set<ExerciseWay>();
+    this.#exercised.set(fn.name, ways.add(way));
   }
 
   #redact(fn: DeployedFunction, error: PlatformError): PlatformError {
