@@ -13,6 +13,7 @@ import type { Clock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { agentHttp, oneAppSender } from '../mcp/agent-http.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
+import { mountVerificationRoutes } from '../verification/verification.ts';
 import { declarationsOf, functionsOf } from './app-config.ts';
 import type { DevFront } from './dev-front.ts';
 import { type Broker, type BrokerOptions, startBrokerWith } from './start-broker.ts';
@@ -102,6 +103,12 @@ export async function launchDevBroker(
           invoker: services.invoker,
           devToken,
           prepare: (name) => direct(name),
+        });
+        mountVerificationRoutes(app, {
+          appId: context.appId,
+          manifest,
+          invoker: services.invoker,
+          devToken,
         });
         // The agent tools, for this app's own owner API (a workspace serves them on {base_url}).
         const tools = agentHttp((credential) =>

@@ -18,12 +18,14 @@ Options:
   --json          Print the broker's answer as JSON.
   -h, --help      Show this help.`;
 
-type Run = CronRunSummary & { name: string };
+/** A cron run as the cron API answers it. */
+export type Run = CronRunSummary & { name: string };
 const terminal = (run: Run) => run.state === 'succeeded' || run.state === 'dead_lettered';
 const outcome = (run: Run) =>
   `${run.name} ${run.id} ${run.state}${run.lastError ? `: ${run.lastError.code}: ${run.lastError.message}` : ''}`;
 
-async function follow(io: CliIO, app: string, runId: string): Promise<Run | number> {
+/** Polls a cron run until it has finished; a number is the exit code of a failed request. */
+export async function follow(io: CliIO, app: string, runId: string): Promise<Run | number> {
   // A cron run is limited to the 15-minute Function timeout, so this ends.
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
     const body = await callBroker<{ run: Run }>(

@@ -19,6 +19,7 @@ import { outboxCommand } from './outbox.ts';
 import { serveCommand } from './serve.ts';
 import { typesCommand } from './types.ts';
 import { validateCommand } from './validate.ts';
+import { verifyCommand } from './verify.ts';
 
 /**
  * Every `platform <command>`. Adding a command is one entry here plus its own file in `cli/`.
@@ -46,6 +47,7 @@ export const commands: Readonly<Record<string, Command>> = {
   serve: serveCommand,
   types: typesCommand,
   validate: validateCommand,
+  verify: verifyCommand,
   whoami: whoamiCommand,
 };
 

@@ -15,6 +15,15 @@ import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 /** How a call reached the broker; decides which `access` values admit it. */
 export type CallOrigin = 'browser' | 'route' | 'direct' | 'platform';
 
+/**
+ * How a successful call reached a Function, as the development verification counts it
+ * (docs/broker.md, "Verification"): `browser` (a browser action or an app route), `direct`
+ * (`platform invoke`), `job` (a queue's job), `cron` (a cron run), `inbound` (an inbound email
+ * delivery), `event` (an integration event delivery to a slot's handler) or `contract` (an integration operation, sync, webhook, exchange or refresh call,
+ * which verification never requires and does not record).
+ */
+export type ExerciseWay = 'browser' | 'direct' | 'job' | 'cron' | 'inbound' | 'event' | 'contract';
+
 /** A Function the broker can run. */
 export interface DeployedFunction {
   readonly name: string;
@@ -38,6 +47,12 @@ export interface CallRequest {
   /** The identity of the browser session or token; system Functions always run as system. */
   readonly caller: Caller;
   readonly origin: CallOrigin;
+  /**
+   * How verification counts a successful call of a `platform` origin (`job`, `cron`, `inbound`,
+   * `event`, `contract`). @default `browser` for browser and route calls, `direct` for direct ones,
+   * `contract` for other platform calls
+   */
+  readonly via?: ExerciseWay;
   readonly http?: Invocation['http'];
   readonly signal?: AbortSignal;
   // A queue consumer's `ctx.job` and the attempt's own time limit.
@@ -108,6 +123,9 @@ export class FunctionInvoker {
   readonly #options: InvokerOptions;
   readonly #functions = new Map<string, DeployedFunction>();
   readonly #fixed = new Map<string, string>();
+  // The ways each Function succeeded since its last registration (its code's last change). A
+  // broker restart registers every Function again, so keeping this in memory stays consistent.
+  readonly #exercised = new Map<string, Set<ExerciseWay>>();
 
   constructor(options: InvokerOptions) {
     this.#options = options;
@@ -131,6 +149,16 @@ export class FunctionInvoker {
   /** Adds or replaces a Function (the caller stops a replaced process). */
   register(fn: DeployedFunction): void {
     this.#functions.set(fn.name, fn);
+    // New code: what ran before no longer verifies it.
+    this.#exercised.delete(fn.name);
+  }
+
+  /**
+   * The ways `name` succeeded since its code last changed (its last {@link register}), without
+   * contract calls; empty when it has not run.
+   */
+  exercised(name: string): ReadonlySet<ExerciseWay> {
+    return this.#exercised.get(name) ?? new Set();
   }
 
   /** The registered Function, if any. */
@@ -146,6 +174,7 @@ export class FunctionInvoker {
   /** Removes a Function (the caller stops its process). */
   unregister(name: string): void {
     this.#functions.delete(name);
+    this.#exercised.delete(name);
   }
 
   /** Runs one call and returns the host's successful answer. */
@@ -214,8 +243,26 @@ export class FunctionInvoker {
       revoke();
       throw error;
     }
-    if (response.ok) return response;
+    if (response.ok) {
+      this.#record(fn, request);
+      return response;
+    }
     throw this.#redact(fn, await errorFromResponse(response));
+  }
+
+  #record(fn: DeployedFunction, request: CallRequest): void {
+    // A call that began on code since replaced verifies nothing about the new code.
+    if (this.#functions.get(fn.name) !== fn) return;
+    const way: ExerciseWay =
+      request.via ??
+      (request.origin === 'direct'
+        ? 'direct'
+        : request.origin === 'platform'
+          ? 'contract'
+          : 'browser');
+    if (way === 'contract' || request.integration) return;
+    const ways = this.#exercised.get(fn.name) ?? new Set<ExerciseWay>();
+    this.#exercised.set(fn.name, ways.add(way));
   }
 
   #redact(fn: DeployedFunction, error: PlatformError): PlatformError {

@@ -58,6 +58,8 @@ export const ownerApiPaths = {
   pushDeliveries: `${OWNER_API_PREFIX}/:appId/push/deliveries`,
   /** `platform invoke`: run a Function directly. */
   invoke: `${OWNER_API_PREFIX}/:appId/invoke/:name`,
+  /** `platform verify`: which declared Functions ran after their code last changed. */
+  verification: `${OWNER_API_PREFIX}/:appId/verification`,
   /** This machine's platform administrators. */
   platformAdministrators: PLATFORM_ADMINISTRATORS_PATH,
 } as const;

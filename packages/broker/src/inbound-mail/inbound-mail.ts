@@ -296,6 +296,7 @@ export class InboundMail implements ReceivedMailLog {
         input: payload,
         caller: systemCaller(),
         origin: 'platform',
+        via: 'inbound',
       });
       const body = await response.text();
       const json = response.headers.get('content-type')?.includes('application/json');

@@ -94,6 +94,7 @@ export async function invokeSystem(
     input,
     caller: systemCaller(),
     origin: 'platform',
+    via: 'event',
   });
   const body = (await response.json()) as { result?: JsonValue };
   return body.result ?? null;

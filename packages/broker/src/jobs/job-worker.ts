@@ -246,6 +246,7 @@ export class JobWorker {
         input: row.payload,
         caller: systemCaller(),
         origin: 'platform',
+        via: row.kind === 'job' ? 'job' : 'cron',
         job: row.kind === 'job' ? { id: row.id, queue: row.queue, attempt: row.attempt } : null,
         ...(row.kind === 'job' ? { timeoutMs: row.timeout_seconds * 1000 } : {}),
         signal: controller.signal,
