@@ -4,6 +4,7 @@ import {
   centralGrantsStep,
   centralHandoffsStep,
   handoffSignInTimeStep,
+  signInAttemptsStep,
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
@@ -49,4 +50,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 17, ...refusedCallsAuditStep },
   { version: 18, ...deploymentsStep },
   { version: 19, ...departuresStep },
+  { version: 20, ...signInAttemptsStep },
 ];

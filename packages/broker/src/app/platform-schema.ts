@@ -6,7 +6,7 @@ import {
   credentialRequestKindsStep,
   sessionSignInTimeStep,
 } from '../auth/auth-schema.ts';
-import { appSessionsApartStep } from '../auth/central-auth-schema.ts';
+import { appSessionsApartStep, signInAttemptsStep } from '../auth/central-auth-schema.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import { claimSettingsStep } from '../db/claim-settings.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
@@ -60,4 +60,6 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 21, ...departuresStep },
   { version: 22, ...filePendingStep },
   { version: 23, ...jobGrantUserStep },
+  // Counted beside the accounts, so here for a broker running alone.
+  { version: 24, ...signInAttemptsStep },
 ];

@@ -98,7 +98,7 @@ export function wireAuthParts(
     sessions: browserSessions,
     links,
     explicitConfirmation: new ExplicitConfirmation(confirmations, accounts, browserSessions),
-    passwords: new PasswordSignIn(accounts, links, browserSessions, options),
+    passwords: new PasswordSignIn(accounts, links, browserSessions, options, central),
     handoffs: new Handoffs(central, clock),
   };
 }

@@ -75,3 +75,23 @@ export const handoffSignInTimeStep: SchemaChange = {
 ALTER TABLE platform.handoffs ADD COLUMN IF NOT EXISTS signed_in_at timestamptz;
 `,
 };
+
+/**
+ * Sign-in attempts counted against the password limits, beside the accounts, so that every
+ * broker on the same store counts the same attempts (behind a load balancer an attacker's posts
+ * land on several nodes). The key is a hash: the table holds neither addresses nor client
+ * identities. Rows older than the window are removed by the attempts that follow.
+ */
+export const signInAttemptsStep: SchemaChange = {
+  name: 'sign-in-attempts',
+  sql: `
+CREATE TABLE platform.sign_in_attempts (
+  id bigserial PRIMARY KEY,
+  limit_name text NOT NULL,
+  key_hash text NOT NULL,
+  at timestamptz NOT NULL
+);
+CREATE INDEX sign_in_attempts_by_key ON platform.sign_in_attempts (limit_name, key_hash, at);
+CREATE INDEX sign_in_attempts_by_time ON platform.sign_in_attempts (at);
+`,
+};

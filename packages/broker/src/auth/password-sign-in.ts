@@ -1,9 +1,10 @@
+import type { Database } from '../db/database.ts';
 import type { Account, Accounts } from './accounts.ts';
 import type { ResolvedAuthOptions } from './auth-options.ts';
 import type { BrowserSessions } from './browser-sessions.ts';
 import type { EmailLinkSignIn } from './email-link-sign-in.ts';
 import { burnPasswordCheck, hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
-import { FailureLimiter } from './rate-limit.ts';
+import { type LimitedKey, SignInLimits } from './rate-limit.ts';
 
 /** A password sign-in to make, as the sign-in form posts it. */
 export interface PasswordAttempt {
@@ -43,69 +44,73 @@ export type PasswordSignInResult =
  * Passwords (spec 5.1.3-4): sign-in with a configured password, registration of an unknown
  * address (unconfirmed account, confirmation email, provisional session until the 24-hour
  * deadline), and setting a password. Failures are limited per address and per client, and
- * registrations per client (`options.passwordRateLimit`, in memory).
+ * registrations per client (`options.passwordRateLimit`), counted in the database that holds
+ * the accounts so that every broker on it meets the same limits.
  */
 export class PasswordSignIn {
   readonly #accounts: Accounts;
   readonly #links: EmailLinkSignIn;
   readonly #sessions: BrowserSessions;
   readonly #options: ResolvedAuthOptions;
-  readonly #emailFailures: FailureLimiter;
-  readonly #clientFailures: FailureLimiter;
-  // Not failures, but counted the same way: a registration is a success that costs an account
-  // and an email.
-  readonly #registrations: FailureLimiter;
+  readonly #limits: SignInLimits;
 
+  /** `limitsDb` is the database that holds the accounts, where every broker counts attempts. */
   constructor(
     accounts: Accounts,
     links: EmailLinkSignIn,
     sessions: BrowserSessions,
     options: ResolvedAuthOptions,
+    limitsDb: Database,
   ) {
     this.#accounts = accounts;
     this.#links = links;
     this.#sessions = sessions;
     this.#options = options;
-    const { perEmail, perClient, registrationsPerClient, windowSeconds } =
-      options.passwordRateLimit;
-    this.#emailFailures = new FailureLimiter(options.clock, perEmail, windowSeconds);
-    this.#clientFailures = new FailureLimiter(options.clock, perClient, windowSeconds);
-    this.#registrations = new FailureLimiter(options.clock, registrationsPerClient, windowSeconds);
+    this.#limits = new SignInLimits(limitsDb, options.clock);
   }
 
   /** Signs in (or registers) with a password; `request` is the form post. */
   async signIn(attempt: PasswordAttempt, request: Request): Promise<PasswordSignInResult> {
     const { email, password, returnTo } = attempt;
-    const emailKey = `email:${email}`;
-    const clientKey = `client:${attempt.client}`;
-    const wait = Math.max(
-      this.#emailFailures.blockedFor(emailKey),
-      this.#clientFailures.blockedFor(clientKey),
-    );
-    if (wait > 0) return { outcome: 'rate-limited', retryAfterSeconds: wait, limit: 'failures' };
-    const problem = passwordProblem(password);
-    if (problem !== undefined) return { outcome: 'invalid', message: problem };
-    // Counted before the slow check (no await since `blockedFor`): attempts arriving meanwhile
-    // already see this one, so simultaneous posts cannot all slip under the limits.
-    const emailSlot = this.#emailFailures.reserve(emailKey);
-    const clientSlot = this.#clientFailures.reserve(clientKey);
-    const notAFailure = () => {
-      this.#emailFailures.release(emailKey, emailSlot);
-      this.#clientFailures.release(clientKey, clientSlot);
+    const { perEmail, perClient, registrationsPerClient, windowSeconds } =
+      this.#options.passwordRateLimit;
+    const byEmail: LimitedKey = { limit: 'email', key: email, max: perEmail, windowSeconds };
+    const byClient: LimitedKey = {
+      limit: 'client',
+      key: attempt.client,
+      max: perClient,
+      windowSeconds,
     };
+    // Counted as a failure before the slow check, in one step with the limit's check, so that
+    // simultaneous posts (to this broker or another on the same accounts) cannot all slip under
+    // the limits; taken back once the attempt turns out not to be a failure.
+    const slot = await this.#limits.reserve([byEmail, byClient]);
+    if (!slot.reserved) {
+      return {
+        outcome: 'rate-limited',
+        retryAfterSeconds: slot.retryAfterSeconds,
+        limit: 'failures',
+      };
+    }
+    const notAFailure = () => this.#limits.release(slot.handles);
+    const problem = passwordProblem(password);
+    if (problem !== undefined) {
+      await notAFailure();
+      return { outcome: 'invalid', message: problem };
+    }
     const account = await this.#accounts.byEmail(email);
     if (account === undefined && this.#options.registration) {
-      notAFailure();
-      // Checked and counted in one step (no await between), as the failures are.
-      const registrationWait = this.#registrations.blockedFor(clientKey);
-      if (registrationWait > 0) {
+      await notAFailure();
+      const registration = await this.#limits.reserve([
+        { limit: 'registration', key: attempt.client, max: registrationsPerClient, windowSeconds },
+      ]);
+      if (!registration.reserved) {
         return {
           outcome: 'rate-limited',
-          retryAfterSeconds: registrationWait,
+          retryAfterSeconds: registration.retryAfterSeconds,
           limit: 'registrations',
         };
       }
-      this.#registrations.reserve(clientKey);
       const verifier = await hashPassword(password, this.#options.passwordCost);
       const created = await this.#accounts.create(email, 'unconfirmed', verifier);
       await this.#links.send(email, 'confirm', returnTo, request);
@@ -113,8 +118,8 @@ export class PasswordSignIn {
     }
     const matches = await this.#matches(account, password);
     if (account === undefined || !matches) return { outcome: 'wrong' };
-    notAFailure();
-    this.#emailFailures.reset(emailKey);
+    await notAFailure();
+    await this.#limits.reset('email', email);
     if (account.state === 'paused') {
       await this.#links.send(email, 'confirm', returnTo, request);
       return { outcome: 'paused' };
