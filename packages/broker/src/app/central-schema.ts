@@ -7,7 +7,7 @@ import {
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
-import { deploymentsStep } from '../deploy/deployment-schema.ts';
+import { deletedAppsStep, deploymentsStep } from '../deploy/deployment-schema.ts';
 import {
   eventDeliveryEnvironmentStep,
   integrationsLifecycleStep,
@@ -49,4 +49,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 17, ...refusedCallsAuditStep },
   { version: 18, ...deploymentsStep },
   { version: 19, ...departuresStep },
+  { version: 20, ...deletedAppsStep },
 ];

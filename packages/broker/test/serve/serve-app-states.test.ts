@@ -1,5 +1,5 @@
 // What a deployed app answers at its address under `platform serve` beyond its own code: `ctx.ai`
-// with no AI setting, and the app while its owner is paused for verification. The service in its
+// with no AI setting, the app while its owner is paused for verification, and once it was deleted. The service in its
 // own process on a real PostgreSQL, the app deployed by the CLI, as in deployments.test.ts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountCredentials } from '../../src/auth/account-credentials.ts';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
+import { orgFeature } from '../../src/org/org-feature.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
@@ -136,6 +137,14 @@ describe('a deployed app at its address under platform serve', () => {
       child.on('close', (code) => done({ code, out: out.join('\n'), err: err.join('\n') }));
     });
 
+  let serviceEnv: NodeJS.ProcessEnv;
+  const startService = () =>
+    spawn(process.execPath, node([bin, 'serve']), {
+      cwd: root,
+      env: serviceEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+
   const deploy = () => cli(['deploy', appDir, '--to', base, '--app', 'todo']);
 
   beforeAll(async () => {
@@ -158,22 +167,19 @@ describe('a deployed app at its address under platform serve', () => {
         ([name]) => !name.startsWith('PLATFORM_') && name !== 'DATABASE_URL',
       ),
     );
-    service = spawn(process.execPath, node([bin, 'serve']), {
-      cwd: root,
-      env: {
-        ...clean,
-        NO_COLOR: '1',
-        PLATFORM_DATABASE_URL: postgres.url,
-        PLATFORM_BASE_DOMAIN: 'localhost',
-        PLATFORM_BASE_URL: base,
-        PLATFORM_LISTEN: `127.0.0.1:${port}`,
-        PLATFORM_METRICS_LISTEN: '127.0.0.1:0',
-        PLATFORM_FILES_DIR: join(dir.path, 'files'),
-        PLATFORM_CREDENTIAL_KEY_FILE: join(dir.path, 'credentials.key'),
-        PLATFORM_DRAIN_SECONDS: '5',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    serviceEnv = {
+      ...clean,
+      NO_COLOR: '1',
+      PLATFORM_DATABASE_URL: postgres.url,
+      PLATFORM_BASE_DOMAIN: 'localhost',
+      PLATFORM_BASE_URL: base,
+      PLATFORM_LISTEN: `127.0.0.1:${port}`,
+      PLATFORM_METRICS_LISTEN: '127.0.0.1:0',
+      PLATFORM_FILES_DIR: join(dir.path, 'files'),
+      PLATFORM_CREDENTIAL_KEY_FILE: join(dir.path, 'credentials.key'),
+      PLATFORM_DRAIN_SECONDS: '5',
+    };
+    service = startService();
     const setupKey = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(serviceOutput)), 30_000);
       const look = (chunk: Buffer) => {
@@ -283,4 +289,44 @@ await store.put(process.argv[2], process.argv[3]);
     const back = async () => (await app('/api/hello')).status === 200;
     expect(await eventually(back, 10_000)).toBe(true);
   }, 60_000);
+
+  it('answers APP_DELETED (410) at its address once deleted, also after the service restarted', async () => {
+    // What the deletion of the organisation's only member does to its apps: the organisation's
+    // own erasure, in the central store (the account deletion flow runs it in one transaction).
+    const central = await PostgresDatabase.connect(
+      postgres.url.replace('/postgres?', '/platform_central?'),
+      1,
+    );
+    try {
+      const organisation = orgFeature({ apps: () => [] }).erasure?.organisation;
+      await central.transaction(async (tx) => organisation?.(tx));
+    } finally {
+      await central.close();
+    }
+    // The revision still running answers as deleted once it sees its owner is gone.
+    const gone = async () => (await app('/api/hello')).status === 410;
+    expect(await eventually(gone, 10_000)).toBe(true);
+    expect(JSON.parse((await app('/api/hello')).body)).toMatchObject({
+      error: { code: 'APP_DELETED' },
+    });
+
+    service.kill('SIGTERM');
+    await new Promise((resolve) => service.once('exit', resolve));
+    service = startService();
+    service.stdout?.resume();
+    service.stderr?.resume();
+    const ready = async () =>
+      (await call(port, `localhost:${port}`, '/_platform/readyz').catch(() => undefined))
+        ?.status === 200;
+    expect(await eventually(ready, 30_000)).toBe(true);
+    // No revision runs now: the service itself answers for the deleted app.
+    const api = await app('/api/hello');
+    expect(api.status).toBe(410);
+    expect(JSON.parse(api.body)).toMatchObject({ error: { code: 'APP_DELETED' } });
+    const page = await app('/', { accept: 'text/html' });
+    expect(page.status).toBe(410);
+    expect(page.body).toContain('This app was deleted');
+    // An address where nothing was ever deployed keeps the plain 404.
+    expect((await call(port, `crm.localhost:${port}`, '/api/hello')).status).toBe(404);
+  }, 90_000);
 });
