@@ -11,6 +11,12 @@ export type AiCapability = 'text' | 'vision' | 'object' | 'image';
  * `platform dev`), never the app's Functions or its secrets.
  */
 export interface AiOptions {
+  /**
+   * Which AI answers: `none` leaves `ctx.ai` unconfigured (every call answers
+   * `FEATURE_NOT_AVAILABLE`), `offline` the offline AI even beside a `baseUrl`. @default the
+   * endpoint at `baseUrl` when set (or replay), else the offline AI
+   */
+  readonly provider?: 'none' | 'offline' | undefined;
   /** An OpenAI-compatible endpoint (`…/v1`); without it (and outside replay) the offline AI. */
   readonly baseUrl?: string | undefined;
   /** Sent as a bearer token to `baseUrl`. */
@@ -78,12 +84,15 @@ const REPLAY_MODEL = 'replay';
 
 /**
  * The provider the options describe: the offline AI (with the app's `ai-fixtures.yaml`) by
- * default; an OpenAI-compatible endpoint when `baseUrl` is set; recorded answers in replay.
+ * default; an OpenAI-compatible endpoint when `baseUrl` is set; recorded answers in replay;
+ * none (`undefined`) when `provider` is `none`.
  */
 export async function createAiProvider(
   appDir: string,
   options: AiOptions = {},
-): Promise<AiProvider> {
+): Promise<AiProvider | undefined> {
+  if (options.provider === 'none') return undefined;
+  if (options.provider === 'offline') return createOfflineProvider(await readAiFixtures(appDir));
   const mode = options.mode ?? 'live';
   if (mode !== 'replay' && options.baseUrl === undefined) {
     if (mode === 'record') throw new Error('PLATFORM_AI_MODE=record needs PLATFORM_AI_BASE_URL');

@@ -14,7 +14,7 @@ export function aiFeature(
     start: async (base, { files }) => {
       const provider = await createAiProvider(base.appDir, options);
       // The AI key, endpoint and model names are hidden like secrets wherever output is printed.
-      base.redact(provider.confidential);
+      if (provider !== undefined) base.redact(provider.confidential);
       return new AiService({
         provider,
         files,

@@ -1,3 +1,4 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { JsonObject, JsonValue } from '@platform/errors';
 import { PlatformError } from '@platform/errors';
 import { sniffImageType } from '@platform/schema/contract';
@@ -33,7 +34,8 @@ export interface AiCallContext {
 
 /** Options of {@link AiService}. */
 export interface AiServiceOptions {
-  readonly provider: AiProvider;
+  /** The models; `undefined` when AI is not configured: every call answers `FEATURE_NOT_AVAILABLE`. */
+  readonly provider: AiProvider | undefined;
   readonly files: FileService;
   readonly logs: LogSink;
   /** Longest a provider call may take before it counts as unavailable. @default 120000 */
@@ -71,7 +73,7 @@ function blankPrompt(prompt: string): void {
  * listed (without its content) for the dashboard.
  */
 export class AiService {
-  readonly #provider: AiProvider;
+  readonly #provider: AiProvider | undefined;
   readonly #files: FileService;
   readonly #logs: LogSink;
   readonly #timeoutMs: number;
@@ -114,7 +116,7 @@ export class AiService {
       trace,
       ({ object }) => JSON.stringify(object),
       async (signal, { generateObject, jsonSchema }) => {
-        const prepared = await this.#prepare(call, ctx, this.#provider.object);
+        const prepared = await this.#prepare(call, ctx, this.#models().object);
         const result = await generateObject({
           model: prepared.model,
           schema: jsonSchema(call.schema),
@@ -138,7 +140,7 @@ export class AiService {
     return this.#run(trace, described, async (signal, { generateImage }) => {
       blankPrompt(call.prompt);
       const { image } = await generateImage({
-        model: this.#provider.image,
+        model: this.#models().image,
         prompt: call.prompt,
         maxRetries: 0,
         abortSignal: signal,
@@ -265,8 +267,10 @@ export class AiService {
   async #prepare(
     call: TextCall | ObjectCall,
     ctx: AiCallContext,
-    model = this.#provider.text,
-  ): Promise<{ model: typeof model; messages: ModelMessage[] }> {
+    model?: LanguageModelV3,
+  ): Promise<{ model: LanguageModelV3; messages: ModelMessage[] }> {
+    const { text, vision } = this.#models();
+    const chosen = model ?? text;
     blankPrompt(call.prompt);
     const attachments = await checkAttachments(call.attachments, async (ref) => {
       await this.#files.checkGrantedRead(ctx.grant.fileGrant, ref);
@@ -275,12 +279,21 @@ export class AiService {
     });
     return {
       // Attachments need the vision model; a structured call keeps its own model.
-      model:
-        attachments.length > 0 && model === this.#provider.text ? this.#provider.vision : model,
+      model: attachments.length > 0 && chosen === text ? vision : chosen,
       messages: [
         { role: 'user', content: [{ type: 'text', text: call.prompt }, ...attachments.map(part)] },
       ],
     };
+  }
+
+  // Called inside each call's error handling, so an unconfigured AI is recorded like any failure.
+  #models(): AiProvider {
+    if (this.#provider !== undefined) return this.#provider;
+    throw new PlatformError({
+      code: 'FEATURE_NOT_AVAILABLE',
+      message:
+        'AI is not configured on this service: its operator sets an AI provider (PLATFORM_AI_BASE_URL, or PLATFORM_AI_PROVIDER=offline) for ctx.ai to answer.',
+    });
   }
 
   #failed(trace: Trace, cause: unknown): PlatformError {
@@ -291,7 +304,7 @@ export class AiService {
       this.#logs.write({
         at: new Date().toISOString(),
         level: 'error',
-        message: `ai.${kind} failed (${this.#provider.name}): ${reason}`,
+        message: `ai.${kind} failed (${this.#provider?.name}): ${reason}`,
         requestId: ctx.grant.requestId,
         functionName: ctx.grant.functionName,
       });

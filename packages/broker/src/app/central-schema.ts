@@ -8,7 +8,7 @@ import {
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
-import { deploymentsStep } from '../deploy/deployment-schema.ts';
+import { deletedAppsStep, deploymentsStep } from '../deploy/deployment-schema.ts';
 import {
   eventDeliveryEnvironmentStep,
   integrationsLifecycleStep,
@@ -51,4 +51,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 18, ...deploymentsStep },
   { version: 19, ...departuresStep },
   { version: 20, ...signInAttemptsStep },
+  { version: 21, ...deletedAppsStep },
 ];

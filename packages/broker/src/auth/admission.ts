@@ -62,12 +62,20 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
 
 // HTTP 410 for everything of an app deleted with its owner's account (spec 3.5).
 function deletedApp(html: boolean): Response {
-  if (!html) {
-    throw new PlatformError({
-      code: 'APP_DELETED',
-      message: "This app was deleted with its owner's account.",
-    });
-  }
+  if (!html) throw appDeletedError();
+  return deletedAppPage();
+}
+
+/** `APP_DELETED` (410): what an API call to an app deleted with its owner's account answers. */
+export function appDeletedError(): PlatformError {
+  return new PlatformError({
+    code: 'APP_DELETED',
+    message: "This app was deleted with its owner's account.",
+  });
+}
+
+/** The page (410) a browser gets at the address of an app deleted with its owner's account. */
+export function deletedAppPage(): Response {
   const page = messagePage(
     'This app was deleted',
     "Its owner deleted their account, and the app's data, files and Functions with it.",

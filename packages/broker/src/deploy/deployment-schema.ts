@@ -29,3 +29,32 @@ CREATE TABLE platform.active_deployments (
 );
 `,
 };
+
+/**
+ * The apps `platform serve` no longer has: an app that had a deployment and left the registry
+ * (its organisation's only member deleted their account, which erases the organisation's apps,
+ * spec 3.5) is recorded here, in the same transaction, so its address answers `APP_DELETED`
+ * (410) after its revision stopped and the service restarted, rather than the 404 of an address
+ * where nothing was ever deployed. A trigger records it whoever deletes the row. A later
+ * deployment of the same id makes a new app: the registry row decides, this row stays as history.
+ */
+export const deletedAppsStep: SchemaChange = {
+  name: 'deleted-apps',
+  sql: `
+CREATE TABLE platform.deleted_apps (
+  app_id text PRIMARY KEY,
+  deleted_at timestamptz NOT NULL
+);
+CREATE FUNCTION platform.record_deleted_app() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM platform.deployments WHERE app_id = OLD.app_id) THEN
+    INSERT INTO platform.deleted_apps (app_id, deleted_at) VALUES (OLD.app_id, now())
+      ON CONFLICT (app_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at;
+  END IF;
+  RETURN OLD;
+END;
+$$;
+CREATE TRIGGER apps_record_deleted BEFORE DELETE ON platform.apps
+  FOR EACH ROW EXECUTE FUNCTION platform.record_deleted_app();
+`,
+};

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Manifest, parseManifest } from '@platform/schema/manifest';
+import type { AiOptions } from '../ai/ai-config.ts';
 import { mountAppRoutes } from '../api/app-routes.ts';
 import { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
@@ -225,23 +226,7 @@ export class DeployedApps {
         ? { kind: 's3', ...settings.objectStorage }
         : { kind: 'folder', dir: join(settings.filesDir, 'files', appId) },
       environment: settings.environment,
-      ...(settings.ai
-        ? {
-            ai: {
-              baseUrl: settings.ai.baseUrl,
-              apiKey: settings.ai.apiKey,
-              ...(settings.ai.model
-                ? {
-                    models: {
-                      text: settings.ai.model,
-                      object: settings.ai.model,
-                      vision: settings.ai.model,
-                    },
-                  }
-                : {}),
-            },
-          }
-        : {}),
+      ai: aiOptionsOf(settings.ai),
       mount: (app, services) => {
         mountAppRoutes(app, { routes: () => routes, ...services });
         frontend.mount(app);
@@ -313,6 +298,21 @@ function whenBodyEnds(response: Response, end: () => void): Response {
     statusText: response.statusText,
     headers: response.headers,
   });
+}
+
+/**
+ * `ctx.ai` of a deployed app: the service's endpoint, the offline AI only when the operator
+ * chose it, and otherwise none (calls answer `FEATURE_NOT_AVAILABLE`), never the offline AI by
+ * default as under `platform dev`.
+ */
+export function aiOptionsOf(ai: ServeSettings['ai']): AiOptions {
+  if (ai === undefined) return { provider: 'none' };
+  if (ai.provider === 'offline') return { provider: 'offline' };
+  return {
+    baseUrl: ai.baseUrl,
+    apiKey: ai.apiKey,
+    ...(ai.model ? { models: { text: ai.model, object: ai.model, vision: ai.model } } : {}),
+  };
 }
 
 /** The manifest of a stored revision, checked when it was deployed. */

@@ -39,12 +39,19 @@ export interface ServeSettings {
   readonly organisation: string;
   /** The least level of log line written. */
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** An OpenAI-compatible endpoint for `ctx.ai`; without it, `ctx.ai` is not configured. */
-  readonly ai?: {
-    readonly baseUrl: string;
-    readonly apiKey?: string | undefined;
-    readonly model?: string | undefined;
-  };
+  /**
+   * What answers `ctx.ai`: an OpenAI-compatible endpoint, or the offline AI when chosen
+   * explicitly. Without it, `ctx.ai` is not configured and its calls answer
+   * `FEATURE_NOT_AVAILABLE`.
+   */
+  readonly ai?:
+    | { readonly provider: 'offline' }
+    | {
+        readonly provider: 'openai-compatible';
+        readonly baseUrl: string;
+        readonly apiKey?: string | undefined;
+        readonly model?: string | undefined;
+      };
 }
 
 /** The outcome of reading the settings: the settings, or one line per bad setting. */
@@ -71,6 +78,7 @@ const names = {
   environment: { key: 'environment', env: 'PLATFORM_ENVIRONMENT' },
   organisation: { key: 'organisation', env: 'PLATFORM_ORGANISATION' },
   logLevel: { key: 'logLevel', env: 'PLATFORM_LOG_LEVEL' },
+  aiProvider: { key: 'aiProvider', env: 'PLATFORM_AI_PROVIDER' },
   aiBaseUrl: { key: 'aiBaseUrl', env: 'PLATFORM_AI_BASE_URL' },
   aiApiKey: { key: 'aiApiKey', env: 'PLATFORM_AI_API_KEY' },
   aiModel: { key: 'aiModel', env: 'PLATFORM_AI_MODEL' },
@@ -149,6 +157,9 @@ const rules = {
     .max(100, 'expected at most 100 characters'),
   logLevel: z.enum(['debug', 'info', 'warn', 'error'], {
     message: 'expected debug, info, warn or error',
+  }),
+  aiProvider: z.enum(['offline', 'openai-compatible'], {
+    message: 'expected offline or openai-compatible',
   }),
   aiBaseUrl: httpUrl,
   aiApiKey: z.string().min(1, 'expected a key'),
@@ -257,12 +268,22 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
   ) {
     problems.push(`${names.baseUrl.env}: its host must be the base domain ${baseDomain}.`);
   }
-  if (
-    (values.aiApiKey !== undefined || values.aiModel !== undefined) &&
-    values.aiBaseUrl === undefined
+  const endpointGiven = [values.aiBaseUrl, values.aiApiKey, values.aiModel].some(
+    (value) => value !== undefined,
+  );
+  if (values.aiProvider === 'offline' && endpointGiven) {
+    problems.push(
+      `${names.aiProvider.env}: offline takes no ${names.aiBaseUrl.env}, ${names.aiApiKey.env} or ${names.aiModel.env}; leave them out, or choose openai-compatible.`,
+    );
+  } else if (
+    (values.aiApiKey !== undefined ||
+      values.aiModel !== undefined ||
+      values.aiProvider === 'openai-compatible') &&
+    values.aiBaseUrl === undefined &&
+    !problems.some((p) => p.startsWith(names.aiBaseUrl.env))
   ) {
     problems.push(
-      `${names.aiBaseUrl.env}: required when ${names.aiApiKey.env} or ${names.aiModel.env} is set.`,
+      `${names.aiBaseUrl.env}: required when ${names.aiProvider.env} is openai-compatible or ${names.aiApiKey.env} or ${names.aiModel.env} is set.`,
     );
   }
   const s3Keys = [
@@ -334,10 +355,12 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
               forcePathStyle: (values.s3ForcePathStyle as boolean | undefined) ?? false,
             },
           }),
+      ...(values.aiProvider === 'offline' ? { ai: { provider: 'offline' as const } } : {}),
       ...(values.aiBaseUrl === undefined
         ? {}
         : {
             ai: {
+              provider: 'openai-compatible' as const,
               baseUrl: values.aiBaseUrl as string,
               apiKey: values.aiApiKey as string | undefined,
               model: values.aiModel as string | undefined,

@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { serve as serveNode } from '@hono/node-server';
+import { errorResponse } from '@platform/errors';
 import { CENTRAL_DATABASE, openCentralStore } from '../app/open-central.ts';
 import { orgFrontApp } from '../app/org-front.ts';
+import { appDeletedError, deletedAppPage } from '../auth/admission.ts';
 import { AgentCredentials } from '../auth/agent-credentials.ts';
 import type { Database } from '../db/database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
@@ -12,10 +14,12 @@ import { servicePaths } from '../http/paths.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { escapeHtml } from '../kernel/escape-html.ts';
+import { newId } from '../kernel/ids.ts';
 import { createServiceLogger, type ServiceLogger } from '../observability/logger.ts';
 import { type MetricsServer, ServiceMetrics, serveMetrics } from '../observability/metrics.ts';
 import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
+import { wantsHtml } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
@@ -144,6 +148,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (target.kind === 'app') {
       return (
         (await deployed.fetch(target.appId, request)) ??
+        (await deletedAnswer(central, target.appId, request)) ??
         notDeployedPage(target.appId, settings.baseUrl)
       );
     }
@@ -243,6 +248,30 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       return draining;
     },
   };
+}
+
+/**
+ * The answer at the address of an app that no revision serves because it was deleted (its
+ * organisation's only member deleted their account, spec 3.5): `APP_DELETED` (410), or its page
+ * for a browser, as the app's own broker answers while its revision still runs. `undefined`
+ * when the app was not deleted, or was deployed anew since.
+ */
+async function deletedAnswer(
+  central: Database,
+  appId: string,
+  request: Request,
+): Promise<Response | undefined> {
+  const { rows } = await central.query(
+    `SELECT 1 FROM platform.deleted_apps d
+      WHERE d.app_id = $1 AND NOT EXISTS (SELECT 1 FROM platform.apps a WHERE a.app_id = d.app_id)`,
+    [appId],
+  );
+  if (rows.length === 0) return undefined;
+  if (wantsHtml(request)) return deletedAppPage();
+  const requestId = newId('request');
+  const response = errorResponse(appDeletedError(), requestId);
+  response.headers.set('x-request-id', requestId);
+  return response;
 }
 
 /** The page of an app address where no app is deployed: never another app's answer. */

@@ -37,10 +37,13 @@ describe('AI configuration of platform dev', () => {
     expect(() => aiOptionsFromEnv({ PLATFORM_AI_SHOW_CONTENT: 'yes' })).toThrow(/SHOW_CONTENT/);
   });
 
-  it('picks the offline AI by default and refuses endpoints without a model or record without an endpoint', async () => {
+  it('picks the offline AI by default, none or offline when chosen, and refuses endpoints without a model or record without an endpoint', async () => {
     const dir = await tempDir('ai-config-');
     try {
-      expect((await createAiProvider(dir.path)).name).toBe('offline');
+      expect((await createAiProvider(dir.path))?.name).toBe('offline');
+      expect(await createAiProvider(dir.path, { provider: 'none' })).toBeUndefined();
+      const chosen = { provider: 'offline', baseUrl: 'http://127.0.0.1:1/v1' } as const;
+      expect((await createAiProvider(dir.path, chosen))?.name).toBe('offline');
       await expect(
         createAiProvider(dir.path, { baseUrl: 'http://127.0.0.1:1/v1' }),
       ).rejects.toThrow(/PLATFORM_AI_MODEL/);
