@@ -1,59 +1,27 @@
-import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { PlatformError } from '@platform/errors';
-import { limits } from '@platform/schema';
-import type { RouteResponse, runtimeContract } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
 import type { FileGrant, GrantedFile } from '../functions/invocation-tokens.ts';
 import type { Caller } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
 import { checkGrantedRead, type DelegatorAccess, pinFileGrant } from './file-grants.ts';
+import {
+  FILE_ID,
+  type FileInfo,
+  type FileRow,
+  notFound,
+  requireOwner,
+  requireWriter,
+  toInfo,
+} from './file-rows.ts';
 import type { FileStore } from './file-store.ts';
+import { SWEEP_AFTER_MS, sweepLeftovers, unpend } from './file-sweep.ts';
 import { FolderFileStore } from './folder-store.ts';
+import { type FileContent, measured } from './measured-content.ts';
 
-type Contract = typeof runtimeContract;
-
-/** Metadata of a managed file: the runtime contract's `fileInfoSchema`. */
-export type FileInfo = Readonly<RouteResponse<Contract['filesInfo']>['file']>;
-
-interface FileRow {
-  id: string;
-  owner_id: string | null;
-  name: string;
-  content_type: string;
-  size: number;
-  generation: number;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const toInfo = (row: FileRow): FileInfo => ({
-  ref: row.id,
-  id: row.id,
-  name: row.name,
-  contentType: row.content_type,
-  size: Number(row.size),
-  generation: row.generation,
-  createdAt: new Date(row.created_at).toISOString(),
-  updatedAt: new Date(row.updated_at).toISOString(),
-});
-
-const notFound = (ref: string) =>
-  new PlatformError({
-    code: 'FILE_NOT_FOUND',
-    message: 'No file with this reference exists.',
-    details: { ref },
-  });
-
-/**
- * A file's content as the service takes it: bytes in memory (a Function's call), or a stream
- * that is stored as it arrives (an HTTP upload), never held whole.
- */
-export type FileContent = Uint8Array | AsyncIterable<Uint8Array>;
-
-/** Bytes of a generation written this long ago and still without their row are an orphan. */
-const SWEEP_AFTER_MS = 10 * 60_000;
+export type { FileInfo } from './file-rows.ts';
+export type { FileContent } from './measured-content.ts';
 
 /** How to build a {@link FileService}. */
 export interface FileServiceOptions {
@@ -284,9 +252,7 @@ export class FileService {
   }
 
   async #unpend(id: string): Promise<void> {
-    await this.#db
-      .query('DELETE FROM platform.file_pending WHERE file_id = $1', [id])
-      .catch(() => undefined);
+    await unpend(this.#db, id);
   }
 
   /**
@@ -299,40 +265,7 @@ export class FileService {
    * were removed.
    */
   async sweep(olderThanMs = SWEEP_AFTER_MS): Promise<number> {
-    let removed = await this.store.sweep(olderThanMs);
-    const { rows: pending } = await this.#db.query<{ file_id: string; kept: boolean }>(
-      `SELECT p.file_id, f.id IS NOT NULL AS kept FROM platform.file_pending p
-         LEFT JOIN platform.files f ON f.id = p.file_id
-        WHERE p.created_at < now() - make_interval(secs => $1)`,
-      [olderThanMs / 1000],
-    );
-    for (const { file_id: id, kept } of pending) {
-      if (!kept) {
-        await this.store.removeFile(id);
-        removed++;
-      }
-      await this.#unpend(id);
-    }
-    const before = Date.now() - olderThanMs;
-    const old: { fileId: string; generation: number }[] = [];
-    for await (const stored of this.store.list()) {
-      if (stored.modifiedAt.getTime() < before && FILE_ID.test(stored.fileId)) old.push(stored);
-    }
-    for (let i = 0; i < old.length; i += 500) {
-      const batch = old.slice(i, i + 500);
-      const { rows } = await this.#db.query<{ id: string; generation: number }>(
-        'SELECT id, generation FROM platform.files WHERE id = ANY($1::text[])',
-        [batch.map((c) => c.fileId)],
-      );
-      const current = new Map(rows.map((row) => [row.id, row.generation]));
-      for (const stored of batch) {
-        const generation = current.get(stored.fileId);
-        if (generation === undefined || stored.generation === generation) continue;
-        await this.store.removeGeneration(stored.fileId, stored.generation);
-        removed++;
-      }
-    }
-    return removed;
+    return sweepLeftovers(this.#db, this.store, olderThanMs);
   }
 
   /**
@@ -373,73 +306,4 @@ export class FileService {
     if (!rows[0]) throw notFound(ref);
     return rows[0];
   }
-}
-
-// What `newId('file')` makes; also keeps a discarded id from naming a path outside the folder.
-const FILE_ID = /^file_[0-9a-f]{32}$/;
-
-/**
- * The content as the body a store reads, counting and hashing the bytes as they pass and
- * throwing `FILE_TOO_LARGE` past `limits.files.maxBytes` (at once for bytes in memory, at the
- * first byte over for a stream, so a store never keeps a file over the limit).
- */
-function measured(data: FileContent): {
-  body: AsyncIterable<Uint8Array>;
-  result(): { size: number; sha: string };
-} {
-  const max = limits.files.maxBytes;
-  if (data instanceof Uint8Array && data.byteLength > max) {
-    throw new PlatformError({
-      code: 'FILE_TOO_LARGE',
-      message: `Files are limited to ${max} bytes; this one has ${data.byteLength}.`,
-      details: { size: data.byteLength, max },
-    });
-  }
-  const hash: Hash = createHash('sha256');
-  let size = 0;
-  let done = false;
-  async function* body(): AsyncIterable<Uint8Array> {
-    const source: AsyncIterable<Uint8Array> | Iterable<Uint8Array> =
-      data instanceof Uint8Array ? [data] : data;
-    for await (const chunk of source) {
-      size += chunk.byteLength;
-      if (size > max) {
-        throw new PlatformError({
-          code: 'FILE_TOO_LARGE',
-          message: `Files are limited to ${max} bytes.`,
-          details: { max },
-        });
-      }
-      hash.update(chunk);
-      yield chunk;
-    }
-    done = true;
-  }
-  return {
-    body: body(),
-    result: () => {
-      // A store that resolved without reading the whole body would record a wrong size.
-      if (!done) throw new TypeError('The file store did not read the whole content.');
-      return { size, sha: hash.digest('hex') };
-    },
-  };
-}
-
-// Spec 5.1.5: in public apps, file writes require a user.
-function requireWriter(caller: Caller): void {
-  if (caller.kind === 'anonymous') {
-    throw new PlatformError({
-      code: 'AUTH_REQUIRED',
-      message: 'Writing files needs a signed-in user.',
-    });
-  }
-}
-
-function requireOwner(caller: Caller, row: FileRow): void {
-  if (caller.kind === 'system') return;
-  if (caller.kind === 'user' && row.owner_id === caller.userId) return;
-  throw new PlatformError({
-    code: 'PERMISSION_DENIED',
-    message: 'Only the user who uploaded a file (or a system Function) may change or remove it.',
-  });
 }
