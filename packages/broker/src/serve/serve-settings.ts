@@ -1,8 +1,15 @@
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, extname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { S3StoreSettings } from '../files/s3-store.ts';
+import { type AiSetting, addAiProblems, aiNames, aiRules, aiSettingOf } from './ai-settings.ts';
+import {
+  addObjectStorageProblems,
+  objectStorageNames,
+  objectStorageOf,
+  objectStorageRules,
+} from './object-storage-settings.ts';
+import { httpUrl, type SettingName } from './setting-rules.ts';
+import { folderProblem, keyFileProblem, readConfigFile } from './settings-files.ts';
 
 /** A `host:port` address to listen on. */
 export interface ListenAddress {
@@ -44,26 +51,13 @@ export interface ServeSettings {
    * explicitly. Without it, `ctx.ai` is not configured and its calls answer
    * `FEATURE_NOT_AVAILABLE`.
    */
-  readonly ai?:
-    | { readonly provider: 'offline' }
-    | {
-        readonly provider: 'openai-compatible';
-        readonly baseUrl: string;
-        readonly apiKey?: string | undefined;
-        readonly model?: string | undefined;
-      };
+  readonly ai?: AiSetting;
 }
 
 /** The outcome of reading the settings: the settings, or one line per bad setting. */
 export type SettingsResult =
   | { readonly ok: true; readonly settings: ServeSettings }
   | { readonly ok: false; readonly problems: readonly string[] };
-
-/** One setting: its key in the config file and its environment variable. */
-interface SettingName {
-  readonly key: string;
-  readonly env: string;
-}
 
 /** Every setting, by its key in the config file; each has one environment variable. */
 const names = {
@@ -78,16 +72,8 @@ const names = {
   environment: { key: 'environment', env: 'PLATFORM_ENVIRONMENT' },
   organisation: { key: 'organisation', env: 'PLATFORM_ORGANISATION' },
   logLevel: { key: 'logLevel', env: 'PLATFORM_LOG_LEVEL' },
-  aiProvider: { key: 'aiProvider', env: 'PLATFORM_AI_PROVIDER' },
-  aiBaseUrl: { key: 'aiBaseUrl', env: 'PLATFORM_AI_BASE_URL' },
-  aiApiKey: { key: 'aiApiKey', env: 'PLATFORM_AI_API_KEY' },
-  aiModel: { key: 'aiModel', env: 'PLATFORM_AI_MODEL' },
-  s3Endpoint: { key: 's3Endpoint', env: 'PLATFORM_S3_ENDPOINT' },
-  s3Bucket: { key: 's3Bucket', env: 'PLATFORM_S3_BUCKET' },
-  s3Region: { key: 's3Region', env: 'PLATFORM_S3_REGION' },
-  s3AccessKeyId: { key: 's3AccessKeyId', env: 'PLATFORM_S3_ACCESS_KEY_ID' },
-  s3SecretAccessKey: { key: 's3SecretAccessKey', env: 'PLATFORM_S3_SECRET_ACCESS_KEY' },
-  s3ForcePathStyle: { key: 's3ForcePathStyle', env: 'PLATFORM_S3_FORCE_PATH_STYLE' },
+  ...aiNames,
+  ...objectStorageNames,
 } as const satisfies Record<string, SettingName>;
 
 type Key = keyof typeof names;
@@ -107,17 +93,6 @@ const listenAddress = z.string().transform((value, ctx) => {
   }
   return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port };
 });
-
-const httpUrl = z.string().refine(
-  (value) => {
-    try {
-      return ['http:', 'https:'].includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  },
-  { message: 'expected an http:// or https:// URL' },
-);
 
 // Each setting's rule; a value from the environment is a string, one from the file may be typed.
 const rules = {
@@ -158,25 +133,8 @@ const rules = {
   logLevel: z.enum(['debug', 'info', 'warn', 'error'], {
     message: 'expected debug, info, warn or error',
   }),
-  aiProvider: z.enum(['offline', 'openai-compatible'], {
-    message: 'expected offline or openai-compatible',
-  }),
-  aiBaseUrl: httpUrl,
-  aiApiKey: z.string().min(1, 'expected a key'),
-  aiModel: z.string().min(1, 'expected a model name'),
-  s3Endpoint: httpUrl,
-  // S3's rule for new buckets (which R2, Garage and Ceph RGW follow too).
-  s3Bucket: z.string().regex(/^(?!\d+\.\d+\.\d+\.\d+$)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
-    message: 'expected a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens',
-  }),
-  s3Region: z.string().regex(/^[a-z0-9-]{1,64}$/, {
-    message: 'expected a region name (like us-east-1, or auto for Cloudflare R2)',
-  }),
-  s3AccessKeyId: z.string().min(1, 'expected an access key id'),
-  s3SecretAccessKey: z.string().min(1, 'expected a secret access key'),
-  s3ForcePathStyle: z
-    .union([z.boolean(), z.enum(['true', 'false'])], { message: 'expected true or false' })
-    .transform((value) => value === true || value === 'true'),
+  ...aiRules,
+  ...objectStorageRules,
 } satisfies Record<Key, z.ZodType>;
 
 const defaults: Partial<Record<Key, string>> = {
@@ -268,52 +226,8 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
   ) {
     problems.push(`${names.baseUrl.env}: its host must be the base domain ${baseDomain}.`);
   }
-  const endpointGiven = [values.aiBaseUrl, values.aiApiKey, values.aiModel].some(
-    (value) => value !== undefined,
-  );
-  if (values.aiProvider === 'offline' && endpointGiven) {
-    problems.push(
-      `${names.aiProvider.env}: offline takes no ${names.aiBaseUrl.env}, ${names.aiApiKey.env} or ${names.aiModel.env}; leave them out, or choose openai-compatible.`,
-    );
-  } else if (
-    (values.aiApiKey !== undefined ||
-      values.aiModel !== undefined ||
-      values.aiProvider === 'openai-compatible') &&
-    values.aiBaseUrl === undefined &&
-    !problems.some((p) => p.startsWith(names.aiBaseUrl.env))
-  ) {
-    problems.push(
-      `${names.aiBaseUrl.env}: required when ${names.aiProvider.env} is openai-compatible or ${names.aiApiKey.env} or ${names.aiModel.env} is set.`,
-    );
-  }
-  const s3Keys = [
-    's3Endpoint',
-    's3Region',
-    's3AccessKeyId',
-    's3SecretAccessKey',
-    's3ForcePathStyle',
-  ] as const;
-  const s3Given = s3Keys.filter((key) => values[key] !== undefined);
-  if (
-    s3Given.length > 0 &&
-    values.s3Bucket === undefined &&
-    !problems.some((p) => p.startsWith(names.s3Bucket.env))
-  ) {
-    problems.push(
-      `${names.s3Bucket.env}: required when ${s3Given.map((key) => names[key].env).join(', ')} ${s3Given.length === 1 ? 'is' : 'are'} set; the bucket that holds the apps' files.`,
-    );
-  }
-  if ((values.s3AccessKeyId === undefined) !== (values.s3SecretAccessKey === undefined)) {
-    const missing =
-      values.s3AccessKeyId === undefined ? names.s3AccessKeyId : names.s3SecretAccessKey;
-    const given =
-      values.s3AccessKeyId === undefined ? names.s3SecretAccessKey : names.s3AccessKeyId;
-    if (!problems.some((p) => p.startsWith(missing.env))) {
-      problems.push(
-        `${missing.env}: required when ${given.env} is set (or leave both out for the AWS SDK's own credentials).`,
-      );
-    }
-  }
+  addAiProblems(values, problems);
+  addObjectStorageProblems(values, problems);
   const paths = {
     credentialKeyFile: resolve(sources.cwd, values.credentialKeyFile as string),
     filesDir: resolve(sources.cwd, values.filesDir as string),
@@ -328,6 +242,8 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
   }
   if (problems.length > 0) return { ok: false, problems };
   const v = values as Record<Key, never>;
+  const ai = aiSettingOf(values);
+  const objectStorage = objectStorageOf(values);
   const domain = v.baseDomain as string;
   return {
     ok: true,
@@ -343,77 +259,8 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
       environment: v.environment,
       organisation: (values.organisation as string | undefined) ?? domain,
       logLevel: v.logLevel,
-      ...(values.s3Bucket === undefined
-        ? {}
-        : {
-            objectStorage: {
-              bucket: values.s3Bucket as string,
-              endpoint: values.s3Endpoint as string | undefined,
-              region: (values.s3Region as string | undefined) ?? 'us-east-1',
-              accessKeyId: values.s3AccessKeyId as string | undefined,
-              secretAccessKey: values.s3SecretAccessKey as string | undefined,
-              forcePathStyle: (values.s3ForcePathStyle as boolean | undefined) ?? false,
-            },
-          }),
-      ...(values.aiProvider === 'offline' ? { ai: { provider: 'offline' as const } } : {}),
-      ...(values.aiBaseUrl === undefined
-        ? {}
-        : {
-            ai: {
-              provider: 'openai-compatible' as const,
-              baseUrl: values.aiBaseUrl as string,
-              apiKey: values.aiApiKey as string | undefined,
-              model: values.aiModel as string | undefined,
-            },
-          }),
+      ...(objectStorage === undefined ? {} : { objectStorage }),
+      ...(ai === undefined ? {} : { ai }),
     },
   };
-}
-
-/** The config file's settings, or the one line that says why it cannot be read. */
-async function readConfigFile(path: string): Promise<Record<string, unknown> | string> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return `--config: cannot read ${path} (${code ?? 'unreadable'}).`;
-  }
-  let data: unknown;
-  try {
-    data = ['.yaml', '.yml'].includes(extname(path)) ? parseYaml(text) : JSON.parse(text);
-  } catch (error) {
-    return `--config: ${path} is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`;
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return `--config: ${path} must hold an object of settings.`;
-  }
-  return data as Record<string, unknown>;
-}
-
-/** Why the credential key file cannot serve: wrong size, readable by others, or no folder. */
-async function keyFileProblem(path: string): Promise<string | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  if (info === undefined) return folderProblem(dirname(path), 'its folder');
-  if (!info.isFile()) return `${path} is not a file.`;
-  if (info.size !== 32) return `${path} is not a 32-byte key.`;
-  if ((info.mode & 0o077) !== 0) return `${path} is readable by others; chmod 600 it.`;
-  return undefined;
-}
-
-/** Why `path` is not a folder the service can use (it may not exist yet: it is made). */
-async function folderProblem(path: string, what = ''): Promise<string | undefined> {
-  const label = what ? `${what} ${path}` : path;
-  const info = await stat(path).catch(() => undefined);
-  if (info !== undefined) return info.isDirectory() ? undefined : `${label} is not a folder.`;
-  // A missing folder is made at start, with its parents, below the nearest one that exists.
-  let parent = dirname(path);
-  for (;;) {
-    const found = await stat(parent).catch(() => undefined);
-    if (found !== undefined) {
-      return found.isDirectory() ? undefined : `${label} lies under ${parent}, which is a file.`;
-    }
-    if (dirname(parent) === parent) return `${label} has no existing folder above it.`;
-    parent = dirname(parent);
-  }
 }
