@@ -1,42 +1,29 @@
 import type { Database, Queryable } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
-import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import { newId } from '../kernel/ids.ts';
+import {
+  type CredentialInfoBase,
+  type CredentialKindSpec,
+  type CredentialRow,
+  credentialInfo,
+  insertCredential,
+  useCredential,
+} from './credential-rows.ts';
 
 /** The fixed start of every agent credential: `plat_agent_` and 256 random bits. */
 export const AGENT_CREDENTIAL_PREFIX = 'plat_agent_';
 
 /** An agent credential as listed: never its value. */
-export interface AgentCredentialInfo {
-  readonly id: string;
-  readonly accountId: string;
+export interface AgentCredentialInfo extends CredentialInfoBase {
   /** The one app it acts on. */
   readonly appId: string;
-  readonly name: string;
-  /** The prefix and first characters (`plat_agent_Ab3d…`). */
-  readonly hint: string;
-  readonly createdAt: string;
-  readonly lastUsedAt: string | null;
 }
 
-interface CredentialRow {
-  id: string;
-  account_id: string;
-  app_id: string;
-  name: string;
-  hint: string;
-  created_at: Date | string;
-  last_used_at: Date | string | null;
-}
+const agent: CredentialKindSpec = { kind: 'agent', prefix: AGENT_CREDENTIAL_PREFIX };
 
 const toInfo = (row: CredentialRow): AgentCredentialInfo => ({
-  id: row.id,
-  accountId: row.account_id,
-  appId: row.app_id,
-  name: row.name,
-  hint: row.hint,
-  createdAt: new Date(row.created_at).toISOString(),
-  lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+  ...credentialInfo(row),
+  appId: row.app_id as string,
 });
 
 /**
@@ -60,33 +47,16 @@ export class AgentCredentials {
     name: string,
     on: Queryable = this.#db,
   ): Promise<AgentCredentialInfo & { token: string }> {
-    const token = AGENT_CREDENTIAL_PREFIX + randomSecret();
-    const { rows } = await on.query<CredentialRow>(
-      `INSERT INTO platform.agent_credentials
-         (id, account_id, app_id, name, token_hash, hint, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-      [
-        newId('agentCredential'),
-        accountId,
-        appId,
-        name,
-        sha256(token),
-        `${token.slice(0, AGENT_CREDENTIAL_PREFIX.length + 4)}…`,
-        this.#clock.now(),
-      ],
-    );
-    return { ...toInfo(rows[0] as CredentialRow), token };
+    const id = newId('agentCredential');
+    const now = this.#clock.now();
+    const { row, token } = await insertCredential(on, agent, { id, accountId, appId, name, now });
+    return { ...toInfo(row), token };
   }
 
   /** The live credential behind `value` (its use recorded), if any. */
   async verify(value: string): Promise<AgentCredentialInfo | undefined> {
-    if (!value.startsWith(AGENT_CREDENTIAL_PREFIX)) return undefined;
-    const { rows } = await this.#db.query<CredentialRow>(
-      `UPDATE platform.agent_credentials SET last_used_at = $2
-       WHERE token_hash = $1 AND kind = 'agent' AND revoked_at IS NULL RETURNING *`,
-      [sha256(value), this.#clock.now()],
-    );
-    return rows[0] === undefined ? undefined : toInfo(rows[0]);
+    const row = await useCredential(this.#db, agent, value, this.#clock.now());
+    return row === undefined ? undefined : toInfo(row);
   }
 
   /** The live credentials acting on `appId`, oldest first. */
