@@ -1,15 +1,11 @@
 // Deployments to `platform serve` as a person makes them: the service in its own process on a
 // real PostgreSQL, the CLI in its own process with its account credential in a real Secret
 // Service (GNOME Keyring on a private D-Bus), the app answering at its Host-routed address.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountCredentials } from '../../src/auth/account-credentials.ts';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { createServiceLogger } from '../../src/observability/logger.ts';
@@ -20,10 +16,20 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.t
 import { processesWithArgument } from '../helpers/processes.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-
-const root = new URL('../../../../', import.meta.url).pathname;
-const bin = join(root, 'packages/broker/src/bin.ts');
-const node = (args: string[]) => ['--conditions=@platform/source', '--import', 'tsx', ...args];
+import {
+  type Answer,
+  adaId,
+  call,
+  freePort,
+  issueAccountCredential,
+  keepCredential,
+  cli as platformCli,
+  serveEnv,
+  setUpAdministrator,
+  setupKey,
+  startService,
+  withCentral,
+} from './serve-harness.ts';
 
 const manifest = `schemaVersion: 3
 runtime:
@@ -59,39 +65,6 @@ create policy notes_read on notes for select using (true);
 insert into notes (id, text) values (1, 'first');
 `;
 
-/** A free port on 127.0.0.1, so {base_url} can name it before the service starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-}
-
-/** One HTTP request to the service with the given Host. */
-function call(port: number, host: string, path: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port, path, headers: { host }, agent: false },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.once('error', reject);
-    req.end();
-  });
-}
-
 /** The Deno processes running a revision's Function `name`. */
 const functionProcesses = (filesDir: string, deployment: string, name: string) =>
   processesWithArgument(
@@ -116,26 +89,13 @@ describe('deployments to platform serve', () => {
   let secrets: SecretService;
   let dir: { path: string; remove: () => Promise<void> };
   let service: ChildProcess;
-  let serviceOutput = '';
   let port: number;
   let base: string;
   let appDir: string;
   let eveToken: string;
 
   /** The CLI in its own process, with only the private Secret Service's environment. */
-  const cli = (args: string[], cwd = root) =>
-    new Promise<{ code: number | null; out: string; err: string }>((done) => {
-      const child = spawn(process.execPath, node([bin, ...args]), {
-        cwd,
-        env: { ...secrets.env, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const out: string[] = [];
-      const err: string[] = [];
-      createInterface({ input: child.stdout }).on('line', (line) => out.push(line));
-      createInterface({ input: child.stderr }).on('line', (line) => err.push(line));
-      child.on('close', (code) => done({ code, out: out.join('\n'), err: err.join('\n') }));
-    });
+  const cli = (args: string[]) => platformCli(secrets.env, args);
 
   const callHello = () => call(port, `todo.localhost:${port}`, '/api/hello');
   const deploy = () => cli(['deploy', appDir, '--to', base, '--app', 'todo']);
@@ -155,87 +115,19 @@ describe('deployments to platform serve', () => {
       'migrations/001_notes.sql': firstMigration,
       'public/index.html': '<h1>Notes</h1>',
     });
-    const clean = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !name.startsWith('PLATFORM_') && name !== 'DATABASE_URL',
-      ),
-    );
-    service = spawn(process.execPath, node([bin, 'serve']), {
-      cwd: root,
-      env: {
-        ...clean,
-        NO_COLOR: '1',
-        PLATFORM_DATABASE_URL: postgres.url,
-        PLATFORM_BASE_DOMAIN: 'localhost',
-        PLATFORM_BASE_URL: base,
-        PLATFORM_LISTEN: `127.0.0.1:${port}`,
-        PLATFORM_METRICS_LISTEN: '127.0.0.1:0',
-        PLATFORM_FILES_DIR: join(dir.path, 'files'),
-        PLATFORM_CREDENTIAL_KEY_FILE: join(dir.path, 'credentials.key'),
-        PLATFORM_DRAIN_SECONDS: '5',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const setupKey = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(serviceOutput)), 30_000);
-      const look = (chunk: Buffer) => {
-        serviceOutput += chunk;
-        const key = /_platform\/setup\?key=([A-Za-z0-9_-]+)/.exec(serviceOutput)?.[1];
-        if (key) {
-          clearTimeout(timer);
-          resolve(key);
-        }
-      };
-      service.stdout?.on('data', look);
-      service.stderr?.on('data', look);
-    });
-    // The first administrator through the printed link, as a person sets up the service.
-    const made = await fetch(`${base}/_platform/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
-      body: new URLSearchParams({
-        key: setupKey,
-        email: 'ada@example.com',
-        password: 'a long enough password',
-      }),
-    });
-    expect(made.status).toBe(200);
-    // The credential platform login would keep: minted as its device flow mints it, kept in
-    // the Secret Service under the account the CLI reads.
-    const central = await PostgresDatabase.connect(
-      postgres.url.replace('/postgres?', '/platform_central?'),
-      1,
-    );
-    try {
-      const { rows } = await central.query<{ id: string }>(
-        "SELECT id::text FROM platform.accounts WHERE email = 'ada@example.com'",
-      );
-      const credentials = new AccountCredentials(central, systemClock);
-      const ada = await credentials.issue(rows[0]?.id as string, 'test CLI');
-      // A member who is neither an administrator nor the app's owner or editor.
+    service = startService(serveEnv(postgres.url, base, port, dir.path));
+    expect((await setUpAdministrator(base, await setupKey(service))).status).toBe(200);
+    // The credential platform login would keep, in the Secret Service under the account the CLI
+    // reads; and one of a member who is neither an administrator nor the app's owner or editor.
+    const token = await withCentral(postgres.url, async (central) => {
       const eve = await central.query<{ id: string }>(
         `INSERT INTO platform.accounts (id, email, state, created_at)
          VALUES (gen_random_uuid(), 'eve@example.com', 'confirmed', now()) RETURNING id::text`,
       );
-      eveToken = (await credentials.issue(eve.rows[0]?.id as string, 'eve CLI')).token;
-      const keep = join(dir.path, 'keep.mts');
-      await writeFile(
-        keep,
-        `import { openCredentialStore } from ${JSON.stringify(join(root, 'packages/broker/src/cli/credential-store.ts'))};
-const store = await openCredentialStore();
-await store.put(process.argv[2], process.argv[3]);
-`,
-      );
-      const kept = await new Promise<number | null>((done) =>
-        spawn(process.execPath, node([keep, `account/${base}`, ada.token]), {
-          env: { ...secrets.env },
-          stdio: 'ignore',
-        }).on('close', done),
-      );
-      expect(kept).toBe(0);
-    } finally {
-      await central.close();
-    }
+      eveToken = await issueAccountCredential(central, eve.rows[0]?.id as string, 'eve CLI');
+      return issueAccountCredential(central, await adaId(central), 'test CLI');
+    });
+    expect(await keepCredential(secrets.env, dir.path, base, token)).toBe(0);
   }, 80_000);
 
   afterAll(async () => {
