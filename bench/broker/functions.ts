@@ -19,38 +19,20 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { denoPath } from '../../packages/broker/src/functions/deno.ts';
 import { median, type Row, row } from '../report.ts';
+import { ECHO_PATH, echoApp, echoBody } from './echo-app.ts';
 import { postJson } from './post-json.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const body = JSON.stringify({ text: 'hello', n: 42, list: [1, 2, 3] });
+const body = echoBody;
 const CALLS = Number(process.env.BROKER_BENCH_CALLS ?? 3000);
 // The floor's own p50 at 16 callers moved by half between single runs; the median of alternated
 // rounds is steadier.
 const ROUNDS = Number(process.env.BROKER_BENCH_ROUNDS ?? 3);
 const SERVER_WARMUP_CALLS = 30_000;
-const CALL_PATH = '/_platform/api/functions/echo';
+const CALL_PATH = ECHO_PATH;
 // The sources as `npm run example` runs them: Node strips the types itself.
 const fromSource = ['--conditions=@platform/source'];
-
-const app: Record<string, string> = {
-  'platform.yaml': `schemaVersion: 3
-runtime:
-  sdk:
-    version: 2.6.0
-visibility: public
-functions:
-  - name: echo
-    entrypoint: functions/echo/index.ts
-    access: public
-`,
-  'functions/echo/index.ts': `import { defineFunction, s } from '@platform/server';
-export default defineFunction({
-  input: s.object({ text: s.string(), n: s.number(), list: s.array(s.number()) }),
-  handler: ({ input }) => input,
-});
-`,
-};
 
 interface Figures {
   p50: number;
@@ -131,7 +113,7 @@ export async function run(): Promise<Row[]> {
   const rows: Row[] = [];
   const servers: Server[] = [];
   try {
-    for (const [path, text] of Object.entries(app)) {
+    for (const [path, text] of Object.entries(echoApp)) {
       await mkdir(dirname(join(dir, path)), { recursive: true });
       await writeFile(join(dir, path), text);
     }

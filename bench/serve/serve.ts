@@ -21,40 +21,22 @@ import { buildDeployment } from '../../packages/broker/src/cli/build-deployment.
 import { PostgresDatabase } from '../../packages/broker/src/db/postgres-database.ts';
 import { systemClock } from '../../packages/broker/src/kernel/clock.ts';
 import { startPostgres } from '../../packages/broker/test/helpers/postgres-server.ts';
+import { ECHO_PATH, echoApp, echoBody } from '../broker/echo-app.ts';
 import { median, numbersFromEnv, type Row, row } from '../report.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const fromSource = ['--conditions=@platform/source'];
 const bin = join(root, 'packages/broker/src/bin.ts');
-const body = JSON.stringify({ text: 'hello', n: 42, list: [1, 2, 3] });
+const body = echoBody;
 const CALLS = Number(process.env.SERVE_BENCH_CALLS ?? 3000);
 const ROUNDS = Number(process.env.SERVE_BENCH_ROUNDS ?? 3);
 const CALLERS = numbersFromEnv('SERVE_BENCH_CALLERS', '1,16');
 /** Warm-up calls per server before the rounds (JIT, pools, the Function's process). */
 const WARMUP_CALLS = Number(process.env.SERVE_BENCH_WARMUP ?? 5000);
 const ROUND_SECONDS = 10;
-const CALL_PATH = '/_platform/api/functions/echo';
+const CALL_PATH = ECHO_PATH;
 const APP = 'bench';
-
-const app: Record<string, string> = {
-  'platform.yaml': `schemaVersion: 3
-runtime:
-  sdk:
-    version: 2.6.0
-visibility: public
-functions:
-  - name: echo
-    entrypoint: functions/echo/index.ts
-    access: public
-`,
-  'functions/echo/index.ts': `import { defineFunction, s } from '@platform/server';
-export default defineFunction({
-  input: s.object({ text: s.string(), n: s.number(), list: s.array(s.number()) }),
-  handler: ({ input }) => input,
-});
-`,
-};
 
 interface Figures {
   readonly p50: number;
@@ -254,7 +236,7 @@ export async function run(): Promise<Row[]> {
   const children: ChildProcess[] = [];
   const rows: Row[] = [];
   try {
-    for (const [path, text] of Object.entries(app)) {
+    for (const [path, text] of Object.entries(echoApp)) {
       await mkdir(dirname(join(appDir, path)), { recursive: true });
       await writeFile(join(appDir, path), text);
     }
