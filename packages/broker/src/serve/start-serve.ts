@@ -9,6 +9,7 @@ import { orgFrontApp } from '../app/org-front.ts';
 import { appDeletedError, deletedAppPage } from '../auth/admission.ts';
 import { AgentCredentials } from '../auth/agent-credentials.ts';
 import type { Database } from '../db/database.ts';
+import { PostgresDatabase } from '../db/postgres-database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
 import { servicePaths } from '../http/paths.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
@@ -79,11 +80,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     databaseUrl: settings.databaseUrl,
   });
   const metrics = new ServiceMetrics();
-  if ('poolUse' in central && typeof central.poolUse === 'function') {
-    const db = central as Database & {
-      poolUse(): { total: number; idle: number; waiting: number };
-    };
-    metrics.trackPool(CENTRAL_DATABASE, () => db.poolUse());
+  if (central instanceof PostgresDatabase) {
+    metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
   }
   const deployed = new DeployedApps({ settings, central, clock, logger });
   const front = orgFrontApp({
