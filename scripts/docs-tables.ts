@@ -45,6 +45,11 @@ const lifetimes: [what: string, key: string, seconds: number][] = [
   ],
   ['Reveal link of a new app access token', 'revealLinkSeconds', limits.revealLinkSeconds],
   [
+    'Setup link of the first platform administrator (`platform serve`)',
+    'setupLinkSeconds',
+    limits.setupLinkSeconds,
+  ],
+  [
     'Connect link of an integration',
     'integration.connectLinkSeconds',
     limits.integration.connectLinkSeconds,

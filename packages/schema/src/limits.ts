@@ -31,6 +31,8 @@ export const limits = {
   tokenRequestSeconds: 10 * 60,
   /** The one-time link that reveals a new app access token once (ours; the spec shows none). */
   revealLinkSeconds: 15 * 60,
+  /** The one-time link `platform serve` prints to set up its first platform administrator (ours). */
+  setupLinkSeconds: 60 * 60,
   search: {
     queryMaxLength: 2048,
     limitMin: 1,

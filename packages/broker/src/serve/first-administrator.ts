@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { limits } from '@platform/schema';
 import type { Hono } from 'hono';
 import { isSameOrigin } from '../auth/csrf.ts';
 import { hashPassword, passwordProblem } from '../auth/passwords.ts';
 import type { Database } from '../db/database.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { servicePaths } from '../http/paths.ts';
-import type { Clock } from '../kernel/clock.ts';
+import { addSeconds, type Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import { parseEmail } from '../kernel/email.ts';
 import { escapeHtml } from '../kernel/escape-html.ts';
 import { hidden, pageResponse } from '../pages/page-shell.ts';
-
-/** How long a setup link stays valid. */
-export const SETUP_LINK_MINUTES = 60;
 
 /** scrypt's cost for the administrator's password, as for every account of the service. */
 const PASSWORD_LOG_N = 15;
@@ -32,7 +30,7 @@ export async function issueSetupLink(central: Database, clock: Clock): Promise<s
     const now = clock.now();
     await tx.query(
       'INSERT INTO platform.setup_links (secret_hash, created_at, expires_at) VALUES ($1, $2, $3)',
-      [sha256(secret), now, new Date(now.getTime() + SETUP_LINK_MINUTES * 60_000)],
+      [sha256(secret), now, addSeconds(now, limits.setupLinkSeconds)],
     );
     return secret;
   });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { serve as serveNode } from '@hono/node-server';
 import { errorResponse } from '@platform/errors';
+import { limits } from '@platform/schema';
 import { CENTRAL_DATABASE, openCentralStore } from '../app/open-central.ts';
 import { orgFrontApp } from '../app/org-front.ts';
 import { appDeletedError, deletedAppPage } from '../auth/admission.ts';
@@ -13,7 +14,7 @@ import { PostgresDatabase } from '../db/postgres-database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
 import { servicePaths } from '../http/paths.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
-import { type Clock, systemClock } from '../kernel/clock.ts';
+import { type Clock, inMinutes, systemClock } from '../kernel/clock.ts';
 import { escapeHtml } from '../kernel/escape-html.ts';
 import { newId } from '../kernel/ids.ts';
 import { createServiceLogger, type ServiceLogger } from '../observability/logger.ts';
@@ -24,11 +25,7 @@ import { wantsHtml } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
-import {
-  issueSetupLink,
-  mountFirstAdministrator,
-  SETUP_LINK_MINUTES,
-} from './first-administrator.ts';
+import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
 import { hostName, routeHost } from './host-routing.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
@@ -208,7 +205,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   const secret = await issueSetupLink(central, clock);
   if (secret !== undefined) {
     options.announce(
-      `No platform administrator yet. Open this link within ${SETUP_LINK_MINUTES} minutes to create the first one (it works once): ${settings.baseUrl}${servicePaths.setup}?key=${secret}`,
+      `No platform administrator yet. Open this link within ${inMinutes(limits.setupLinkSeconds)} to create the first one (it works once): ${settings.baseUrl}${servicePaths.setup}?key=${secret}`,
     );
   }
   let draining: Promise<{ unfinished: number }> | undefined;
