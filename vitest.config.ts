@@ -13,6 +13,7 @@ const project = (name: string, extra: Record<string, unknown> = {}) => ({
   test: {
     name,
     include: [`packages/${name}/{src,test}/**/*.test.ts`],
+    exclude: ['**/node_modules/**', '**/*.slow.test.ts'],
     // Type tests (`*.test-d.ts`) are checked by tsc with the package's test tsconfig.
     typecheck: {
       enabled: true,
@@ -47,9 +48,26 @@ export default defineConfig({
         hookTimeout: 120_000,
         expect: { poll: { timeout: 15_000 } },
       }),
+      // Clusters, chaos runs and registry round trips: slow by nature, so they live apart
+      // (`*.slow.test.ts`), run one file at a time, and each bounds its own run.
       {
         extends: true,
-        test: { name: 'repo', include: ['scripts/**/*.test.ts', 'bench/**/*.test.ts'] },
+        test: {
+          name: 'slow',
+          include: ['packages/*/test/**/*.slow.test.ts', 'scripts/**/*.slow.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+          expect: { poll: { timeout: 30_000 } },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'repo',
+          include: ['scripts/**/*.test.ts', 'bench/**/*.test.ts'],
+          exclude: ['**/node_modules/**', '**/*.slow.test.ts'],
+        },
       },
     ],
   },
