@@ -62,7 +62,7 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'Starts onboarding the person a project is for (spec 5.2): a new address gets a provisional identity and a confirmation email, an existing account an approval email; nothing else until they confirm. Call it again with requestId and claimSecret to see the state and, once ready, finish: the answer then carries this agent’s credential, once.',
     surfaces: both,
-    input: z.object({
+    input: z.strictObject({
       appId: appId.describe('The project: the app id the agent builds.'),
       email: z.string().min(3).describe('The address of the person the project is for.'),
       requestId: z.string().optional().describe('To return to a started request.'),
@@ -86,7 +86,7 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'The app’s background jobs, newest first, as GET /v1/apps/{appId}/jobs answers them.',
     surfaces: ['full'],
-    input: z.object({
+    input: z.strictObject({
       appId,
       state: z
         .string()
@@ -109,7 +109,7 @@ export const agentTools: readonly AgentTool[] = [
     title: 'Get a background job',
     description: 'One background job, as GET /v1/apps/{appId}/jobs/{jobId} answers it.',
     surfaces: ['full'],
-    input: z.object({ appId, jobId: z.string().min(1) }),
+    input: z.strictObject({ appId, jobId: z.string().min(1) }),
     output: z.looseObject({ job: record }),
     annotations: readOnly,
     twin: ({ appId: id, jobId }) => ({
@@ -124,7 +124,7 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'The integration events delivered (or waiting) to the app’s slots, with attempts and last error.',
     surfaces: both,
-    input: z.object({ appId }),
+    input: z.strictObject({ appId }),
     output: z.looseObject({ deliveries: z.array(record) }),
     annotations: readOnly,
     twin: ({ appId: id }) => ({
@@ -138,7 +138,7 @@ export const agentTools: readonly AgentTool[] = [
     title: 'List custom integrations',
     description: 'The integrations the organisation’s apps publish, as the app sees them.',
     surfaces: both,
-    input: z.object({ appId }),
+    input: z.strictObject({ appId }),
     output: z.looseObject({ integrations: z.array(record) }),
     annotations: readOnly,
     twin: ({ appId: id }) => ({
@@ -153,7 +153,7 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'In the development session, makes one account: app slot call its provider (live) or answer the contract’s fakes.',
     surfaces: both,
-    input: z.object({
+    input: z.strictObject({
       appId,
       sessionId,
       integrationName: z.string().min(1).describe('The slot name (platform.yaml integrations).'),
@@ -174,7 +174,7 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'Delivers a synthetic event with a new id to a slot’s events Function in the development session; data defaults to the event’s declared fake.',
     surfaces: both,
-    input: z.object({
+    input: z.strictObject({
       appId,
       sessionId,
       integrationName: z
@@ -199,7 +199,7 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'The connection a provider app’s operation, sync and webhook Functions run for when invoked directly; null clears it.',
     surfaces: both,
-    input: z.object({
+    input: z.strictObject({
       appId,
       connectionId: z.string().min(1).nullable(),
       actingAs: z
@@ -224,7 +224,7 @@ export const agentTools: readonly AgentTool[] = [
     description:
       'Runs one of the app’s Functions directly in the development session, as the system or as a user id.',
     surfaces: both,
-    input: z.object({
+    input: z.strictObject({
       appId,
       name: z.string().min(1).describe('The Function’s name in platform.yaml.'),
       input: z.unknown().optional(),
