@@ -63,6 +63,15 @@ export const limits = {
      * timer takes, 2^31 - 1 ms (about 24.8 days). Node fires a longer one after 1 ms.
      */
     enqueueTimeoutMaxMs: 2_147_483_647,
+    /** How far back the Agent Feed looks when asked without `since` (ours; docs/jobs.md). */
+    feedWindowSeconds: 60 * 60,
+    /** The most job failure events one Agent Feed answer lists, newest first (ours). */
+    feedFailuresMax: 25,
+    /**
+     * The built-in background-job failure alert fires while a job has failed for good within
+     * this long (ours; docs/jobs.md).
+     */
+    failureAlertSeconds: 15 * 60,
   },
   /** `ctx.files`: the largest file (the spec fixes none; ours, in docs/broker.md). */
   files: { maxBytes: 50 * MiB },

@@ -143,6 +143,8 @@ export const jobsApiPaths = {
   cron: `${OWNER_API_PREFIX}/:appId/cron`,
   cronRun: `${OWNER_API_PREFIX}/:appId/cron/:name/run`,
   cronRunGet: `${OWNER_API_PREFIX}/:appId/cron/runs/:runId`,
+  /** The Agent Feed (spec 4.5): job signals, failure events and the failure alert. */
+  feed: `${OWNER_API_PREFIX}/:appId/feed`,
 } as const;
 
 /** The dashboard page and its script; its dev-token link is `?key=<dev token>`. */

@@ -52,7 +52,11 @@ function decodeCursor(cursor: string): [string, string] {
   throw invalid('cursor is not a cursor this API returned.', 'cursor');
 }
 
-function parseTime(text: string | undefined, field: string): Date | undefined {
+/**
+ * An ISO 8601 query value (a date, or a date and time with its zone) as a `Date`; `undefined`
+ * when absent or empty. Anything else is `INVALID_INPUT` naming `field`.
+ */
+export function parseQueryTime(text: string | undefined, field: string): Date | undefined {
   if (text === undefined || text === '') return undefined;
   // ISO 8601: a date, or a date and time with its zone; Date.parse alone accepts too much.
   // A time needs its zone: a bare local time would depend on the broker machine's zone.
@@ -82,8 +86,8 @@ export function parseJobListQuery(
       throw invalid(`limit must be an integer from 1 to ${JOB_PAGE_MAX}.`, 'limit');
     }
   }
-  const from = parseTime(query.from, 'from');
-  const to = parseTime(query.to, 'to');
+  const from = parseQueryTime(query.from, 'from');
+  const to = parseQueryTime(query.to, 'to');
   if (from && to && from > to) throw invalid('from must not be later than to.', 'from');
   return {
     from,

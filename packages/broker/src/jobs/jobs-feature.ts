@@ -2,8 +2,10 @@ import type { AuthService } from '../auth/auth-service.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import type { FileService } from '../files/file-service.ts';
 import { printableError } from '../logs/printable.ts';
+import { feedSection } from './dashboard/feed-section.ts';
 import { cronSection, jobsSection } from './dashboard/jobs-section.ts';
 import { mountJobSummaryRoutes } from './dashboard/summary-routes.ts';
+import { mountFeedRoutes } from './feed/feed-routes.ts';
 import { localScope } from './job-service.ts';
 import { mountJobsRoutes } from './jobs-routes.ts';
 import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './start-jobs.ts';
@@ -30,7 +32,7 @@ export function jobsFeature(
       base.onClose(() => jobs.stop());
       return jobs;
     },
-    dashboard: [jobsSection, cronSection],
+    dashboard: [jobsSection, feedSection, cronSection],
     erasure: {
       // Work a deleted person asked for that has not started stops with them; finished jobs
       // forget who asked. A running attempt ends within its lease, refused any file it reads
@@ -50,6 +52,7 @@ export function jobsFeature(
       routes: (app, jobs) => {
         mountJobSummaryRoutes(app, { jobs: jobs.service }); // before /jobs/:jobId
         mountJobsRoutes(app, { jobs: jobs.service });
+        mountFeedRoutes(app, { jobs: jobs.service });
       },
     },
   };

@@ -159,6 +159,19 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
     expect(html).not.toContain('secretPayload');
   });
 
+  it('shows the Agent Feed agents read: the signals of the last hour and the failure alert', async () => {
+    expect(await text('#feed-created')).toBe(String(expected.created));
+    expect(await text('#feed-retried')).toBe(String(expected.retried));
+    expect(await text('#feed-succeeded')).toBe(String(expected.succeeded));
+    expect(await text('#feed-failed')).toBe(String(expected.failed));
+    expect(await text('#feed-active')).toBe(String(expected.depth));
+    // The last job failed for good at 08:28Z; the clock stands at 08:56Z, past the alert's window.
+    expect(await text('#feed-alert')).toBe(
+      'No background job failed for good in the last 15 minutes.',
+    );
+    expect(await page.locator('#feed-failures tbody tr').count()).toBe(expected.failed);
+  });
+
   it('pages through the history with Previous and Next, 25 rows by default', async () => {
     expect(await rows()).toBe(25);
     expect(await text('#page')).toBe('Page 1');
