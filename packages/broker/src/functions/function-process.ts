@@ -34,7 +34,7 @@ const PORT_ATTEMPTS = 5;
 
 /**
  * One Function running in its own Deno subprocess with least privilege (see `denoRunArgs`).
- * It starts on first use, is restarted with a growing delay after a crash, is killed and
+ * It starts on first use (or earlier, by `ready()`), is restarted with a growing delay after a crash, is killed and
  * restarted when a call exceeds its time limit (a hung handler may block the whole process), and
  * with `idleStopMs` stops when idle until the next call. A crash of one Function's process never
  * touches another's.
@@ -51,6 +51,13 @@ export class FunctionProcess {
   /** How many times a process was started again after a crash or a time limit (not after idling). */
   get restarts(): number {
     return Math.max(0, this.#starts - 1 - this.#resumes);
+  }
+  /**
+   * How many times a process was started for this Function: its first start, restarts and
+   * starts after idling.
+   */
+  get starts(): number {
+    return this.#starts;
   }
   #starts = 0;
   /** Starts that followed a stop for idleness. */
