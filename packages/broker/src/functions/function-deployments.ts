@@ -176,7 +176,8 @@ export class FunctionDeployments {
   /**
    * Starts the process of every deployed Function that is not running, `concurrency` at a time
    * in declaration order, so that each Function's first call finds its process listening
-   * instead of waiting for a Deno start and the load of its bundle. A call that comes first
+   * instead of waiting for a Deno start and the load of its bundle, with a connection open and
+   * warmed by one health request (see `FunctionProcess.warm`). A call that comes first
    * joins the start under way rather than beginning another. A Function that cannot start is
    * reported through `print` and tried again by its next call; a started process that gets no
    * call stops after the idle time, as any other. Resolves once every start has settled; never
@@ -193,6 +194,7 @@ export class FunctionDeployments {
         if (process.pid !== undefined) continue;
         try {
           await process.ready();
+          await process.warm();
         } catch (error) {
           if (!this.#closed) this.#reportFailedStart(declaration.name, error);
         }
