@@ -7,6 +7,7 @@
 // ready leaves no Deno process behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
+import { main } from '../../src/cli/main.ts';
 import { devFor } from '../e2e/helpers.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { processesOf } from '../helpers/processes.ts';
@@ -140,5 +141,14 @@ describe('platform dev stopped while its Functions start', () => {
     // Nor later: no start was still under way.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(ours()).toEqual([]);
+  });
+});
+
+describe('platform dev --start-functions', () => {
+  it('refuses a value other than ready or call, naming both, before starting anything', async () => {
+    const errors: string[] = [];
+    const io = { stdout: () => undefined, stderr: (line: string) => errors.push(line), cwd: '/' };
+    expect(await main(['dev', '--start-functions', 'sometimes'], io)).toBe(2);
+    expect(errors.join('\n')).toContain('--start-functions must be ready or call');
   });
 });
