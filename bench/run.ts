@@ -7,6 +7,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   server: () => import('./server/run.ts'),
   browser: () => import('./browser/run.ts'),
   broker: () => import('./broker/functions.ts'),
+  'broker-first-call': () => import('./broker/first-call.ts'),
   dev: () => import('./dev/dev.ts'),
   search: () => import('./search/search.ts'),
   jobs: () => import('./jobs/jobs.ts'),

@@ -5,24 +5,23 @@
 // process would share its event loop and never wait on another process, which no real caller
 // does. Same client, same body, same run, with 1 and 16 callers, each figure the median of
 // alternated rounds (BROKER_BENCH_ROUNDS, default 3). Also: a bare `Deno.serve`
-// echo (the least any subprocess Function adds), the cold call after `platform dev` starts,
-// and the time from spawning `platform dev` to its URL line.
+// echo (the least any subprocess Function adds), the first call after `platform dev` starts
+// (bench/broker/first-call.ts), and the time from spawning `platform dev` to its URL line.
 //
 // As a suite of bench/run.ts: `broker: () => import('./broker/functions.ts')`.
 // Alone: `npx tsx --conditions=@platform/source bench/broker/functions.ts`.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { denoPath } from '../../packages/broker/src/functions/deno.ts';
 import { median, type Row, row } from '../report.ts';
+import { fromSource, platformDev, root, type Server, spawnServer, stop } from './dev-process.ts';
 import { ECHO_PATH, echoApp, echoBody } from './echo-app.ts';
-import { postJson } from './post-json.ts';
+import { firstCallRows } from './first-call.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const body = echoBody;
 const CALLS = Number(process.env.BROKER_BENCH_CALLS ?? 3000);
@@ -31,42 +30,11 @@ const CALLS = Number(process.env.BROKER_BENCH_CALLS ?? 3000);
 const ROUNDS = Number(process.env.BROKER_BENCH_ROUNDS ?? 3);
 const SERVER_WARMUP_CALLS = 30_000;
 const CALL_PATH = ECHO_PATH;
-// The sources as `npm run example` runs them: Node strips the types itself.
-const fromSource = ['--conditions=@platform/source'];
 
 interface Figures {
   p50: number;
   p99: number;
   rps: number;
-}
-
-/** A server in its own process, known by its port. */
-interface Server {
-  readonly port: number;
-  readonly child: ChildProcess;
-  /** Milliseconds from spawn to the line that gave the port. */
-  readonly readyMs: number;
-}
-
-/** Spawns a server and waits for the first stdout line `pattern` matches (group 1: the port). */
-async function spawnServer(command: string, args: string[], pattern: RegExp): Promise<Server> {
-  const started = performance.now();
-  const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = pattern.exec(line);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
-  return { port, child, readyMs: performance.now() - started };
-}
-
-async function stop(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
 }
 
 const execFileAsync = promisify(execFile);
@@ -82,13 +50,6 @@ async function load(port: number, path: string, callers: number, calls = CALLS):
   return JSON.parse(stdout) as Figures;
 }
 
-/** One call from this process, timed (the cold call after start and the one after it). */
-async function timedCall(port: number): Promise<number> {
-  const started = performance.now();
-  await postJson(port, CALL_PATH, body);
-  return performance.now() - started;
-}
-
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 /** Each figure's median over the rounds of one server. */
@@ -98,14 +59,6 @@ function medianFigures(rounds: Figures[]): Figures {
     p99: median(rounds.map((r) => r.p99)),
     rps: median(rounds.map((r) => r.rps)),
   };
-}
-
-function platformDev(appDir: string): Promise<Server> {
-  return spawnServer(
-    process.execPath,
-    [...fromSource, 'packages/broker/src/bin.ts', 'dev', appDir, '--port', '0', '--no-watch'],
-    /^http:\/\/localhost:(\d+)$/,
-  );
 }
 
 export async function run(): Promise<Row[]> {
@@ -120,12 +73,10 @@ export async function run(): Promise<Row[]> {
     // A first start creates the database and the bundle; the figures below are of a warm app
     // folder, the usual case of `platform dev`.
     await stop(await platformDev(dir));
+    rows.push(...(await firstCallRows(dir)));
     const dev = await platformDev(dir);
     servers.push(dev);
-    const cold = await timedCall(dev.port);
-    const warm = await timedCall(dev.port);
     rows.push(
-      row('broker: cold call after dev start (vs the next call)', ms(cold), ms(warm), cold / warm),
       row('broker: `platform dev` to URL line (subprocess, warm app)', ms(dev.readyMs), '-', NaN),
     );
     const floor = await spawnServer(

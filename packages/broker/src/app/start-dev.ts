@@ -30,7 +30,7 @@ import {
 } from '../project/dev-state.ts';
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { functionsOf } from './app-config.ts';
-import { launchDevBroker } from './dev-broker.ts';
+import { type FunctionStart, launchDevBroker } from './dev-broker.ts';
 import { DevFront } from './dev-front.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
@@ -80,6 +80,12 @@ export interface DevOptions {
    * `platform dev --allow-net`). @default none
    */
   readonly allowNet?: readonly string[] | undefined;
+  /**
+   * When the Functions' processes start (`platform dev --start-functions`): `ready` in the
+   * background once the app is ready, `call` on each Function's first call.
+   * @default 'ready'
+   */
+  readonly startFunctions?: FunctionStart | undefined;
   /**
    * `production` serves the apps as production does (`platform dev --environment production`):
    * `ctx.environment` says so, integration calls reach the providers instead of answering

@@ -41,6 +41,10 @@ Options:
   --allow-net <hosts>
                  Hosts the Functions may reach, comma-separated (api.example.com,
                  127.0.0.1:9000); by default they reach only the broker.
+  --start-functions <when>
+                 ready (the default): start every Function's process in the background once
+                 the app is ready, so no first call waits for one to start; call: start each
+                 on its first call (a Function never called holds no memory).
   --environment <env>
                  development (the default) or production: serve the apps as production
                  does (ctx.environment, integration calls reach the providers, emitted
@@ -94,6 +98,7 @@ export const devCommand = defineCommand({
     'ai-mode': { type: 'string' },
     workspace: { type: 'string' },
     'allow-net': { type: 'string' },
+    'start-functions': { type: 'string' },
     environment: { type: 'string' },
   },
   maxPositionals: MAX_WORKSPACE_APPS,
@@ -111,6 +116,10 @@ export const devCommand = defineCommand({
       allowNet = parseAllowNet(parsed.values['allow-net'] ?? '');
     } catch (error) {
       return usageError(`--allow-net: ${(error as Error).message}`);
+    }
+    const startFunctions = parsed.values['start-functions'] ?? 'ready';
+    if (startFunctions !== 'ready' && startFunctions !== 'call') {
+      return usageError('--start-functions must be ready or call');
     }
     const environment = parsed.values.environment ?? 'development';
     if (environment !== 'development' && environment !== 'production') {
@@ -149,7 +158,7 @@ export const devCommand = defineCommand({
         workspace,
         portText,
         parsed.values.watch,
-        { ai, allowNet, environment },
+        { ai, allowNet, environment, startFunctions },
         io,
       );
     }
@@ -174,6 +183,7 @@ export const devCommand = defineCommand({
         ai,
         allowNet,
         environment,
+        startFunctions,
       });
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
@@ -210,7 +220,7 @@ async function runWorkspace(
   { appDirs, organisation, workspaceDir }: Workspace,
   portText: string | undefined,
   watch: boolean | undefined,
-  served: Pick<WorkspaceOptions, 'ai' | 'allowNet' | 'environment'>,
+  served: Pick<WorkspaceOptions, 'ai' | 'allowNet' | 'environment' | 'startFunctions'>,
   io: CliIO,
 ): Promise<number> {
   let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);

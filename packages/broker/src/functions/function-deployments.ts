@@ -13,6 +13,18 @@ import { memoryLimitMb } from './memory-limit.ts';
 /** How long a Function's process waits for a call before it stops, unless told otherwise. */
 const DEFAULT_IDLE_STOP_MS = 120_000;
 
+/**
+ * How many Function processes {@link FunctionDeployments.startAll} starts at once: a Deno start
+ * is mostly CPU (loading the bundle), and the machine also serves the developer's first
+ * requests meanwhile.
+ */
+const DEFAULT_START_CONCURRENCY = 2;
+
+/** The message of a failed start, for the log line that reports it. */
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** One Function to serve (from platform.yaml `functions[]`). */
 export interface FunctionDeclaration {
   readonly name: string;
@@ -161,6 +173,36 @@ export class FunctionDeployments {
     return this.add(deployment.declaration);
   }
 
+  /**
+   * Starts the process of every deployed Function that is not running, `concurrency` at a time
+   * in declaration order, so that each Function's first call finds its process listening
+   * instead of waiting for a Deno start and the load of its bundle, with a connection open and
+   * warmed by one health request (see `FunctionProcess.warm`). A call that comes first
+   * joins the start under way rather than beginning another. A Function that cannot start is
+   * reported through `print` and tried again by its next call; a started process that gets no
+   * call stops after the idle time, as any other. Resolves once every start has settled; never
+   * rejects.
+   */
+  async startAll(concurrency = DEFAULT_START_CONCURRENCY): Promise<void> {
+    const queue = [...this.#deployed.values()];
+    const next = async (): Promise<void> => {
+      for (let deployment = queue.shift(); deployment; deployment = queue.shift()) {
+        const { declaration, process } = deployment;
+        if (this.#closed) return;
+        // Replaced or removed meanwhile: the new version was started by its own deployment.
+        if (this.#deployed.get(declaration.name) !== deployment) continue;
+        if (process.pid !== undefined) continue;
+        try {
+          await process.ready();
+          await process.warm();
+        } catch (error) {
+          if (!this.#closed) this.#reportFailedStart(declaration.name, error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, concurrency) }, next));
+  }
+
   /** Names of the deployed Functions whose bundle was built from any of `paths` (absolute). */
   changedBy(paths: Iterable<string>): string[] {
     const changed = [...paths];
@@ -261,6 +303,16 @@ export class FunctionDeployments {
             : `ERROR [${name}] process exited (${signal ?? `code ${code}`}); restarting`,
         ),
     });
+  }
+
+  /**
+   * Prints why a start ahead of the first call failed: the first line of the error only, as
+   * the lines the process printed meanwhile were printed already (redacted, like this one).
+   */
+  #reportFailedStart(name: string, error: unknown): void {
+    const redactor = this.#options.invoker.get(name)?.redactor ?? this.#options.redactor;
+    const reason = errorText(error).split('\n', 1)[0] ?? '';
+    this.#options.print(`ERROR [${name}] ${printable(redactor ? redactor.text(reason) : reason)}`);
   }
 
   #refuseWhenClosed(name: string): void {

@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { HOST_ADDRESS } from '@platform/schema/contract';
+import { hostRoutes } from '@platform/schema/routes';
 import { Pool } from 'undici';
 import { exitOf, killNow, pipesClosed, terminate } from './child-exit.ts';
 import { freePort } from './free-port.ts';
@@ -34,7 +35,7 @@ const PORT_ATTEMPTS = 5;
 
 /**
  * One Function running in its own Deno subprocess with least privilege (see `denoRunArgs`).
- * It starts on first use, is restarted with a growing delay after a crash, is killed and
+ * It starts on first use (or earlier, by `ready()`), is restarted with a growing delay after a crash, is killed and
  * restarted when a call exceeds its time limit (a hung handler may block the whole process), and
  * with `idleStopMs` stops when idle until the next call. A crash of one Function's process never
  * touches another's.
@@ -51,6 +52,13 @@ export class FunctionProcess {
   /** How many times a process was started again after a crash or a time limit (not after idling). */
   get restarts(): number {
     return Math.max(0, this.#starts - 1 - this.#resumes);
+  }
+  /**
+   * How many times a process was started for this Function: its first start, restarts and
+   * starts after idling.
+   */
+  get starts(): number {
+    return this.#starts;
   }
   #starts = 0;
   /** Starts that followed a stop for idleness. */
@@ -97,6 +105,28 @@ export class FunctionProcess {
       this.#starting = undefined;
     });
     return this.#starting;
+  }
+
+  /**
+   * Asks the running host for its health once, so that the connection to it is open and the
+   * host's request path has run before the first call, which otherwise pays for both (tens of
+   * milliseconds of a Deno process's first answer here). Starts nothing: resolves to false when
+   * no process is running or it did not answer 200.
+   */
+  async warm(): Promise<boolean> {
+    const pool = this.#pool;
+    if (!pool || this.#starting) return false;
+    try {
+      const { statusCode, body } = await pool.request({
+        method: hostRoutes.health.method,
+        path: hostRoutes.health.path,
+        headers: { authorization: `Bearer ${this.#token}` },
+      });
+      await body.dump();
+      return statusCode === 200;
+    } catch {
+      return false;
+    }
   }
 
   /** Sends one request to the host, under the time limit. */

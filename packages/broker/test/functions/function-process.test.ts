@@ -70,6 +70,16 @@ describe('FunctionProcess', () => {
     expect(fn.lastStartMs).toBeGreaterThan(0);
   });
 
+  it('warms a running host with a health request, and starts none', async () => {
+    const fn = start('warm');
+    expect(await fn.warm()).toBe(false);
+    expect(fn.starts).toBe(0);
+    await fn.ready();
+    expect(await fn.warm()).toBe(true);
+    expect(fn.starts).toBe(1);
+    expect(await invoke(fn, { echo: 'after warming' })).toEqual({ echo: 'after warming' });
+  });
+
   it('runs with least privilege: only the broker and its own port', async () => {
     const fn = start('perm');
     // Another local server: listening, but not the broker.
