@@ -31,9 +31,12 @@ const run = promisify(execFile);
 
 /** A private cluster cannot run here; the message says why, in one line. */
 export class ClusterUnavailableError extends Error {
+  /** Why, as a clause: `no PostgreSQL found (...)`. */
+  readonly reason: string;
   constructor(reason: string) {
-    super(reason);
+    super(`No private PostgreSQL cluster: ${reason}`);
     this.name = 'ClusterUnavailableError';
+    this.reason = reason;
   }
 }
 
