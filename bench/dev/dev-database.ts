@@ -4,7 +4,8 @@
 // again warm; the memory of the broker and all its children (PostgreSQL's processes included:
 // the server is `platform dev`'s child) at ready, 5 s later and after the calls; a five-app
 // workspace's memory; `functions.call` p50 with 1 caller and with 16; full-text search p50 (the
-// example's `searchTodos` over 200 todos). Medians over the rounds.
+// example's `searchTodos` over 200 todos); jobs enqueue-to-start p50 (the jobs bench's workload
+// with a Deno consumer, its app database on each engine). Medians over the rounds.
 //
 // Memory is given twice: the sum of resident sets (as the goals are written) and the sum of
 // proportional set sizes (PSS), which counts a page shared by several processes once. Each
@@ -14,6 +15,9 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appDatabaseName, ensureDatabase } from '../../packages/broker/src/db/database-per-app.ts';
+import { PrivateCluster } from '../../packages/broker/src/db/private-cluster.ts';
+import { oursDeno } from '../jobs/jobs.ts';
 import { median, type Row, row } from '../report.ts';
 import { appWith, platformDev, type Started, stop, treeRss } from './dev.ts';
 
@@ -101,6 +105,7 @@ interface Figures {
   call1: number;
   call16: number;
   search: number;
+  jobs: number;
   workspaceRss: number;
   workspacePss: number;
   oneAppRss: number;
@@ -152,6 +157,21 @@ async function measure(engine: Engine): Promise<Figures> {
     await stop(warm);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+  // Jobs: the broker's engine with a real Deno consumer (the jobs bench's workload), its app
+  // database on PGlite or on a private cluster.
+  if (engine === 'pglite') figures.jobs = (await oursDeno('')).p50;
+  else {
+    const folder = await mkdtemp(join(tmpdir(), 'dev-db-jobs-'));
+    const cluster = await PrivateCluster.start({ dir: join(folder, '.platform', 'cluster') });
+    try {
+      figures.jobs = (
+        await oursDeno(await ensureDatabase(cluster.url, appDatabaseName('bench')))
+      ).p50;
+    } finally {
+      await cluster.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   }
   // Five one-Function apps as one workspace, against one such app alone.
   const apps = await Promise.all(Array.from({ length: 5 }, () => appWith(1)));
@@ -228,5 +248,6 @@ export async function databaseRows(): Promise<Row[]> {
     compare('functions.call p50, 1 caller', 'call1', ms),
     compare('functions.call p50, 16 callers', 'call16', ms),
     compare('full-text search p50 (200 todos)', 'search', ms),
+    compare('jobs enqueue-to-start p50 (Deno consumer, 8 producers)', 'jobs', ms),
   ];
 }
