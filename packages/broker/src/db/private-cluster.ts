@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import {
   chmod,
   chown,
@@ -168,7 +168,9 @@ export class PrivateCluster {
         await copyTemplate(template, data, runAs);
         how = 'template';
       }
-      await restrictToOwner(options.dir);
+      // A copied template is made the owner's only once; the folder itself on every start.
+      if (how === 'template') await restrictToOwner(options.dir);
+      else await chmod(options.dir, 0o700);
       const server = await startServer(binaries, data, runAs, options.sharedBuffersMb ?? 16);
       return new PrivateCluster({
         ...server,
@@ -225,14 +227,15 @@ async function stopLeftover(data: string): Promise<void> {
   }
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
   if (process.platform === 'linux') {
-    // A reused pid belongs to some other program: leave it alone.
-    let command = '';
+    // A reused pid may be any other program, or another folder's server: only a postmaster
+    // whose working directory is this data directory (it changes into it) is stopped.
+    let cwd: string;
     try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
     } catch {
       return;
     }
-    if (!command.includes('postgres')) return;
+    if (cwd !== realpathSync(data)) return;
   }
   process.kill(pid, 'SIGINT');
   const deadline = Date.now() + STOP_TIMEOUT_MS;
@@ -344,7 +347,8 @@ async function startServer(
   }
   const settings = {
     listen_addresses: '',
-    unix_socket_directories: dataArg,
+    // A quoted list entry: a folder's name may hold a comma.
+    unix_socket_directories: `"${dataArg.replaceAll('"', '""')}"`,
     unix_socket_permissions: '0700',
     shared_buffers: `${sharedBuffersMb}MB`,
     // A developer's workspace: a few pools of a few connections each.

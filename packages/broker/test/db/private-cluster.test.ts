@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirLockedError } from '../../src/db/data-dir-lock.ts';
@@ -85,6 +85,28 @@ describe('a private PostgreSQL cluster', () => {
     } finally {
       await second.close();
       await first.close();
+    }
+  });
+
+  it("never stops another folder's server that a stale pid file happens to name", async () => {
+    const other = await tempDir('cluster-other-');
+    const otherDir = join(other.path, '.platform', 'cluster');
+    const running = await PrivateCluster.start({ dir: otherDir, cacheDir: cache.path });
+    try {
+      // This folder's pid file, left by a killed run, names a pid that is now the other server.
+      const stale = (await readFile(join(otherDir, 'data', 'postmaster.pid'), 'utf8')).split('\n');
+      await writeFile(join(dir(), 'data', 'postmaster.pid'), stale.join('\n'));
+      await PrivateCluster.start({ dir: dir(), cacheDir: cache.path }).then(
+        (started) => started.close(),
+        () => undefined,
+      );
+      expect(isProcessRunning(running.pid)).toBe(true);
+      const db = await PostgresDatabase.connect(running.url);
+      expect((await db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await db.close();
+    } finally {
+      await running.close();
+      await other.remove();
     }
   });
 });
