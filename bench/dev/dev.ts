@@ -27,16 +27,22 @@ const SETTLE_MS = 5000;
 const SCALE = numbersFromEnv('DEV_BENCH_SCALE', '1,10,50');
 
 /** A process in its own group, known by the URL it printed. */
-interface Started {
+export interface Started {
   readonly child: ChildProcess;
   readonly url: string;
   readonly readyMs: number;
 }
 
-async function start(command: string, args: string[], pattern: RegExp): Promise<Started> {
+async function start(
+  command: string,
+  args: string[],
+  pattern: RegExp,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Started> {
   const started = performance.now();
   const child = spawn(command, args, {
     cwd: root,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
   });
@@ -51,7 +57,7 @@ async function start(command: string, args: string[], pattern: RegExp): Promise<
   throw new Error(`${command} exited before printing its URL`);
 }
 
-async function stop(started: Started): Promise<void> {
+export async function stop(started: Started): Promise<void> {
   const exited = new Promise((done) => started.child.once('exit', done));
   process.kill(-(started.child.pid as number), 'SIGTERM');
   await exited;
@@ -82,11 +88,29 @@ export async function treeRss(pid: number): Promise<number> {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const ms = (value: number) => `${value.toFixed(0)} ms`;
 
-const platformDev = (dir: string) =>
+/**
+ * `platform dev <dir> --port 0` with `args` (or, without `dir`, `platform dev` with `args`
+ * alone), ready once it prints a line `pattern` matches (its first group is the URL).
+ */
+export const platformDev = (
+  dir: string | undefined,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  pattern = /^(http:\/\/localhost:\d+)$/,
+) =>
   start(
     process.execPath,
-    [...fromSource, join(root, 'packages/broker/src/bin.ts'), 'dev', dir, '--port', '0'],
-    /^(http:\/\/localhost:\d+)$/,
+    [
+      ...fromSource,
+      join(root, 'packages/broker/src/bin.ts'),
+      'dev',
+      ...(dir === undefined ? [] : [dir]),
+      '--port',
+      '0',
+      ...args,
+    ],
+    pattern,
+    env,
   );
 
 const floorServer = () =>
@@ -100,7 +124,7 @@ const floorServer = () =>
   );
 
 /** An app folder with `count` public Functions, each a few lines of its own. */
-async function appWith(count: number): Promise<string> {
+export async function appWith(count: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `dev-bench-${count}-`));
   await mkdir(join(dir, 'functions'));
   const names = Array.from({ length: count }, (_, i) => `fn${i + 1}`);
@@ -256,6 +280,9 @@ export async function run(): Promise<Row[]> {
       memory(`dev: memory ${SETTLE_MS / 1000} s after ready (new folder)`, settledRss),
       memory(`dev: memory after ${CALLS} calls (warm start)`, calledRss),
       ...(SCALE.length > 1 ? await scaleRows() : []),
+      ...(process.env.DEV_BENCH_DATABASES === '0'
+        ? []
+        : await (await import('./dev-database.ts')).databaseRows()),
     ];
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -43,7 +43,7 @@ const QUEUE = 'bench';
 const now = () => performance.timeOrigin + performance.now();
 
 /** One engine's run. */
-interface Result {
+export interface Result {
   readonly jobsPerSecond: number;
   readonly p50: number;
   readonly p99: number;
@@ -209,7 +209,7 @@ async function oursInProcess(databaseUrl: string): Promise<Result> {
 }
 
 /** A real broker whose consumer is a real Deno Function that returns at once. */
-async function oursDeno(databaseUrl: string, concurrency = CONCURRENCY): Promise<Result> {
+export async function oursDeno(databaseUrl: string, concurrency = CONCURRENCY): Promise<Result> {
   const appDir = await mkdtemp(join(tmpdir(), 'bench-jobs-'));
   await writeFile(
     join(appDir, 'noop.ts'),

@@ -9,6 +9,7 @@ import type { AiOptions } from '../ai/ai-config.ts';
 import { Frontend } from '../api/frontend.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
+import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
 import { bundleDeclared } from '../functions/function-bundles.ts';
@@ -31,6 +32,8 @@ import {
 import { loadManifest, MANIFEST_FILE } from '../project/manifest.ts';
 import { functionsOf } from './app-config.ts';
 import { type FunctionStart, launchDevBroker } from './dev-broker.ts';
+import { startDevCluster } from './dev-cluster.ts';
+import { type DevDatabaseEngine, usesPrivateCluster } from './dev-database-engine.ts';
 import { DevFront } from './dev-front.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
@@ -75,6 +78,13 @@ export interface DevOptions {
   readonly databaseUrl?: string | undefined;
   readonly snapshotPath?: string | undefined;
   readonly inMemory?: boolean;
+  /**
+   * Where the databases live when no PostgreSQL server is given: PGlite in `.platform/db` and
+   * `.platform/central`, or a private PostgreSQL cluster in `.platform/cluster` holding the
+   * central store and the app's database as `platform serve` lays them out
+   * (docs/dev-database.md). @default `PLATFORM_DEV_DATABASE`, else 'pglite'
+   */
+  readonly database?: DevDatabaseEngine;
   /**
    * Hosts the Functions may reach besides the broker (`host` or `host:port`;
    * `platform dev --allow-net`). @default none
@@ -199,6 +209,16 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     );
     const written = Promise.allSettled(bundled).then(() => undefined);
     teardown.add(() => written);
+    // The private cluster closes after the databases on it, so it is added before them.
+    let databaseUrl = options.databaseUrl;
+    let centralUrl = options.databaseUrl;
+    if (options.central === undefined && usesPrivateCluster(options)) {
+      const cluster = await startDevCluster(appDir, options.snapshotPath);
+      teardown.add(() => cluster.close());
+      await cluster.lock.announce(front.url);
+      centralUrl = cluster.url;
+      databaseUrl = await ensureDatabase(cluster.url, appDatabaseName(appId));
+    }
     // The central store and the app's database open side by side, each on a thread of its own
     // when embedded. The first broker takes the app's database over; until then it is closed
     // with the rest when the start fails.
@@ -206,11 +226,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       options.central ??
         openCentralStore({
           dir: appDir,
-          databaseUrl: options.databaseUrl,
+          databaseUrl: centralUrl,
           snapshotPath: options.snapshotPath,
           ...(options.inMemory ? { inMemory: true } : {}),
         }),
-      openAppDatabase({ ...options, appDir }),
+      openAppDatabase({ ...options, appDir, databaseUrl }),
     ]);
     let database = databaseOpened.status === 'fulfilled' ? databaseOpened.value : undefined;
     teardown.add(() => database?.db.close());
@@ -225,6 +245,8 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
     const context = {
       ...options,
+      // A restart for a changed platform.yaml opens the app's database where this start did.
+      databaseUrl,
       appDir,
       appId,
       appUrl,

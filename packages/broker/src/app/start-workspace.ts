@@ -2,6 +2,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import type { Manifest } from '@platform/schema/manifest';
 import { AgentCredentials } from '../auth/agent-credentials.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
+import type { PrivateCluster } from '../db/private-cluster.ts';
 import type { RunningServer } from '../http/serve.ts';
 import { openOrgIntegrations } from '../integrations/org-integrations.ts';
 import { systemClock } from '../kernel/clock.ts';
@@ -12,6 +13,8 @@ import { Memberships } from '../org/memberships.ts';
 import { loadAppId } from '../project/app-id.ts';
 import { dashboardLinkKey, newDevToken } from '../project/dev-state.ts';
 import { loadManifest } from '../project/manifest.ts';
+import { startDevCluster } from './dev-cluster.ts';
+import { usesPrivateCluster } from './dev-database-engine.ts';
 import { openCentralStore } from './open-central.ts';
 import { startOrgFront } from './org-front.ts';
 import { describeError } from './reload.ts';
@@ -94,20 +97,28 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     taken.add(id);
     ids.push(id);
   }
-  // On a shared PostgreSQL server each app gets a database of its own (its migrations, roles
-  // and backups stay its own); PGlite already keeps one data directory per app folder.
-  const serverUrl =
-    options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
-  const databaseUrls: (string | undefined)[] = [];
-  for (const id of ids) {
-    databaseUrls.push(serverUrl ? await ensureDatabase(serverUrl, appDatabaseName(id)) : '');
-  }
   const devToken = newDevToken();
   const teardown = new Teardown((error) => print(describeError(error)));
   return teardown.run(async () => {
     // One central store for the organisation, beside the app folders.
     const workspaceDir =
       options.workspaceDir === undefined ? commonParent(appDirs) : resolve(options.workspaceDir);
+    let serverUrl =
+      options.databaseUrl === undefined ? process.env.DATABASE_URL : options.databaseUrl;
+    let cluster: PrivateCluster | undefined;
+    if (usesPrivateCluster(options)) {
+      // One server for the workspace, in its folder; closed after every database on it.
+      const started = await startDevCluster(workspaceDir, options.snapshotPath);
+      teardown.add(() => started.close());
+      cluster = started;
+      serverUrl = started.url;
+    }
+    // On a PostgreSQL server each app gets a database of its own (its migrations, roles and
+    // backups stay its own); PGlite already keeps one data directory per app folder.
+    const databaseUrls: (string | undefined)[] = [];
+    for (const id of ids) {
+      databaseUrls.push(serverUrl ? await ensureDatabase(serverUrl, appDatabaseName(id)) : '');
+    }
     const central = await openCentralStore({
       dir: workspaceDir,
       databaseUrl: serverUrl ?? '',
@@ -173,6 +184,8 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     });
     teardown.add(() => front.close());
     baseUrl = front.url;
+    // A second start on this workspace names this URL in its refusal.
+    await cluster?.lock.announce(front.url);
     // Stopped before the apps close, so no sync or delivery starts on a closing app.
     integrations.start();
     teardown.add(() => integrations.stop());

@@ -1,6 +1,11 @@
 import { relative, resolve } from 'node:path';
 import { formatDiagnostic } from '@platform/schema/manifest';
 import { type AiOptions, aiOptionsFromEnv } from '../ai/ai-config.ts';
+import {
+  DEV_DATABASE_ENGINES,
+  type DevDatabaseEngine,
+  devDatabaseEngine,
+} from '../app/dev-database-engine.ts';
 import type { DevServer } from '../app/start-dev.ts';
 import type { WorkspaceOptions, WorkspaceServer } from '../app/start-workspace.ts';
 import { parseAllowNet } from '../functions/deno.ts';
@@ -15,7 +20,7 @@ import { isPortFree } from './port.ts';
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--environment <env>] [--ai-mode <mode>]
+const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--environment <env>] [--ai-mode <mode>] [--database <engine>]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
@@ -49,6 +54,11 @@ Options:
                  development (the default) or production: serve the apps as production
                  does (ctx.environment, integration calls reach the providers, emitted
                  integration events are delivered; no fake/live switch, no injected events).
+  --database <engine>
+                 Where the databases live (docs/dev-database.md): pglite (the default;
+                 .platform/db and .platform/central) or cluster (a private PostgreSQL
+                 server in .platform/cluster, holding the central store and one database
+                 per app). Overrides PLATFORM_DEV_DATABASE; DATABASE_URL wins over both.
   --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
                  offline). Overrides PLATFORM_AI_MODE.
   -h, --help     Show this help.
@@ -100,6 +110,7 @@ export const devCommand = defineCommand({
     'allow-net': { type: 'string' },
     'start-functions': { type: 'string' },
     environment: { type: 'string' },
+    database: { type: 'string' },
   },
   maxPositionals: MAX_WORKSPACE_APPS,
   async run(parsed, io, usageError) {
@@ -124,6 +135,12 @@ export const devCommand = defineCommand({
     const environment = parsed.values.environment ?? 'development';
     if (environment !== 'development' && environment !== 'production') {
       return usageError('--environment must be development or production');
+    }
+    let database: DevDatabaseEngine;
+    try {
+      database = devDatabaseEngine(parsed.values.database as DevDatabaseEngine | undefined);
+    } catch {
+      return usageError(`--database must be ${DEV_DATABASE_ENGINES.join(' or ')}`);
     }
     const aiMode = parsed.values['ai-mode'];
     let ai: AiOptions;
@@ -158,7 +175,7 @@ export const devCommand = defineCommand({
         workspace,
         portText,
         parsed.values.watch,
-        { ai, allowNet, environment, startFunctions },
+        { ai, allowNet, environment, startFunctions, database },
         io,
       );
     }
@@ -184,6 +201,7 @@ export const devCommand = defineCommand({
         allowNet,
         environment,
         startFunctions,
+        database,
       });
     } catch (error) {
       if (error instanceof ManifestInvalidError) {
@@ -220,7 +238,7 @@ async function runWorkspace(
   { appDirs, organisation, workspaceDir }: Workspace,
   portText: string | undefined,
   watch: boolean | undefined,
-  served: Pick<WorkspaceOptions, 'ai' | 'allowNet' | 'environment' | 'startFunctions'>,
+  served: Pick<WorkspaceOptions, 'ai' | 'allowNet' | 'environment' | 'startFunctions' | 'database'>,
   io: CliIO,
 ): Promise<number> {
   let port = portText === undefined ? DEFAULT_DEV_PORT : Number(portText);

@@ -3,7 +3,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ensureDatabase } from '../../src/db/database-per-app.ts';
+import { PostgresDatabase } from '../../src/db/postgres-database.ts';
+import { PrivateCluster } from '../../src/db/private-cluster.ts';
 
 const run = promisify(execFile);
 
@@ -32,6 +36,32 @@ function postgresBin(): string | undefined {
 }
 
 /**
+ * The same server as `platform dev --database cluster` runs (`PLATFORM_TEST_POSTGRES=cluster`),
+ * so every test on PostgreSQL can run on the private cluster too: its template is kept beside
+ * the tests' PGlite snapshot.
+ */
+async function startPrivateCluster(): Promise<PostgresServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'broker-cluster-'));
+  const cacheDir = join(
+    fileURLToPath(new URL('../../../../', import.meta.url)),
+    'node_modules/.cache/platform-broker',
+  );
+  const cluster = await PrivateCluster.start({ dir: join(dir, 'cluster'), cacheDir });
+  const db = await PostgresDatabase.connect(cluster.url, 1);
+  const { rows } = await db.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+  await db.close();
+  return {
+    url: cluster.url,
+    hasVector: rows.length === 1,
+    createDatabase: (name) => ensureDatabase(cluster.url, name),
+    stop: async () => {
+      await cluster.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
  * Starts a PostgreSQL cluster in a temp folder (initdb, trust authentication), run as the
  * `postgres` user when we are root because initdb refuses root. It listens on a Unix socket in
  * that folder and on no TCP port, so parallel suites never race for a port or reach each
@@ -39,6 +69,7 @@ function postgresBin(): string | undefined {
  * scripts/setup-system.sh).
  */
 export async function startPostgres(): Promise<PostgresServer> {
+  if (process.env.PLATFORM_TEST_POSTGRES === 'cluster') return startPrivateCluster();
   const bin = postgresBin();
   if (bin === undefined)
     throw new Error('PostgreSQL is not installed: run scripts/setup-system.sh (npm test does).');
