@@ -14,7 +14,6 @@ import type { BackupService } from './backup-service.ts';
 export function mountRestoringGate(app: Hono<BrokerEnv>, backups: BackupService): void {
   app.use('*', async (c, next) => {
     if (backups.restoring && !isUnder(c.req.path, backupsPathOf(c.req.path))) {
-      c.header('Retry-After', '5');
       throw new PlatformError({
         code: 'APP_RESTORING',
         message: "The app's database is being restored from a backup; try again in a moment.",

@@ -445,3 +445,20 @@ async function readState(q: Queryable): Promise<{ files: FileGeneration[]; versi
     version: versions[0]?.version ?? 0,
   };
 }
+
+/**
+ * Takes a `deployment` backup of the app's database `db` when `migrations` holds one that it has
+ * not applied yet, before a deployment applies them (docs/backups.md); nothing for a database
+ * that never ran a migration (a first deployment has nothing to keep). Resolves to the backup,
+ * if one was taken.
+ */
+export async function backupBeforeMigrations(
+  options: BackupServiceOptions,
+  migrations: readonly { readonly name: string }[],
+): Promise<BackupInfo | undefined> {
+  const { rows } = await options.db.query<{ name: string }>('SELECT name FROM platform.migrations');
+  if (rows.length === 0) return undefined;
+  const applied = new Set(rows.map((row) => row.name));
+  if (migrations.every((m) => applied.has(m.name))) return undefined;
+  return new BackupService(options).create('deployment');
+}
