@@ -14,7 +14,7 @@ export interface BackupRecord {
   readonly engine: 'pglite' | 'postgres';
   /** ISO time of the snapshot. */
   readonly createdAt: string;
-  /** Bytes of the archive. */
+  /** Bytes of the archive as stored (PGlite's tarball gzipped). */
   readonly size: number;
   /** The platform schema's version in the archive: a restore runs the steps after it. */
   readonly platformSchemaVersion: number;

@@ -2,6 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database, Queryable } from '../db/database.ts';
@@ -120,7 +121,9 @@ export class BackupService {
             details: { id },
           });
         }
-        await pipeline(body, createWriteStream(archive, { mode: 0o600 }));
+        const out = createWriteStream(archive, { mode: 0o600 });
+        if (record.engine === 'pglite') await pipeline(body, createGunzip(), out);
+        else await pipeline(body, out);
         const db = this.#o.db;
         if (db instanceof PgliteDatabase) await this.#restorePglite(db, archive);
         else if (db instanceof PostgresDatabase) await this.#restorePostgres(db, archive, id);
@@ -251,8 +254,15 @@ export class BackupService {
             details: { reason: 'files-removed' },
           });
         }
-        const { size } = await stat(file);
-        await this.catalog.putArchive(id, createReadStream(file));
+        // PGlite's tarball is the whole cluster, uncompressed: gzip makes it about a tenth.
+        // pg_dump's custom format is compressed already.
+        let stored = file;
+        if (this.#o.db.kind === 'pglite') {
+          stored = `${file}.gz`;
+          await pipeline(createReadStream(file), createGzip(), createWriteStream(stored));
+        }
+        const { size } = await stat(stored);
+        await this.catalog.putArchive(id, createReadStream(stored));
         const record: BackupRecord = {
           id,
           appId: this.#o.appId,
@@ -271,6 +281,7 @@ export class BackupService {
         throw error;
       } finally {
         await rm(file, { force: true });
+        await rm(`${file}.gz`, { force: true });
       }
     }
   }
