@@ -19,6 +19,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   files: () => import('./files/storage-memory.ts'),
   serve: () => import('./serve/serve.ts'),
   mcp: () => import('./mcp/tokens.ts'),
+  backups: () => import('./backups/backups.ts'),
 };
 
 const wanted = process.argv.slice(2);

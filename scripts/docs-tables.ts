@@ -72,6 +72,18 @@ export const tables: Record<string, Record<string, () => string>> = {
         ),
       ].join('\n'),
   },
+  'docs/backups.md': {
+    backups: () =>
+      [
+        '| setting | default | `limits.backups.` |',
+        '|---|---|---|',
+        `| Time between scheduled backups (settable per app) | ${lifetime(limits.backups.intervalSeconds)} | \`intervalSeconds\` |`,
+        `| Shortest time between scheduled backups an app may set | ${lifetime(limits.backups.intervalMinSeconds)} | \`intervalMinSeconds\` |`,
+        `| Days whose newest backup is kept | ${limits.backups.daily} | \`daily\` |`,
+        `| Weeks whose newest backup is kept | ${limits.backups.weekly} | \`weekly\` |`,
+        `| Longest a backup outlives its owner's account deletion | ${lifetime(limits.backups.erasureMaxSeconds)} | \`erasureMaxSeconds\` |`,
+      ].join('\n'),
+  },
   'docs/errors.md': {
     catalog: () =>
       [

@@ -107,6 +107,8 @@ export const errorMeanings = {
   INVOCATION_TOKEN_INVALID:
     'The invocation token is missing, expired or not valid for this runtime route.',
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',
+  BACKUP_NOT_FOUND: 'No backup of this app with this id exists (it may have expired).',
+  APP_RESTORING: "The app's database is being restored from a backup; try again in a moment.",
   RECENT_SIGN_IN_REQUIRED:
     'This action needs a recent sign-in (`limits.recentSignInSeconds`); sign in again.',
   ACCOUNT_DELETION_IN_PROGRESS: 'The account is already being deleted.',

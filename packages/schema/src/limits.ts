@@ -154,6 +154,20 @@ export const limits = {
    * into a large one), and how many files it may hold.
    */
   deployment: { archiveMaxBytes: 64 * MiB, unpackedMaxBytes: 256 * MiB, maxFiles: 10_000 },
+  /**
+   * An app's backups (spec 1.1; the schedule and retention are ours, docs/backups.md): one taken
+   * every `intervalSeconds` by default (settable per app, from `intervalMinSeconds`), and kept
+   * while it is the newest of one of the last `daily` days or `weekly` weeks that have one.
+   * After the owner's account is deleted every backup is erased within `erasureMaxSeconds`
+   * (spec 3.5, 8).
+   */
+  backups: {
+    intervalSeconds: DAY,
+    intervalMinSeconds: 60 * 60,
+    daily: 7,
+    weekly: 4,
+    erasureMaxSeconds: 30 * DAY,
+  },
 } as const;
 
 /** Byte length of `value` serialised as JSON (UTF-8), the measure every JSON size limit uses. */

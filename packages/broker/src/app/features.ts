@@ -1,5 +1,6 @@
 import { aiFeature } from '../ai/ai-feature.ts';
 import { authFeature } from '../auth/auth-feature.ts';
+import { backupsFeature } from '../backups/backups-feature.ts';
 import { dataFeature } from '../data/data-feature.ts';
 import { accountPageFeature, deletionFeature } from '../deletion/deletion-feature.ts';
 import { defineRegistry, type ServicesOf } from '../feature/compose.ts';
@@ -14,6 +15,7 @@ import { pushFeature } from '../push/push-feature.ts';
 import { searchFeature } from '../search/search-feature.ts';
 import type { ResolvedBrokerOptions } from './broker-options.ts';
 import { arrivalsFeature, handOver, signInRules } from './people-policy.ts';
+import { platformSchema } from './platform-schema.ts';
 
 /**
  * The broker's features, in the order they start: each line one feature folder with its
@@ -45,6 +47,7 @@ export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
     searchFeature(o.searches),
     pushFeature({ pushServiceHosts: o.pushServiceHosts }),
     integrationsFeature(o.integrations),
+    backupsFeature({ platformSchema, clock: o.clock }),
   ]);
 }
 

@@ -11,7 +11,7 @@ import { bootstrapStep } from '../db/bootstrap.ts';
 import { claimSettingsStep } from '../db/claim-settings.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
-import { filePendingStep, fileTablesStep } from '../files/file-schema.ts';
+import { fileHoldsStep, filePendingStep, fileTablesStep } from '../files/file-schema.ts';
 import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobActiveIndexStep, jobGrantUserStep, jobTablesStep } from '../jobs/job-schema.ts';
@@ -62,4 +62,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 23, ...jobGrantUserStep },
   // Counted beside the accounts, so here for a broker running alone.
   { version: 24, ...signInAttemptsStep },
+  { version: 25, ...fileHoldsStep },
 ];

@@ -3,6 +3,7 @@ import { accessCommand } from './access.ts';
 import { adminsCommand } from './admins.ts';
 import { agentCommand } from './agent.ts';
 import { appCommand } from './app.ts';
+import { backupsCommand } from './backups.ts';
 import { cronCommand } from './cron.ts';
 import { deployCommand, deploymentsCommand, rollbackCommand } from './deploy.ts';
 import { devCommand } from './dev.ts';
@@ -29,6 +30,7 @@ export const commands: Readonly<Record<string, Command>> = {
   admins: adminsCommand,
   agent: agentCommand,
   app: appCommand,
+  backups: backupsCommand,
   cron: cronCommand,
   deploy: deployCommand,
   deployments: deploymentsCommand,

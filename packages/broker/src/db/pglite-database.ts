@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DataDirLock } from './data-dir-lock.ts';
 import {
@@ -37,6 +40,30 @@ export interface PgliteDatabaseOptions {
    * @default 32
    */
   readonly bufferCacheMb?: number;
+}
+
+/**
+ * Where a restore moves the data directory `dataDir` aside while it puts the restored one in
+ * its place: `<dataDir>.replaced`.
+ */
+export const replacedDataDir = (dataDir: string): string => `${dataDir}.replaced`;
+
+/**
+ * Completes or undoes a replacement of the data directory that a crash interrupted, before the
+ * database opens. A replacement renames the live directory to {@link replacedDataDir}, renames
+ * the restored one into place, and then removes the replaced one. Stopped after the first
+ * rename, the directory is missing: the replaced one, the database as it was, goes back. Stopped
+ * after the second, the leftover replaced directory goes.
+ */
+export async function finishReplacement(dataDir: string): Promise<void> {
+  const replaced = replacedDataDir(dataDir);
+  if (!existsSync(replaced)) return;
+  if (existsSync(join(dataDir, 'PG_VERSION'))) {
+    await rm(replaced, { recursive: true, force: true });
+  } else {
+    await rm(dataDir, { recursive: true, force: true });
+    await rename(replaced, dataDir);
+  }
 }
 
 type Pending = { resolve: (result: QueryResult) => void; reject: (error: Error) => void };
@@ -88,7 +115,15 @@ export class PgliteDatabase implements Database {
   readonly openInfo: PgliteOpenInfo;
   /** The lock on the data directory, held until {@link PgliteDatabase.close}; none in memory. */
   readonly lock: DataDirLock | undefined;
-  readonly #worker: Worker;
+  #worker: Worker;
+  #options: PgliteDatabaseOptions = {};
+  /** The data directory, or `undefined` for a database in memory. */
+  get dataDir(): string | undefined {
+    return this.#options.dataDir;
+  }
+
+  /** Workers a {@link replace} stopped on purpose: their exit fails nothing. */
+  readonly #retired = new WeakSet<Worker>();
   readonly #pending = new Map<number, Pending>();
   readonly #queue = new SerialQueue();
   #nextId = 1;
@@ -102,9 +137,17 @@ export class PgliteDatabase implements Database {
     this.lock = lock;
     this.#normal = this.#in('normal');
     this.#ahead = { ...this.#in('ahead'), kind: this.kind, close: () => this.close() };
+    this.#listen(worker);
+  }
+
+  #listen(worker: Worker): void {
     worker.on('message', (message: PgliteResponse) => this.#receive(message));
-    worker.on('error', (error) => this.#fail(error));
-    worker.on('exit', () => this.#fail(new Error('The database worker stopped.')));
+    worker.on('error', (error) => {
+      if (!this.#retired.has(worker)) this.#fail(error);
+    });
+    worker.on('exit', () => {
+      if (!this.#retired.has(worker)) this.#fail(new Error('The database worker stopped.'));
+    });
   }
 
   /**
@@ -116,6 +159,7 @@ export class PgliteDatabase implements Database {
     const lock =
       options.dataDir === undefined ? undefined : await DataDirLock.acquire(options.dataDir);
     try {
+      if (options.dataDir !== undefined) await finishReplacement(options.dataDir);
       const db = await PgliteDatabase.#start(options, lock);
       // After the open: a restored snapshot and initdb have just written their files.
       if (options.dataDir !== undefined) {
@@ -139,6 +183,17 @@ export class PgliteDatabase implements Database {
     if (!Number.isInteger(bufferCacheMb) || bufferCacheMb < 1) {
       throw new RangeError(`bufferCacheMb must be a whole number from 1, not ${bufferCacheMb}.`);
     }
+    const worker = await PgliteDatabase.#spawn({ ...options, bufferCacheMb });
+    const db = new PgliteDatabase(worker.worker, worker.info, lock);
+    db.#options = options;
+    return db;
+  }
+
+  /** Starts a worker on `options` and resolves once its database is open. */
+  static async #spawn(
+    options: PgliteDatabaseOptions,
+  ): Promise<{ worker: Worker; info: PgliteOpenInfo }> {
+    const bufferCacheMb = options.bufferCacheMb ?? DEFAULT_BUFFER_CACHE_MB;
     const data: PgliteWorkerOptions = {
       dataDir: options.dataDir,
       snapshotPath: options.snapshotPath,
@@ -154,7 +209,7 @@ export class PgliteDatabase implements Database {
       worker.once('message', (message: PgliteResponse) => {
         worker.off('error', reject);
         worker.off('exit', onExit);
-        if (message.type === 'ready') resolve(new PgliteDatabase(worker, message.info, lock));
+        if (message.type === 'ready') resolve({ worker, info: message.info });
         else {
           void worker.terminate();
           reject(
@@ -222,6 +277,63 @@ export class PgliteDatabase implements Database {
   writeSnapshot(path: string): Promise<void> {
     return this.#queue.run(async () => {
       await this.#send({ id: 0, op: 'snapshot', path });
+    });
+  }
+
+  /**
+   * Writes a snapshot like {@link writeSnapshot}, after `before` ran on the session in the same
+   * turn of the queue, so what `before` reads and writes is exactly what the snapshot holds (no
+   * statement of anyone else runs between them). Resolves to what `before` returned.
+   */
+  snapshotAfter<T>(path: string, before: (session: Session) => Promise<T>): Promise<T> {
+    return this.#queue.run(async () => {
+      const session: Session = {
+        query: <Row>(sql: string, params: readonly unknown[] = []) =>
+          this.#send<Row>({ id: 0, op: 'query', sql, params }),
+        exec: async (sql: string) => {
+          await this.#send({ id: 0, op: 'exec', sql });
+        },
+        transaction: (inner) => this.#transactionNow(inner),
+      };
+      const result = await before(session);
+      // A checkpoint first: the snapshot is a copy of the files, which a restore opens by
+      // replaying the log after the last checkpoint, and replaying a sequence's log entry moves
+      // it ahead by the values it had logged in advance.
+      await this.#send({ id: 0, op: 'exec', sql: 'CHECKPOINT' });
+      await this.#send({ id: 0, op: 'snapshot', path });
+      return result;
+    });
+  }
+
+  /**
+   * Replaces the database in one turn of the queue: statements already queued run on the old
+   * one, later ones wait and then run on the new one. The old worker closes (the data directory
+   * is flushed), `between` runs (a restore puts another data directory in place of this one),
+   * and a new worker opens the data directory, or for a database in memory loads the
+   * `dumpDataDir` tarball `load`. The lock on the data directory stays held throughout. When the
+   * new database cannot open, `between` is not undone: the error is thrown and the database is
+   * closed.
+   */
+  replace(between: () => Promise<void>, load?: string): Promise<void> {
+    return this.#queue.run(async () => {
+      if (this.#closed) throw this.#closed;
+      const old = this.#worker;
+      this.#retired.add(old);
+      await this.#send({ id: 0, op: 'close' }).catch(() => undefined);
+      await old.terminate();
+      try {
+        await between();
+        const options =
+          this.#options.dataDir === undefined && load !== undefined
+            ? { ...this.#options, snapshotPath: load }
+            : this.#options;
+        const next = await PgliteDatabase.#spawn(options);
+        this.#worker = next.worker;
+        this.#listen(next.worker);
+      } catch (error) {
+        this.#fail(error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      }
     });
   }
 

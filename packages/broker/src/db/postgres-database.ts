@@ -83,28 +83,66 @@ async function transactionOn<T>(
  */
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
-  readonly #pool: Pool;
+  #pool: Pool;
+  /** Where the pool connects, for {@link replace} to connect again. */
+  readonly connectionString: string;
+  readonly #connect: () => Pool;
+  /** Set while {@link replace} runs: every call waits for it before taking a connection. */
+  #paused: Promise<void> | undefined;
 
-  private constructor(pool: Pool) {
-    this.#pool = pool;
+  private constructor(connectionString: string, connect: () => Pool) {
+    this.connectionString = connectionString;
+    this.#connect = connect;
+    this.#pool = connect();
+  }
+
+  /** The pool, once no {@link replace} runs. */
+  async #ready(): Promise<Pool> {
+    while (this.#paused) await this.#paused;
+    return this.#pool;
+  }
+
+  /**
+   * Replaces the database under the same connection string: calls made meanwhile wait; the pool
+   * ends once the connections in use come back (their transactions finish on the old
+   * database), `between` runs with no connection of this pool open (a restore renames another
+   * database into this one's name), and a new pool connects. When `between` throws, the new pool
+   * connects to whatever the name then holds (the old database, when `between` changed nothing).
+   */
+  async replace(between: () => Promise<void>): Promise<void> {
+    while (this.#paused) await this.#paused;
+    let done = () => {};
+    this.#paused = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    try {
+      await this.#pool.end();
+      await between();
+    } finally {
+      this.#pool = this.#connect();
+      this.#paused = undefined;
+      done();
+    }
   }
 
   /** Connects (and checks the connection with one round trip). */
   static async connect(connectionString: string, maxConnections = 10): Promise<PostgresDatabase> {
     // Loaded on the first connection: most runs use the embedded database and never need it.
     const { default: pg } = await import('pg');
-    const pool = new pg.Pool({
-      connectionString,
-      max: maxConnections,
-      types: typeParsersOf(pg.types),
+    const db = new PostgresDatabase(connectionString, () => {
+      const pool = new pg.Pool({
+        connectionString,
+        max: maxConnections,
+        types: typeParsersOf(pg.types),
+      });
+      // An idle client that loses its server must not crash the broker.
+      pool.on('error', () => undefined);
+      return pool;
     });
-    // An idle client that loses its server must not crash the broker.
-    pool.on('error', () => undefined);
-    const db = new PostgresDatabase(pool);
     try {
       await db.query('select 1');
     } catch (error) {
-      await pool.end();
+      await db.#pool.end();
       throw error;
     }
     return db;
@@ -123,7 +161,7 @@ export class PostgresDatabase implements Database {
     sql: string,
     params: readonly unknown[] = [],
   ): Promise<QueryResult<Row>> {
-    return toResult<Row>(await this.#pool.query(sql, [...params]));
+    return toResult<Row>(await (await this.#ready()).query(sql, [...params]));
   }
 
   ahead(): Database {
@@ -132,11 +170,11 @@ export class PostgresDatabase implements Database {
 
   async exec(sql: string): Promise<void> {
     // Without parameters, pg uses the simple protocol, which accepts several statements.
-    await this.#pool.query(sql);
+    await (await this.#ready()).query(sql);
   }
 
   async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const client = await (await this.#ready()).connect();
     let result: T;
     try {
       result = await transactionOn(client, fn);
@@ -149,7 +187,7 @@ export class PostgresDatabase implements Database {
   }
 
   async session<T>(fn: (session: Session) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const client = await (await this.#ready()).connect();
     const session: Session = {
       query: async <Row>(sql: string, params: readonly unknown[] = []) =>
         toResult<Row>(await client.query(sql, [...params])),
@@ -184,6 +222,6 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    await this.#pool.end();
+    await (await this.#ready()).end();
   }
 }

@@ -47,3 +47,21 @@ CREATE TABLE IF NOT EXISTS platform.file_pending (
 );
 `,
 };
+
+/**
+ * Generations whose bytes something outside the file rows still needs (a backup that lists
+ * them): removing or replacing a file, and the sweep, keep the bytes of a held generation; the
+ * holder's release frees those no other holder keeps.
+ */
+export const fileHoldsStep: SchemaChange = {
+  name: 'file holds',
+  sql: `
+CREATE TABLE IF NOT EXISTS platform.file_holds (
+  holder text NOT NULL,
+  file_id text NOT NULL,
+  generation integer NOT NULL,
+  PRIMARY KEY (file_id, generation, holder)
+);
+CREATE INDEX IF NOT EXISTS file_holds_holder ON platform.file_holds (holder);
+`,
+};

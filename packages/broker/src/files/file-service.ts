@@ -6,6 +6,7 @@ import type { Caller } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
 import { checkGrantedRead, type DelegatorAccess, pinFileGrant } from './file-grants.ts';
+import { FILE_HOLDS_KEY, removeUnheld } from './file-holds.ts';
 import {
   FILE_ID,
   type FileInfo,
@@ -197,8 +198,11 @@ export class FileService {
       await this.store.removeGeneration(current.id, generation).catch(() => undefined);
       throw error;
     }
-    // The replace has happened; bytes the store keeps now (it is down) go with the sweep.
-    await this.store.removeGeneration(current.id, current.generation).catch(() => undefined);
+    // The replace has happened; bytes the store keeps now (it is down) go with the sweep, and
+    // bytes a backup holds stay until it is released.
+    await removeUnheld(this.#db, this.store, [
+      { fileId: current.id, generation: current.generation },
+    ]).catch(() => undefined);
     return toInfo(row);
   }
 
@@ -216,7 +220,7 @@ export class FileService {
       );
     });
     // The file is gone; bytes the store keeps now (it is down) go with the sweep.
-    await this.#removeBytes(current.id);
+    await this.#removeBytes(current.id, current.generation);
   }
 
   /**
@@ -240,15 +244,29 @@ export class FileService {
     for (const id of valid) await this.#removeBytes(id);
   }
 
-  /** Deletes a file's bytes and its pending entry; a store that is down leaves both to the sweep. */
-  async #removeBytes(id: string): Promise<void> {
-    if (
-      await this.store.removeFile(id).then(
+  /**
+   * Deletes a file's bytes and its pending entry; a store that is down leaves both to the sweep.
+   * Generations a backup holds keep their bytes (up to `generation`, the last one the file had),
+   * freed when the backup is released.
+   */
+  async #removeBytes(id: string, generation = 0): Promise<void> {
+    const removed = await this.#db
+      .exclusive(FILE_HOLDS_KEY, async (q) => {
+        const { rows } = await q.query<{ generation: number }>(
+          'SELECT DISTINCT generation FROM platform.file_holds WHERE file_id = $1',
+          [id],
+        );
+        if (rows.length === 0) return this.store.removeFile(id);
+        const held = new Set(rows.map((row) => row.generation));
+        for (let g = 1; g <= generation; g++) {
+          if (!held.has(g)) await this.store.removeGeneration(id, g);
+        }
+      })
+      .then(
         () => true,
         () => false,
-      )
-    )
-      await this.#unpend(id);
+      );
+    if (removed) await this.#unpend(id);
   }
 
   async #unpend(id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.ts';
+import { removeUnheld } from './file-holds.ts';
 import { FILE_ID } from './file-rows.ts';
 import type { FileStore } from './file-store.ts';
 
@@ -22,8 +23,11 @@ export async function sweepLeftovers(
   olderThanMs: number,
 ): Promise<number> {
   let removed = await store.sweep(olderThanMs);
+  // A file a backup holds keeps its bytes: the backup's release frees them.
   const { rows: pending } = await db.query<{ file_id: string; kept: boolean }>(
-    `SELECT p.file_id, f.id IS NOT NULL AS kept FROM platform.file_pending p
+    `SELECT p.file_id, (f.id IS NOT NULL OR EXISTS (
+              SELECT 1 FROM platform.file_holds h WHERE h.file_id = p.file_id)) AS kept
+       FROM platform.file_pending p
        LEFT JOIN platform.files f ON f.id = p.file_id
       WHERE p.created_at < now() - make_interval(secs => $1)`,
     [olderThanMs / 1000],
@@ -47,12 +51,11 @@ export async function sweepLeftovers(
       [batch.map((c) => c.fileId)],
     );
     const current = new Map(rows.map((row) => [row.id, row.generation]));
-    for (const stored of batch) {
+    const stale = batch.filter((stored) => {
       const generation = current.get(stored.fileId);
-      if (generation === undefined || stored.generation === generation) continue;
-      await store.removeGeneration(stored.fileId, stored.generation);
-      removed++;
-    }
+      return generation !== undefined && stored.generation !== generation;
+    });
+    removed += stale.length - (await removeUnheld(db, store, stale)).length;
   }
   return removed;
 }

@@ -60,6 +60,11 @@ export const ownerApiPaths = {
   invoke: `${OWNER_API_PREFIX}/:appId/invoke/:name`,
   /** `platform verify`: which declared Functions ran after their code last changed. */
   verification: `${OWNER_API_PREFIX}/:appId/verification`,
+  /**
+   * The app's backups: `GET` lists, `POST` takes one; `POST …/:backupId/restore` restores one,
+   * `DELETE …/:backupId` removes one; `PUT …/settings` `{ intervalSeconds }` sets the schedule.
+   */
+  backups: `${OWNER_API_PREFIX}/:appId/backups`,
   /** This machine's platform administrators. */
   platformAdministrators: PLATFORM_ADMINISTRATORS_PATH,
 } as const;

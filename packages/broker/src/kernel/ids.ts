@@ -98,6 +98,8 @@ export const idFormats = {
   push: { prefix: 'push', bytes: 12, encoding: 'hex' },
   /** A deployment of an app to `platform serve`: one immutable revision. */
   deployment: { prefix: 'dep', bytes: 12, encoding: 'base64url' },
+  /** A backup of an app's database and the file generations it references. */
+  backup: { prefix: 'bak', bytes: 12, encoding: 'hex' },
   /** An email in the outbox. */
   email: { prefix: 'email', bytes: 12, encoding: 'hex' },
 } as const satisfies Record<string, IdFormat>;

@@ -6,6 +6,7 @@ import { checkManifest, formatDiagnostic, type OrganisationApp } from '@platform
 import type { Context, Hono } from 'hono';
 import { platformSchema } from '../app/platform-schema.ts';
 import { AccountCredentials } from '../auth/account-credentials.ts';
+import { backupBeforeMigrations } from '../backups/backup-service.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import { applyMigrationsTogether, MigrationError } from '../db/migrations.ts';
@@ -17,6 +18,7 @@ import {
   readDeployment,
   writeDeployment,
 } from '../deploy/archive.ts';
+import { openFileStore } from '../files/files-feature.ts';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { deploymentsPath } from '../http/paths.ts';
@@ -328,6 +330,28 @@ export function mountDeploymentRoutes(
     const url = await ensureDatabase(settings.databaseUrl, appDatabaseName(appId));
     const { db } = await withPlatformSchema(await PostgresDatabase.connect(url, 2), platformSchema);
     try {
+      // A deployment that runs a new migration is preceded by a backup, in the app's file store.
+      const store = openFileStore(
+        settings.objectStorage
+          ? { kind: 's3', ...settings.objectStorage }
+          : { kind: 'folder', dir: join(settings.filesDir, 'files', appId) },
+        { appId, stateDir: join(settings.filesDir, 'backups', appId) },
+      );
+      try {
+        await backupBeforeMigrations(
+          {
+            appId,
+            db,
+            store,
+            stateDir: join(settings.filesDir, 'backups', appId),
+            platformSchema,
+            clock: options.clock,
+          },
+          migrations,
+        );
+      } finally {
+        store.close();
+      }
       await applyMigrationsTogether(db, migrations);
     } catch (error) {
       if (!(error instanceof MigrationError)) throw error;

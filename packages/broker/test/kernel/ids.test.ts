@@ -33,6 +33,7 @@ const stored: Record<IdKind, RegExp> = {
   push: /^push_[0-9a-f]{24}$/,
   deployment: /^dep_[\w-]{16}$/,
   email: /^email_[0-9a-f]{24}$/,
+  backup: /^bak_[0-9a-f]{24}$/,
 };
 
 function sources(dir: string): string[] {

@@ -6,7 +6,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BackupCatalog } from '../../src/backups/backup-catalog.ts';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
+import { FolderFileStore } from '../../src/files/folder-store.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { createServiceLogger } from '../../src/observability/logger.ts';
 import { DeployedApps } from '../../src/serve/deployed-apps.ts';
@@ -197,6 +199,11 @@ describe('deployments to platform serve', () => {
       version: 'two',
       notes: ['first', 'second'],
     });
+    // Its new migration ran after a backup of the app's data, kept beside the app's files.
+    const backups = await new BackupCatalog(
+      new FolderFileStore(join(filesDir, 'files', 'todo')),
+    ).list();
+    expect(backups.map((b) => b.kind)).toEqual(['deployment']);
   }, 60_000);
 
   it('refuses a deployment whose migration fails, naming file and line, and changes nothing', async () => {
