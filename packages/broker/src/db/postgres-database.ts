@@ -1,4 +1,4 @@
-import type { QueryResult as PgQueryResult, Pool, PoolClient, types } from 'pg';
+import type { Client, QueryResult as PgQueryResult, Pool, PoolClient, types } from 'pg';
 import type { Database, Queryable, QueryResult, Session, Transaction } from './database.ts';
 
 // Same JSON-friendly shapes as the PGlite worker: int8 as a number when it is safe.
@@ -84,9 +84,12 @@ async function transactionOn<T>(
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly #pool: Pool;
+  readonly #connectionString: string;
+  readonly #listeners: Set<() => Promise<void>> = new Set();
 
-  private constructor(pool: Pool) {
+  private constructor(pool: Pool, connectionString: string) {
     this.#pool = pool;
+    this.#connectionString = connectionString;
   }
 
   /** Connects (and checks the connection with one round trip). */
@@ -100,7 +103,7 @@ export class PostgresDatabase implements Database {
     });
     // An idle client that loses its server must not crash the broker.
     pool.on('error', () => undefined);
-    const db = new PostgresDatabase(pool);
+    const db = new PostgresDatabase(pool, connectionString);
     try {
       await db.query('select 1');
     } catch (error) {
@@ -183,7 +186,48 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /**
+   * Listens on a connection of its own, outside the pool (a pooled connection would carry the
+   * `LISTEN` to whoever takes it next). A lost connection is opened again after a second; the
+   * notifications sent meanwhile are lost, as PostgreSQL keeps none for a session that is gone.
+   */
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    const { default: pg } = await import('pg');
+    let client: Client | undefined;
+    let stopped = false;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<void> => {
+      const next = new pg.Client({ connectionString: this.#connectionString });
+      next.on('notification', (message) => {
+        if (message.channel === channel) onNotify(message.payload ?? '');
+      });
+      next.on('error', () => {
+        if (stopped || client !== next) return;
+        client = undefined;
+        void next.end().catch(() => undefined);
+        retry = setTimeout(() => void connect().catch(() => undefined), 1000);
+      });
+      await next.connect();
+      await next.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
+      if (stopped) {
+        await next.end();
+        return;
+      }
+      client = next;
+    };
+    await connect();
+    const stop = async () => {
+      stopped = true;
+      clearTimeout(retry);
+      this.#listeners.delete(stop);
+      await client?.end().catch(() => undefined);
+    };
+    this.#listeners.add(stop);
+    return stop;
+  }
+
   async close(): Promise<void> {
+    for (const stop of [...this.#listeners]) await stop();
     await this.#pool.end();
   }
 }

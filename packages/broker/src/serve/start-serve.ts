@@ -13,6 +13,7 @@ import type { Database } from '../db/database.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
 import { servicePaths } from '../http/paths.ts';
+import { webSocketServer } from '../http/serve.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { type Clock, inMinutes, systemClock } from '../kernel/clock.ts';
 import { escapeHtml } from '../kernel/escape-html.ts';
@@ -163,7 +164,12 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   );
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serveNode(
-      { fetch: observed, port: settings.listen.port, hostname: settings.listen.host },
+      {
+        fetch: observed,
+        port: settings.listen.port,
+        hostname: settings.listen.host,
+        websocket: { server: webSocketServer() },
+      },
       () => resolve(started as Server),
     );
     started.once('error', reject);
