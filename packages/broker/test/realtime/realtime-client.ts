@@ -86,3 +86,20 @@ export class TestSocket {
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Notes: each visible to its owner, and to everyone signed in while `shared`. */
+export const notesMigration = `
+create table notes (
+  id uuid primary key default gen_random_uuid(),
+  owner_id uuid not null default auth.uid(),
+  title text not null,
+  shared boolean not null default false,
+  list text not null default 'inbox'
+);
+alter table notes enable row level security;
+create policy notes_read on notes for select to authenticated
+  using (owner_id = (select auth.uid()) or shared);
+create policy notes_write on notes for all to authenticated
+  using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()));
+create table secrets_kept (id uuid primary key default gen_random_uuid(), note text);
+`;

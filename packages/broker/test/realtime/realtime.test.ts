@@ -1,27 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userCaller } from '../../src/kernel/caller.ts';
 import { brokerFor } from '../helpers/broker.ts';
-import { sleep, TestSocket } from './realtime-client.ts';
+import { notesMigration, sleep, TestSocket } from './realtime-client.ts';
 
 const ALICE = '11111111-1111-4111-8111-111111111111';
 const BOB = '22222222-2222-4222-8222-222222222222';
-
-/** Notes: each visible to its owner, and to everyone signed in while `shared`. */
-export const notesMigration = `
-create table notes (
-  id uuid primary key default gen_random_uuid(),
-  owner_id uuid not null default auth.uid(),
-  title text not null,
-  shared boolean not null default false,
-  list text not null default 'inbox'
-);
-alter table notes enable row level security;
-create policy notes_read on notes for select to authenticated
-  using (owner_id = (select auth.uid()) or shared);
-create policy notes_write on notes for all to authenticated
-  using (owner_id = (select auth.uid())) with check (owner_id = (select auth.uid()));
-create table secrets_kept (id uuid primary key default gen_random_uuid(), note text);
-`;
 
 let started: Awaited<ReturnType<typeof brokerFor>>;
 const sockets: TestSocket[] = [];
