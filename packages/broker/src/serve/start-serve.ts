@@ -130,7 +130,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (!files) return 'file storage unreachable';
     return deployed.notReady();
   };
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, env?: unknown): Promise<Response> => {
     const { pathname } = new URL(request.url);
     if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
     if (pathname === servicePaths.readyz) {
@@ -143,7 +143,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (target.kind === 'base') return front.fetch(request);
     if (target.kind === 'app') {
       return (
-        (await deployed.fetch(target.appId, request)) ??
+        (await deployed.fetch(target.appId, request, env)) ??
         (await deletedAnswer(central, target.appId, request)) ??
         notDeployedPage(target.appId, settings.baseUrl)
       );
