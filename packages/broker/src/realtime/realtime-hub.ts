@@ -518,50 +518,65 @@ export class RealtimeHub {
     if (rowId === null) return;
     const info = await this.#data.catalog.get(table);
     // Subscribers with the same identity and filter see the same: judged once for all of them.
-    const verdicts = new Map<string, Promise<Record<string, unknown> | undefined>>();
-    const judge = (subscription: Subscription) => {
-      const key = `${callerKey(subscription.connection.caller)}|${JSON.stringify(subscription.where)}`;
-      let verdict = verdicts.get(key);
-      if (!verdict) {
-        verdict = this.#judge(subscription, info, op, rowId, old).catch(() => undefined);
-        verdicts.set(key, verdict);
-      }
-      return verdict;
-    };
-    await Promise.all(
-      [...subscriptions].map(async (subscription) => {
-        const event = await judge(subscription);
-        if (event === undefined || subscription.connection.closed) return;
-        if (subscription.connection.subscriptions.get(subscription.id) !== subscription) return;
-        subscription.connection.send({
-          type: 'change',
-          id: subscription.id,
-          table,
-          seq: message.id,
-          ...event,
-        });
-      }),
+    const groups = new Map<string, { caller: Caller; where: Where; members: Subscription[] }>();
+    for (const subscription of subscriptions) {
+      const caller = subscription.connection.caller;
+      const key = `${callerKey(caller)}|${JSON.stringify(subscription.where)}`;
+      const group = groups.get(key);
+      if (group) group.members.push(subscription);
+      else groups.set(key, { caller, where: subscription.where, members: [subscription] });
+    }
+    const viewers = [...groups.values()];
+    const events = await this.#judge(viewers, info, op, rowId, old).catch(() =>
+      viewers.map(() => undefined),
     );
+    viewers.forEach((group, index) => {
+      const event = events[index];
+      if (event === undefined) return;
+      for (const subscription of group.members) {
+        const { connection } = subscription;
+        if (connection.closed || connection.subscriptions.get(subscription.id) !== subscription) {
+          continue;
+        }
+        connection.send({ type: 'change', id: subscription.id, table, seq: message.id, ...event });
+      }
+    });
   }
 
+  /**
+   * What each group of subscribers receives of one change, in one transaction per question that
+   * acts as each subscriber in turn: the row as it is now (insert, update), else, for an update
+   * or a delete, whether the subscriber could see the old row (then a delete).
+   */
   async #judge(
-    subscription: Subscription,
+    viewers: readonly { caller: Caller; where: Where }[],
     info: Awaited<ReturnType<DataService['catalog']['get']>>,
     op: 'insert' | 'update' | 'delete',
     rowId: string,
     old: Record<string, unknown> | null,
-  ): Promise<Record<string, unknown> | undefined> {
-    const caller = subscription.connection.caller;
-    if (op !== 'delete') {
-      const row = await this.#visibility.current(caller, info, rowId, subscription.where);
-      if (row !== undefined) return { op, row };
-      if (op === 'insert') return undefined;
-    }
-    // An update that took the row out of the subscriber's sight, or a delete: a delete for a
+  ): Promise<(Record<string, unknown> | undefined)[]> {
+    const events: (Record<string, unknown> | undefined)[] = viewers.map(() => undefined);
+    const rows =
+      op === 'delete'
+        ? viewers.map(() => undefined)
+        : await this.#visibility.currentMany(viewers, info, rowId);
+    rows.forEach((row, index) => {
+      if (row !== undefined) events[index] = { op, row };
+    });
+    // An update that took the row out of a subscriber's sight, or a delete: a delete for a
     // subscriber who could see the row before, and for nobody else.
-    if (old === null) return undefined;
-    const before = await this.#visibility.before(caller, info, old, subscription.where);
-    return before ? { op: 'delete', old: { id: old.id ?? rowId } } : undefined;
+    if (op === 'insert' || old === null) return events;
+    const unseen = viewers.flatMap((viewer, index) => (rows[index] === undefined ? [index] : []));
+    if (unseen.length === 0) return events;
+    const before = await this.#visibility.beforeMany(
+      unseen.map((index) => viewers[index]!),
+      info,
+      old,
+    );
+    unseen.forEach((index, at) => {
+      if (before[at]) events[index] = { op: 'delete', old: { id: old.id ?? rowId } };
+    });
+    return events;
   }
 
   async #drop(connection: Connection): Promise<void> {

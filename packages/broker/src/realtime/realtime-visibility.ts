@@ -1,7 +1,7 @@
 import { paramFor, quoteIdent, type Where } from '../data/sql.ts';
 import type { TableInfo } from '../data/table-catalog.ts';
 import type { Database, Queryable } from '../db/database.ts';
-import { roleFor, runAs } from '../db/run-as.ts';
+import { actAs, roleFor } from '../db/run-as.ts';
 import type { Caller } from '../kernel/caller.ts';
 
 /** A row as the subscriber may read it. */
@@ -46,43 +46,81 @@ export class RowVisibility {
     this.#db = db;
   }
 
-  /** The row with this id as `caller` sees it (and matching `where`), or `undefined`. */
-  async current(
-    caller: Caller,
+  /**
+   * The row with this id as each viewer sees it (and matching its filter), or `undefined`: in one
+   * transaction that acts as each viewer in turn (its role and claims set afresh before its
+   * statement), one transaction per change instead of one per subscriber. Answers in the order
+   * of `viewers`.
+   */
+  currentMany(
+    viewers: readonly { readonly caller: Caller; readonly where: Where }[],
     info: TableInfo,
     id: string,
-    where: Where,
-  ): Promise<Row | undefined> {
-    const values: unknown[] = [id];
-    const filter = whereSql(info, where, values, 't');
-    const sql = `SELECT t.* FROM public.${quoteIdent(info.name)} AS t WHERE t."id" = $1${filter ? ` AND ${filter}` : ''}`;
-    return runAs(this.#db, caller, async (tx) => (await tx.query<Row>(sql, values)).rows[0]);
-  }
-
-  /** Whether `caller` could see `old` (a row of the table before the change) under `where`. */
-  async before(caller: Caller, info: TableInfo, old: Row, where: Where): Promise<boolean> {
-    const role = roleFor(caller);
-    return runAs(this.#db, caller, async (tx) => {
-      const policies = await readPolicies(tx, info.name, role);
-      const table = `public.${quoteIdent(info.name)}`;
-      const values: unknown[] = [JSON.stringify(old), table];
-      const alias = quoteIdent(info.name);
-      const conditions: string[] = [];
-      if (policies.enabled) {
-        // No permissive policy for the role: PostgreSQL shows no row at all.
-        if (policies.permissive.length === 0) return false;
-        conditions.push(`(${policies.permissive.map((p) => `(${p})`).join(' OR ')})`);
-        for (const restrictive of policies.restrictive) conditions.push(`(${restrictive})`);
+  ): Promise<(Row | undefined)[]> {
+    return this.#db.transaction(async (tx) => {
+      const rows: (Row | undefined)[] = [];
+      for (const { caller, where } of viewers) {
+        await actAs(tx, caller);
+        rows.push(await selectCurrent(tx, info, id, where));
       }
-      const filter = whereSql(info, where, values, alias);
-      if (filter) conditions.push(filter);
-      const sql = `SELECT has_table_privilege(current_user, $2::regclass, 'SELECT')
-          AND EXISTS (SELECT 1 FROM jsonb_populate_record(NULL::${table}, $1::jsonb) AS ${alias}
-                      WHERE ${conditions.length > 0 ? conditions.join(' AND ') : 'true'}) AS visible`;
-      const { rows } = await tx.query<{ visible: boolean }>(sql, values);
-      return rows[0]?.visible === true;
+      return rows;
     });
   }
+
+  /** Whether each viewer could see `old` (the row before the change), likewise. */
+  beforeMany(
+    viewers: readonly { readonly caller: Caller; readonly where: Where }[],
+    info: TableInfo,
+    old: Row,
+  ): Promise<boolean[]> {
+    return this.#db.transaction(async (tx) => {
+      const seen: boolean[] = [];
+      for (const { caller, where } of viewers) {
+        await actAs(tx, caller);
+        seen.push(await visibleBefore(tx, roleFor(caller), info, old, where));
+      }
+      return seen;
+    });
+  }
+}
+
+async function selectCurrent(
+  tx: Queryable,
+  info: TableInfo,
+  id: string,
+  where: Where,
+): Promise<Row | undefined> {
+  const values: unknown[] = [id];
+  const filter = whereSql(info, where, values, 't');
+  const sql = `SELECT t.* FROM public.${quoteIdent(info.name)} AS t WHERE t."id" = $1${filter ? ` AND ${filter}` : ''}`;
+  return (await tx.query<Row>(sql, values)).rows[0];
+}
+
+async function visibleBefore(
+  tx: Queryable,
+  role: string,
+  info: TableInfo,
+  old: Row,
+  where: Where,
+): Promise<boolean> {
+  const policies = await readPolicies(tx, info.name, role);
+  const table = `public.${quoteIdent(info.name)}`;
+  const values: unknown[] = [JSON.stringify(old), table];
+  const alias = quoteIdent(info.name);
+  const conditions: string[] = [];
+  if (policies.enabled) {
+    // No permissive policy for the role: PostgreSQL shows no row at all.
+    if (policies.permissive.length === 0) return false;
+    conditions.push(`(${policies.permissive.map((p) => `(${p})`).join(' OR ')})`);
+    for (const restrictive of policies.restrictive) conditions.push(`(${restrictive})`);
+  }
+  const filter = whereSql(info, where, values, alias);
+  if (filter) conditions.push(filter);
+  const sql = `SELECT has_table_privilege(current_user, $2::regclass, 'SELECT')
+        AND EXISTS (SELECT 1 FROM jsonb_populate_record(NULL::${table}, $1::jsonb) AS ${alias}
+                    WHERE ${conditions.length > 0 ? conditions.join(' AND ') : 'true'}) AS visible`;
+  const { rows } = await tx.query<{ visible: boolean }>(sql, values);
+  return rows[0]?.visible === true;
 }
 
 /**
