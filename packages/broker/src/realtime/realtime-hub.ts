@@ -566,7 +566,7 @@ export class RealtimeHub {
     // An update that took the row out of a subscriber's sight, or a delete: a delete for a
     // subscriber who could see the row before, and for nobody else.
     if (op === 'insert' || old === null) return events;
-    const unseen = viewers.flatMap((viewer, index) => (rows[index] === undefined ? [index] : []));
+    const unseen = viewers.flatMap((_viewer, index) => (rows[index] === undefined ? [index] : []));
     if (unseen.length === 0) return events;
     const before = await this.#visibility.beforeMany(
       unseen.map((index) => viewers[index]!),

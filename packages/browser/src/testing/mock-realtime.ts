@@ -54,6 +54,65 @@ export function createMockRealtime(): MockRealtime {
 
   const deliver = (frame: Frame) => current?.receive(frame);
 
+  /** The broker's reply to one frame, as the real broker answers it. */
+  const answer = (frame: Frame, text: string): Record<string, unknown> => {
+    const refusal = refusals.get(frame.type);
+    if (refusal) {
+      refusals.delete(frame.type);
+      return { ok: false, error: { ...refusal, retryable: false } };
+    }
+    if (text.length > limits.realtime.messageMaxBytes) {
+      return {
+        ok: false,
+        error: {
+          code: 'REALTIME_MESSAGE_TOO_LARGE',
+          message: 'The frame is too large.',
+          retryable: false,
+        },
+      };
+    }
+    const channel = String(frame.channel ?? '');
+    const after = typeof frame.after === 'number' ? frame.after : undefined;
+    const missedOn = (name: string) =>
+      log.filter((m) => m.channel === name && m.seq > (after ?? 0)).length;
+    switch (frame.type) {
+      case 'join':
+        joined.add(`channel:${channel}`);
+        return {
+          ok: true,
+          channel,
+          seq,
+          members: [],
+          ...(after === undefined ? {} : { missed: missedOn(channel) }),
+        };
+      case 'leave':
+        joined.delete(`channel:${channel}`);
+        return { ok: true, channel };
+      case 'subscribe':
+        joined.add(`table:${String(frame.table)}`);
+        subscriptions.set(String(frame.table), String(frame.id));
+        return {
+          ok: true,
+          id: frame.id,
+          seq,
+          ...(after === undefined ? {} : { missed: null }),
+        };
+      case 'unsubscribe':
+        for (const [table, id] of subscriptions) {
+          if (id === frame.id) {
+            subscriptions.delete(table);
+            joined.delete(`table:${table}`);
+          }
+        }
+        return { ok: true, id: frame.id };
+      case 'broadcast':
+        log.push({ channel, seq: ++seq });
+        return { ok: true, channel, seq };
+      default:
+        return { ok: true, channel, seq };
+    }
+  };
+
   class FakeSocket extends EventTarget {
     onopen: ((event: Event) => void) | null = null;
     onmessage: ((event: MessageEvent) => void) | null = null;
@@ -79,63 +138,8 @@ export function createMockRealtime(): MockRealtime {
     send(text: string): void {
       const frame = JSON.parse(text) as Frame;
       sent.push(frame);
-      const reply = (body: Record<string, unknown>) =>
-        queueMicrotask(() => this.receive({ ...body, type: 'reply', ref: frame.ref }));
-      const refusal = refusals.get(frame.type);
-      if (refusal) {
-        refusals.delete(frame.type);
-        return reply({ ok: false, error: { ...refusal, retryable: false } });
-      }
-      if (text.length > limits.realtime.messageMaxBytes) {
-        return reply({
-          ok: false,
-          error: {
-            code: 'REALTIME_MESSAGE_TOO_LARGE',
-            message: 'The frame is too large.',
-            retryable: false,
-          },
-        });
-      }
-      const channel = String(frame.channel ?? '');
-      const after = typeof frame.after === 'number' ? frame.after : undefined;
-      const missedOn = (name: string) =>
-        log.filter((m) => m.channel === name && m.seq > (after ?? 0)).length;
-      switch (frame.type) {
-        case 'join':
-          joined.add(`channel:${channel}`);
-          return reply({
-            ok: true,
-            channel,
-            seq,
-            members: [],
-            ...(after === undefined ? {} : { missed: missedOn(channel) }),
-          });
-        case 'leave':
-          joined.delete(`channel:${channel}`);
-          return reply({ ok: true, channel });
-        case 'subscribe':
-          joined.add(`table:${String(frame.table)}`);
-          subscriptions.set(String(frame.table), String(frame.id));
-          return reply({
-            ok: true,
-            id: frame.id,
-            seq,
-            ...(after === undefined ? {} : { missed: null }),
-          });
-        case 'unsubscribe':
-          for (const [table, id] of subscriptions) {
-            if (id === frame.id) {
-              subscriptions.delete(table);
-              joined.delete(`table:${table}`);
-            }
-          }
-          return reply({ ok: true, id: frame.id });
-        case 'broadcast':
-          log.push({ channel, seq: ++seq });
-          return reply({ ok: true, channel, seq });
-        default:
-          return reply({ ok: true, channel, seq });
-      }
+      const body = answer(frame, text);
+      queueMicrotask(() => this.receive({ ...body, type: 'reply', ref: frame.ref }));
     }
 
     close(): void {
