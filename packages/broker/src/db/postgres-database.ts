@@ -205,7 +205,7 @@ export class PostgresDatabase implements Database {
         if (stopped || client !== next) return;
         client = undefined;
         void next.end().catch(() => undefined);
-        retry = setTimeout(() => void connect().catch(() => undefined), 1000);
+        again();
       });
       await next.connect();
       await next.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
@@ -214,6 +214,10 @@ export class PostgresDatabase implements Database {
         return;
       }
       client = next;
+    };
+    // Tried again every second until it listens again (or stops).
+    const again = (): void => {
+      retry = setTimeout(() => void connect().catch(again), 1000);
     };
     await connect();
     const stop = async () => {

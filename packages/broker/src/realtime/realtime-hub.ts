@@ -527,8 +527,15 @@ export class RealtimeHub {
       else groups.set(key, { caller, where: subscription.where, members: [subscription] });
     }
     const viewers = [...groups.values()];
+    // One subscriber whose statement fails (a column it may not read) aborts the shared
+    // transaction: then each is judged in a transaction of its own, and only its own fails.
     const events = await this.#judge(viewers, info, op, rowId, old).catch(() =>
-      viewers.map(() => undefined),
+      Promise.all(
+        viewers.map(
+          async (viewer) =>
+            (await this.#judge([viewer], info, op, rowId, old).catch(() => [undefined]))[0],
+        ),
+      ),
     );
     viewers.forEach((group, index) => {
       const event = events[index];

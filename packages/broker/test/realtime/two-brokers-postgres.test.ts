@@ -81,4 +81,19 @@ describe('two brokers on one PostgreSQL', () => {
     expect(bobOnB.of('broadcast')).toHaveLength(1);
     expect(bobOnB.of('presence')).toHaveLength(1);
   });
+
+  it('listens again after its LISTEN connection is cut, and delivers from then on', async () => {
+    const aliceOnA = await open(0, ALICE);
+    const bobOnB = await open(1, BOB);
+    await bobOnB.request({ type: 'join', channel: 'room:cut' });
+    await aliceOnA.request({ type: 'join', channel: 'room:cut' });
+    const { rows } = await brokers[0]!.broker.db.query<{ cut: number }>(
+      `SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity
+        WHERE query = 'LISTEN "platform_realtime"' AND pid <> pg_backend_pid()`,
+    );
+    expect(rows[0]?.cut).toBe(2);
+    await sleep(2500);
+    await aliceOnA.request({ type: 'broadcast', channel: 'room:cut', event: 'back', payload: 1 });
+    expect(await bobOnB.waitFor((f) => f.type === 'broadcast')).toMatchObject({ event: 'back' });
+  });
 });
