@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   ai: () => import('./ai/ai.ts'),
   'inbound-mail': () => import('./inbound-mail/inbound-mail.ts'),
   push: () => import('./push/push.ts'),
+  realtime: () => import('./realtime/realtime.ts'),
   integrations: () => import('./integrations/integrations.ts'),
   'integration-events': () => import('./integrations/events.ts'),
   files: () => import('./files/storage-memory.ts'),

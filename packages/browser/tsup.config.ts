@@ -6,6 +6,7 @@ export default defineConfig({
     'testing/index': 'src/testing/index.ts',
     'push/index': 'src/push/index.ts',
     'push-worker/index': 'src/push-worker/index.ts',
+    'realtime/index': 'src/realtime/index.ts',
   },
   format: ['esm'],
   dts: true,

@@ -1,6 +1,7 @@
 // The todo app's page: @platform/browser calls the app's Functions on this origin.
 import { type FunctionResult, isPlatformError, platform } from '@platform/browser';
 import { push } from '@platform/browser/push';
+import { createRealtime } from '@platform/browser/realtime';
 
 // Typed by platform-env.gen.d.ts (`platform types`): results carry the Functions' own types.
 type Todo = FunctionResult<'listTodos'>['todos'][number];
@@ -175,6 +176,21 @@ $('notify-off').addEventListener('click', () => {
   })();
 });
 
+// Live: a todo added in another tab appears here, and the page lists who is viewing the app.
+// The todos table is in realtime.tables of platform.yaml: each change reaches only the users
+// its RLS policy lets see the row (here, the owner).
+async function live(name: string): Promise<void> {
+  const realtime = createRealtime();
+  await realtime.changes('todos', () => void showTodos());
+  // After a reconnect, changes may have been missed: read the list again.
+  realtime.onGap(() => void showTodos());
+  const viewers = await realtime.channel('viewers', { presence: { name } });
+  viewers.onPresence((members) => {
+    const names = [...new Set(members.map((m) => String(m.state.name)))].sort();
+    $('viewers').textContent = `Viewing now: ${names.join(', ')}`;
+  });
+}
+
 async function start(): Promise<void> {
   if ('serviceWorker' in navigator) {
     await navigator.serviceWorker.register('/sw.js', { type: 'module' }).catch(() => undefined);
@@ -183,6 +199,7 @@ async function start(): Promise<void> {
   const user = await platform.auth.currentUser().catch(() => null);
   $('who').textContent = user ? `Signed in as ${user.displayName ?? user.email ?? user.id}` : '';
   await run(async () => undefined);
+  if (user) await live(user.displayName ?? user.email ?? user.id).catch((e) => status(String(e)));
   document.body.dataset.ready = 'true';
 }
 

@@ -76,6 +76,18 @@ export const errorMeanings = {
     'The push subscription is malformed: its endpoint or its p256dh/auth keys break a rule.',
   PUSH_PERMISSION_DENIED:
     'The user did not allow notifications for this site; they can allow them in site settings.',
+  REALTIME_CHANNEL_NOT_DECLARED:
+    'No realtime.channels pattern of platform.yaml matches the channel name; declare it first.',
+  REALTIME_TABLE_NOT_DECLARED:
+    'The table is not listed in realtime.tables of platform.yaml, so its changes are not captured.',
+  REALTIME_MESSAGE_TOO_LARGE:
+    'The realtime message is larger than limits.realtime.messageMaxBytes; send less or a reference.',
+  REALTIME_TOO_MANY_CHANNELS:
+    'The connection already has limits.realtime.channelsPerConnection channels and table subscriptions.',
+  REALTIME_TOO_MANY_CONNECTIONS:
+    'The user already holds limits.realtime.connectionsPerUser realtime connections to this app.',
+  REALTIME_RATE_LIMITED:
+    'The connection sent more than limits.realtime.messagesPerSecond messages in one second; slow down.',
   PUSH_SERVICE_UNAVAILABLE:
     'No push service accepted the notification (down, or busy after retries); try again.',
   AI_INPUT_INVALID: 'The AI call input or its attachments break a rule.',

@@ -137,6 +137,38 @@ export const limits = {
     endpointMaxLength: 2048,
   },
   /**
+   * Realtime (docs/realtime.md): broadcast, presence and database changes over one WebSocket.
+   * The spec fixes none; these are ours. A breach answers the code beside it.
+   */
+  realtime: {
+    /** One frame from a browser, or one `ctx.realtime.broadcast` (`REALTIME_MESSAGE_TOO_LARGE`). */
+    messageMaxBytes: 32 * KiB,
+    /** Channels and table subscriptions one connection holds (`REALTIME_TOO_MANY_CHANNELS`). */
+    channelsPerConnection: 100,
+    /** Open connections of one user to one app (`REALTIME_TOO_MANY_CONNECTIONS`). */
+    connectionsPerUser: 10,
+    /** Frames one connection may send in one second (`REALTIME_RATE_LIMITED`). */
+    messagesPerSecond: 50,
+    /** A channel name: letters, digits and `:_.-`, this long at most. */
+    channelNameMaxLength: 128,
+    /** Presence state of one member, in bytes of JSON. */
+    presenceStateMaxBytes: 1 * KiB,
+    /**
+     * The broker pings every connection this often; one that has not answered the previous ping
+     * is closed, so a vanished tab leaves its channels within two intervals.
+     */
+    pingSeconds: 15,
+    /**
+     * A connection's credential is checked again this often (and before each frame it sends): a
+     * session that ended (sign-out, revocation, deletion) closes its connections within it.
+     */
+    recheckSeconds: 5,
+    /** Presence of a broker that stopped answering expires after this long. */
+    presenceExpirySeconds: 45,
+    /** Messages stay readable for gap counts this long after they were sent. */
+    retentionSeconds: 10 * 60,
+  },
+  /**
    * Defaults and maxima of a `queues[]` declaration. The spec leaves them "not shown"; these are
    * ours (docs/manifest.md). Every value is a positive integer; the minimum is 1.
    */

@@ -66,6 +66,16 @@ export const pushRoutes = {
 } as const;
 
 /**
+ * Realtime on an app's origin, for `@platform/browser/realtime` (docs/realtime.md): one
+ * WebSocket (`GET` with `Upgrade: websocket`) that carries broadcast, presence and database
+ * changes as JSON frames. A browser is known by its session cookie; any other client sends an
+ * `Authorization: Bearer` credential (an app access token acts as the owner).
+ */
+export const realtimeRoutes = {
+  socket: route('GET', '/_platform/api/realtime', '2.6.0'),
+} as const;
+
+/**
  * Managed files over HTTP on the app's origin, for a client holding an app access token (it acts
  * as the owner, spec 2.2) or a session (docs/broker.md, "Managed files over HTTP"). The body of
  * `upload` and `replace` is the file's bytes, its `content-type` the file's type, `?name=` its
@@ -110,6 +120,7 @@ export const contextRoutes = {
   aiGenerateImage: rt('/ai/generate-image'),
   emailSend: rt('/email/send'),
   notificationsSend: rt('/notifications/send'),
+  realtimeBroadcast: rt('/realtime/broadcast'),
   jobsEnqueue: rt('/jobs/:queue/enqueue'),
   jobsGet: rt('/jobs/get'),
   integrationsCall: rt('/integrations/:slot/call', featureSince.integrations),

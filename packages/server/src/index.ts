@@ -50,6 +50,7 @@ export type {
   Logger,
   Notification,
   NotificationsClient,
+  RealtimeClient,
   Row,
   SearchHit,
   SearchOptions,

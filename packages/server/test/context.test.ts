@@ -260,6 +260,7 @@ describe('email, notifications, jobs, integrations, secrets, log', () => {
       'ai',
       'email',
       'notifications',
+      'realtime',
       'jobs',
       'integrations',
       'secrets',

@@ -85,3 +85,30 @@ describe('createTestContext', () => {
     expect(ctx.logs[0]?.message).toBe('key [REDACTED]');
   });
 });
+
+describe('ctx.realtime in the test kit', () => {
+  const announce = defineFunction({
+    input: s.object({ room: s.string() }),
+    handler: async (ctx) => ctx.realtime.broadcast(`room:${ctx.input.room}`, 'hello', { n: 1 }),
+  });
+
+  it('records each broadcast with its channel, event and payload', async () => {
+    const { result, ctx } = await runFunction(announce, { input: { room: '7' } });
+    expect(result).toEqual({ seq: 1 });
+    expect(ctx.broadcasts).toEqual([{ channel: 'room:7', event: 'hello', payload: { n: 1 } }]);
+  });
+
+  it('refuses what the broker refuses, with the same codes', async () => {
+    const ctx = createTestContext({ realtimeChannels: { 'room:*': {} } });
+    await expect(ctx.realtime.broadcast('lobby', 'x', null)).rejects.toMatchObject({
+      code: 'REALTIME_CHANNEL_NOT_DECLARED',
+    });
+    await expect(ctx.realtime.broadcast('room:1', 'x', 'y'.repeat(40_000))).rejects.toMatchObject({
+      code: 'REALTIME_MESSAGE_TOO_LARGE',
+    });
+    await expect(ctx.realtime.broadcast('bad name', 'x', 1)).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
+    expect(ctx.broadcasts).toEqual([]);
+  });
+});

@@ -20,6 +20,7 @@ import type { JobService } from '../jobs/job-service.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { PushService } from '../push/push-service.ts';
+import type { Realtime } from '../realtime/realtime-feature.ts';
 import type { SearchService } from '../search/search-service.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 
@@ -39,6 +40,8 @@ export interface RuntimeServices {
   readonly ai?: AiService | undefined;
   /** `ctx.notifications`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
   readonly push?: PushService | undefined;
+  /** `ctx.realtime`; without it the route answers `FEATURE_NOT_AVAILABLE`. */
+  readonly realtime?: Realtime | undefined;
   /**
    * `ctx.integrations.use(slot).call(...)` of this app; without it the route answers
    * `FEATURE_NOT_AVAILABLE`.
@@ -155,6 +158,10 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
       : notAvailable(
           'Notifications are not available: this broker was started without a push service.',
         ),
+    realtimeBroadcast: services.realtime
+      ? async (body) =>
+          (services.realtime as Realtime).broadcast(body.channel, body.event, body.payload)
+      : notAvailable('Realtime is not available: this broker was started without it.'),
     jobsEnqueue: jobs
       ? async (body, { grant, params }) => jobs.enqueue(params.queue!, body, grant.caller)
       : notAvailable('Jobs are not available: this broker was started without a job service.'),

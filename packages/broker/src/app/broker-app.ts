@@ -58,6 +58,7 @@ export function createBrokerApp(
     jobs: services.jobs.service,
     ai: services.ai,
     push: services.push,
+    realtime: services.realtime,
     integrations: services.integrations.calls,
     integrationEmit: services.integrations.emit,
   });

@@ -15,6 +15,7 @@ import type { Authenticate } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { loadAppId } from '../project/app-id.ts';
+import type { RealtimeSettings } from '../realtime/realtime-hub.ts';
 
 /** How to start a broker for one app. */
 export interface BrokerOptions {
@@ -90,6 +91,8 @@ export interface BrokerOptions {
   readonly fileStorage?: FileStorageSettings | undefined;
   /** `data.search` declarations of platform.yaml (docs/search.md). */
   readonly searches?: readonly SearchDeclaration[];
+  /** `realtime` of platform.yaml: channel rules and streamed tables (docs/realtime.md). */
+  readonly realtime?: RealtimeSettings | undefined;
   /** Queues, cron schedules and worker settings (docs/jobs.md). */
   readonly jobs?: BrokerJobsOptions;
   /** The AI provider and its models (docs/ai.md). @default the offline, deterministic AI */

@@ -88,6 +88,7 @@ export async function launchDevBroker(
       sdkVersion: manifest.runtime.sdk.version,
       declared: declarationsOf(manifest),
       searches: manifest.data.search,
+      realtime: manifest.realtime,
       inboundFunction: manifest.email.inbound?.function,
       jobs: { queues: manifest.queues, cron: manifest.cron, ...(clock ? { clock } : {}) },
       auth: {

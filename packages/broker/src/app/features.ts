@@ -12,6 +12,7 @@ import { onboardingFeature } from '../onboarding/onboarding-feature.ts';
 import { orgFeature } from '../org/org-feature.ts';
 import { outboxFeature } from '../outbox/outbox-feature.ts';
 import { pushFeature } from '../push/push-feature.ts';
+import { realtimeFeature } from '../realtime/realtime-feature.ts';
 import { searchFeature } from '../search/search-feature.ts';
 import type { ResolvedBrokerOptions } from './broker-options.ts';
 import { arrivalsFeature, handOver, signInRules } from './people-policy.ts';
@@ -48,6 +49,7 @@ export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
     pushFeature({ pushServiceHosts: o.pushServiceHosts }),
     integrationsFeature(o.integrations),
     backupsFeature({ platformSchema, clock: o.clock }),
+    realtimeFeature(o.realtime ?? { channels: {}, tables: [] }),
   ]);
 }
 

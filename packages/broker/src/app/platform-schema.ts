@@ -19,6 +19,7 @@ import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import { departuresStep, membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
 import { pushTablesStep } from '../push/push-schema.ts';
+import { realtimeTablesStep } from '../realtime/realtime-schema.ts';
 
 /**
  * The broker's own schema, in the order its steps run, each with its version for good. Each
@@ -63,4 +64,5 @@ export const platformSchema: readonly SchemaStep[] = [
   // Counted beside the accounts, so here for a broker running alone.
   { version: 24, ...signInAttemptsStep },
   { version: 25, ...fileHoldsStep },
+  { version: 26, ...realtimeTablesStep },
 ];

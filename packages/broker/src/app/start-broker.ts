@@ -23,6 +23,7 @@ import type { LogSink } from '../logs/log-sink.ts';
 import { printableError } from '../logs/printable.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { PushService } from '../push/push-service.ts';
+import type { Realtime } from '../realtime/realtime-feature.ts';
 import type { SearchService } from '../search/search-service.ts';
 import { createBrokerApp } from './broker-app.ts';
 import { buildBrokerBase } from './broker-base.ts';
@@ -66,6 +67,8 @@ export interface Broker {
   readonly deletions: AccountDeletions;
   /** `ctx.ai` and its recent calls. */
   readonly ai: AiService;
+  /** Realtime: channels, presence and database changes over WebSockets (docs/realtime.md). */
+  readonly realtime: Realtime;
   readonly migrations: MigrationReport;
   /** Milliseconds the database took to open, bootstrap and migrate. */
   readonly dbMilliseconds: number;
@@ -172,6 +175,7 @@ export async function startBrokerWith(
     const { data, files, outbox, inboundMail, push, search, jobs, auth, deletions, ai } = services;
     return {
       ...{ data, files, outbox, inboundMail, push, search, jobs, auth, deletions, ai },
+      realtime: services.realtime,
       appId: o.appId,
       app,
       server: listener.serve(app),

@@ -88,6 +88,13 @@ export interface Database extends Queryable {
    * enqueue. On PostgreSQL, where statements run side by side, the database itself.
    */
   ahead(): Database;
+  /**
+   * `LISTEN channel`: calls `onNotify` with the payload of every `NOTIFY` on it, from this
+   * broker or any other on the same database, once each, after the notifying transaction
+   * commits. Resolves once listening, to a function that stops. Absent on a database that
+   * cannot listen.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** Closes the connection (stops the worker thread or ends the pool). */
   close(): Promise<void>;
 }

@@ -130,6 +130,7 @@ export class PgliteDatabase implements Database {
   #closed: Error | undefined;
   readonly #normal: LaneStatements;
   readonly #ahead: Database;
+  readonly #listeners = new Map<string, Set<(payload: string) => void>>();
 
   private constructor(worker: Worker, info: PgliteOpenInfo, lock: DataDirLock | undefined) {
     this.#worker = worker;
@@ -270,6 +271,20 @@ export class PgliteDatabase implements Database {
     };
   }
 
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    let set = this.#listeners.get(channel);
+    if (set === undefined) {
+      set = new Set();
+      this.#listeners.set(channel, set);
+      await this.#queue.run(() => this.#send({ id: 0, op: 'listen', channel }));
+    }
+    set.add(onNotify);
+    // The session keeps listening (cheap); only this callback stops.
+    return async () => {
+      set.delete(onNotify);
+    };
+  }
+
   /**
    * Writes a snapshot of the database as it is now to `path` (atomically, so a broker reading it
    * meanwhile sees the old file or the new one), for {@link PgliteDatabaseOptions.snapshotPath}.
@@ -384,6 +399,10 @@ export class PgliteDatabase implements Database {
   }
 
   #receive(message: PgliteResponse): void {
+    if (message.type === 'notification') {
+      for (const listener of this.#listeners.get(message.channel) ?? []) listener(message.payload);
+      return;
+    }
     if (message.type !== 'result' && message.type !== 'error') return;
     const pending = this.#pending.get(message.id);
     if (!pending) return;

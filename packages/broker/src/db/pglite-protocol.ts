@@ -30,6 +30,8 @@ export type PgliteRequest =
       readonly params: readonly unknown[];
     }
   | { readonly id: number; readonly op: 'exec'; readonly sql: string }
+  /** `LISTEN channel`: each notification then comes back as a `notification` message. */
+  | { readonly id: number; readonly op: 'listen'; readonly channel: string }
   /** Writes a `dumpDataDir` tarball of the database as it is now to `path` (atomically). */
   | { readonly id: number; readonly op: 'snapshot'; readonly path: string }
   | { readonly id: number; readonly op: 'close' };
@@ -61,4 +63,6 @@ export type PgliteResponse =
       readonly rows: Record<string, unknown>[];
       readonly rowCount: number;
     }
-  | { readonly type: 'error'; readonly id: number; readonly error: PgliteErrorData };
+  | { readonly type: 'error'; readonly id: number; readonly error: PgliteErrorData }
+  /** A `NOTIFY` on a channel the broker listens to (delivered after its transaction commits). */
+  | { readonly type: 'notification'; readonly channel: string; readonly payload: string };

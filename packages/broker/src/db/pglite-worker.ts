@@ -188,6 +188,11 @@ async function main(): Promise<void> {
         if (!TRANSACTION_CONTROL.test(request.sql)) statements.forget();
         await db.exec(request.sql);
         send({ type: 'result', id: request.id, rows: [], rowCount: 0 });
+      } else if (request.op === 'listen') {
+        await db.listen(request.channel, (payload) =>
+          send({ type: 'notification', channel: request.channel, payload }),
+        );
+        send({ type: 'result', id: request.id, rows: [], rowCount: 0 });
       } else if (request.op === 'snapshot') {
         await writeSnapshot(db, request.path);
         send({ type: 'result', id: request.id, rows: [], rowCount: 0 });

@@ -40,20 +40,30 @@ export function runAs<T>(
   fn: (tx: Transaction) => Promise<T>,
 ): Promise<T> {
   return db.transaction(async (tx) => {
-    // One round trip; set_config('role', ..., true) is SET LOCAL ROLE (as PostgREST does it).
-    const claims = claimsFor(caller);
-    await tx.query(
-      `SELECT set_config('request.jwt.claims', $1, true), set_config('${claimSettings.sub}', $2, true),
-              set_config('${claimSettings.role}', $3, true),
-              set_config('${claimSettings.connectionId}', $4, true), set_config('role', $5, true)`,
-      [
-        JSON.stringify(claims),
-        claims.sub ?? '',
-        claims.role ?? '',
-        claims.connection_id ?? '',
-        roleFor(caller),
-      ],
-    );
+    await actAs(tx, caller);
     return fn(tx);
   });
+}
+
+/**
+ * Switches the rest of the transaction to `caller`: its role and every claim setting, all of
+ * them, so nothing of a caller before it in the same transaction remains. {@link runAs} starts
+ * each transaction with it; a transaction that checks several callers in turn calls it before
+ * each one's statements (the broker's own role may take any role at any time).
+ */
+export async function actAs(tx: Transaction, caller: Caller): Promise<void> {
+  // One round trip; set_config('role', ..., true) is SET LOCAL ROLE (as PostgREST does it).
+  const claims = claimsFor(caller);
+  await tx.query(
+    `SELECT set_config('request.jwt.claims', $1, true), set_config('${claimSettings.sub}', $2, true),
+            set_config('${claimSettings.role}', $3, true),
+            set_config('${claimSettings.connectionId}', $4, true), set_config('role', $5, true)`,
+    [
+      JSON.stringify(claims),
+      claims.sub ?? '',
+      claims.role ?? '',
+      claims.connection_id ?? '',
+      roleFor(caller),
+    ],
+  );
 }

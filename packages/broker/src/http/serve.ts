@@ -1,8 +1,25 @@
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { serve, type WebSocketServerLike } from '@hono/node-server';
+import { limits } from '@platform/schema';
 import type { Hono } from 'hono';
+import { WebSocketServer } from 'ws';
 import type { BrokerEnv } from './broker-env.ts';
 import { foreignHostResponse, isOwnHost } from './host-check.ts';
+
+/**
+ * The WebSocket side of a broker's server (realtime): upgrades pass through the app like any
+ * request (host check, admission, the route decides), and `ws` takes the socket only when the
+ * route accepted it. A frame far beyond the realtime message limit closes the socket (1009)
+ * before it is buffered whole; the limit itself is checked frame by frame with an answer.
+ */
+export function webSocketServer(): WebSocketServerLike {
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: 4 * limits.realtime.messageMaxBytes,
+  });
+  // The adapter is written for `ws`; only `ws`'s overloaded typings differ from its own.
+  return server as unknown as WebSocketServerLike;
+}
 
 /** A listening broker server. */
 export interface RunningServer {
@@ -54,6 +71,7 @@ export function listenBroker(
         },
         port: options.port ?? 0,
         hostname: options.hostname ?? '127.0.0.1',
+        websocket: { server: webSocketServer() },
       },
       (info: AddressInfo) => {
         port = info.port;

@@ -3,7 +3,8 @@ import type { ServiceLogger } from './logger.ts';
 import type { ServiceMetrics } from './metrics.ts';
 
 /** Answers one request. */
-export type FetchHandler = (request: Request) => Promise<Response>;
+// `env` is the Node server's (the WebSocket upgrade of realtime needs it to reach the app).
+export type FetchHandler = (request: Request, env?: unknown) => Promise<Response>;
 
 /** Where a request went: its host (without port) and the app it reached. */
 export interface RequestTarget {
@@ -23,13 +24,13 @@ export function observeRequests(
   target: (request: Request) => RequestTarget,
   observers: { logger: ServiceLogger; metrics: ServiceMetrics },
 ): FetchHandler {
-  return async (request) => {
+  return async (request, env) => {
     const started = performance.now();
     const { host, app } = target(request);
     let status = 500;
     let id: string | undefined;
     try {
-      const response = await handler(request);
+      const response = await handler(request, env);
       status = response.status;
       id = response.headers.get('x-request-id') ?? undefined;
       if (id === undefined) {

@@ -124,7 +124,7 @@ export class DeployedApps {
    * counts the request as in flight until its answer's body is sent or abandoned, so a retired
    * revision stops only after its last answer is complete.
    */
-  async fetch(appId: string, request: Request): Promise<Response | undefined> {
+  async fetch(appId: string, request: Request, env?: unknown): Promise<Response | undefined> {
     let serving = this.#serving.get(appId);
     const starting = this.#queues.get(appId);
     if (serving === undefined && starting !== undefined) {
@@ -140,7 +140,8 @@ export class DeployedApps {
     };
     let response: Response;
     try {
-      response = await one.broker.app.fetch(request);
+      // The Node server's env carries what a WebSocket upgrade (realtime) needs.
+      response = await one.broker.app.fetch(request, env as never);
     } catch (error) {
       done();
       throw error;
@@ -211,6 +212,7 @@ export class DeployedApps {
       sdkVersion: manifest.runtime.sdk.version,
       declared: declarationsOf(manifest),
       searches: manifest.data.search,
+      realtime: manifest.realtime,
       inboundFunction: manifest.email.inbound?.function,
       jobs: { queues: manifest.queues, cron: manifest.cron, clock: this.#options.clock },
       auth: {

@@ -13,6 +13,7 @@ import type { Database } from '../db/database.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
 import { servicePaths } from '../http/paths.ts';
+import { webSocketServer } from '../http/serve.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { type Clock, inMinutes, systemClock } from '../kernel/clock.ts';
 import { escapeHtml } from '../kernel/escape-html.ts';
@@ -129,7 +130,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (!files) return 'file storage unreachable';
     return deployed.notReady();
   };
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, env?: unknown): Promise<Response> => {
     const { pathname } = new URL(request.url);
     if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
     if (pathname === servicePaths.readyz) {
@@ -142,7 +143,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (target.kind === 'base') return front.fetch(request);
     if (target.kind === 'app') {
       return (
-        (await deployed.fetch(target.appId, request)) ??
+        (await deployed.fetch(target.appId, request, env)) ??
         (await deletedAnswer(central, target.appId, request)) ??
         notDeployedPage(target.appId, settings.baseUrl)
       );
@@ -163,7 +164,12 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   );
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serveNode(
-      { fetch: observed, port: settings.listen.port, hostname: settings.listen.host },
+      {
+        fetch: observed,
+        port: settings.listen.port,
+        hostname: settings.listen.host,
+        websocket: { server: webSocketServer() },
+      },
       () => resolve(started as Server),
     );
     started.once('error', reject);

@@ -15,3 +15,4 @@ export {
   type MockRoute,
   type MockStreamFunction,
 } from './mock-broker.ts';
+export { createMockRealtime, type MockRealtime } from './mock-realtime.ts';

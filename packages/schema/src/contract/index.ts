@@ -25,6 +25,7 @@ import * as invocation from './invocation.ts';
 import * as jobs from './jobs.ts';
 import * as messaging from './messaging.ts';
 import * as push from './push.ts';
+import * as realtime from './realtime.ts';
 
 /**
  * Every route the handler context calls on the broker, keyed like `contextRoutes`.
@@ -51,6 +52,7 @@ export const runtimeContract = {
   aiGenerateImage: ai.aiGenerateImage,
   emailSend: messaging.emailSend,
   notificationsSend: messaging.notificationsSend,
+  realtimeBroadcast: realtime.realtimeBroadcast,
   jobsEnqueue: jobs.jobsEnqueue,
   jobsGet: jobs.jobsGet,
   integrationsCall: integrations.integrationsCall,
@@ -163,6 +165,13 @@ export { jobSchema, jobStates } from './jobs.ts';
 export { emailMessageSchema, notificationSchema } from './messaging.ts';
 export { encodeNotificationPayload, type NotificationPayload } from './notification-payload.ts';
 export { pushSubscriptionSchema } from './push.ts';
+export {
+  matchRealtimeChannel,
+  type RealtimeChannelRule,
+  realtimeChannelName,
+  realtimeEventName,
+  realtimeMessageBytes,
+} from './realtime.ts';
 export { MIN_SECRET_LENGTH, REDACTED, Redactor } from './redaction.ts';
 export {
   type CheckedSearchOptions,

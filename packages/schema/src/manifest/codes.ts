@@ -46,6 +46,12 @@ export const manifestDiagnosticCodes = {
   SDK_VERSION_TOO_OLD: error('A feature needs a newer runtime SDK than runtime.sdk.version pins.'),
   SDK_VERSION_UNKNOWN: warning('runtime.sdk.version is newer than this validator knows.'),
 
+  // Realtime (docs/realtime.md)
+  REALTIME_CHANNEL_INVALID: error(
+    'A realtime.channels key is not a channel name or a name prefix ending in *.',
+  ),
+  REALTIME_TABLE_INVALID: error('A realtime.tables entry is not a lowercase table name.'),
+
   // App
   VISIBILITY_INVALID: error('visibility is neither public nor private.'),
 

@@ -151,6 +151,43 @@ export const searchSchema = z.strictObject({
     .describe('Columns allowed in `where` as scalar equality filters.'),
 });
 
+/** Who may join a realtime channel (docs/realtime.md). */
+export const realtimeJoinLevels = ['public', 'signed-in'] as const;
+/** Who may send on a realtime channel; `functions`: only Functions (`ctx.realtime.broadcast`). */
+export const realtimeSendLevels = ['public', 'signed-in', 'functions'] as const;
+
+/** One `realtime.channels` rule: who may join (and be present) and who may broadcast. */
+export const realtimeChannelSchema = z.strictObject({
+  join: z
+    .enum(realtimeJoinLevels)
+    .default('signed-in')
+    .describe(
+      '`public`: any visitor the app admits; `signed-in`: users only. Members may share presence. Default signed-in.',
+    ),
+  send: z
+    .enum(realtimeSendLevels)
+    .default('signed-in')
+    .describe(
+      '`public`, `signed-in`, or `functions` (browsers only listen). Functions may always send. Default signed-in.',
+    ),
+});
+
+/** `realtime` of platform.yaml: declared channels and the tables whose changes are streamed. */
+export const realtimeSchema = z.strictObject({
+  channels: z
+    .record(z.string().regex(namingRules.realtimeChannel.pattern), realtimeChannelSchema)
+    .default({})
+    .describe(
+      'Channel rules by name or prefix (`room:*`); the longest matching key applies. Undeclared channels are refused.',
+    ),
+  tables: z
+    .array(z.string().regex(namingRules.realtimeTable.pattern))
+    .default([])
+    .describe(
+      'Tables of the public schema (each with an id column) whose inserts, updates and deletes browsers may subscribe to, filtered by RLS per subscriber.',
+    ),
+});
+
 /** The whole `platform.yaml` schema (structure only; {@link validateManifest} adds the rules). */
 export const manifestSchema = z
   .strictObject({
@@ -200,6 +237,9 @@ export const manifestSchema = z
       })
       .default({ search: [] })
       .describe('Data declarations.'),
+    realtime: realtimeSchema
+      .default({ channels: {}, tables: [] })
+      .describe('Realtime channels and database changes (docs/realtime.md).'),
     provides: z
       .strictObject({ integration: integrationContractSchema.optional() })
       .optional()
@@ -225,6 +265,8 @@ export type QueueDeclaration = Manifest['queues'][number];
 export type CronDeclaration = Manifest['cron'][number];
 /** One `data.search[]` entry. */
 export type SearchDeclaration = Manifest['data']['search'][number];
+/** `realtime` of platform.yaml, defaults applied. */
+export type RealtimeDeclaration = Manifest['realtime'];
 /** `provides.integration`. */
 export type IntegrationContract = z.output<typeof integrationContractSchema>;
 /** One `integrations.<slot>` entry. */

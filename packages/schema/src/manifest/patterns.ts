@@ -68,6 +68,17 @@ export const namingRules = {
     'SEARCH_COLUMN_INVALID',
     'be a lowercase SQL identifier (a-z, 0-9 and _, at most 63 characters)',
   ),
+  realtimeChannel: rule(
+    /^[A-Za-z0-9_.:-]{1,127}\*?$|^\*$/,
+    'REALTIME_CHANNEL_INVALID',
+    'be a channel name of letters, digits and : _ . - (at most 128 characters), optionally ending in * to match every name with that prefix',
+  ),
+  realtimeTable: rule(
+    // Same language as sqlIdentifier, written differently: issues are matched by pattern source.
+    /^[_a-z][a-z0-9_]{0,62}$/,
+    'REALTIME_TABLE_INVALID',
+    'be a lowercase table name of the public schema (a-z, 0-9 and _, at most 63 characters)',
+  ),
   integrationName: rule(
     /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/,
     'INTEGRATION_NAME_INVALID',

@@ -4,7 +4,7 @@ import { createData } from './data.ts';
 import { createFiles } from './files.ts';
 import { createIntegration, createIntegrations } from './integrations.ts';
 import { createJobs } from './jobs.ts';
-import { createEmail, createNotifications } from './messaging.ts';
+import { createEmail, createNotifications, createRealtime } from './messaging.ts';
 import { type BufferedLogger, createLogger, createSecrets } from './secrets-log.ts';
 import { type FetchLike, RuntimeClient, requireVersion } from './transport.ts';
 import type {
@@ -19,6 +19,7 @@ import type {
   JobsClient,
   Logger,
   NotificationsClient,
+  RealtimeClient,
   SecretsClient,
 } from './types.ts';
 
@@ -37,6 +38,7 @@ interface Made {
   ai: AiClient;
   email: EmailClient;
   notifications: NotificationsClient;
+  realtime: RealtimeClient;
   jobs: JobsClient;
   integrations: IntegrationsClient;
   secrets: SecretsClient;
@@ -149,6 +151,10 @@ class InvocationContext<Input> implements HandlerContext<Input> {
 
   get notifications(): NotificationsClient {
     return once(this, 'notifications', (m) => createNotifications(m.client));
+  }
+
+  get realtime(): RealtimeClient {
+    return once(this, 'realtime', (m) => createRealtime(m.client));
   }
 
   get jobs(): JobsClient {

@@ -1,7 +1,12 @@
 import { PlatformError } from '@platform/errors';
-import { type Declarations, encodeNotificationPayload } from '@platform/schema/contract';
+import { limits } from '@platform/schema';
+import {
+  type Declarations,
+  encodeNotificationPayload,
+  realtimeMessageBytes,
+} from '@platform/schema/contract';
 import type { RuntimeClient } from './transport.ts';
-import type { EmailClient, NotificationsClient } from './types.ts';
+import type { EmailClient, NotificationsClient, RealtimeClient } from './types.ts';
 
 const list = (to: string | readonly string[]) => (typeof to === 'string' ? to : [...to]);
 
@@ -50,6 +55,24 @@ export function createNotifications(client: RuntimeClient): NotificationsClient 
           ...(notification.tag === undefined ? {} : { tag: notification.tag }),
         },
       );
+    },
+  };
+}
+
+/** `ctx.realtime`: broadcasts to a declared channel's subscribers. */
+export function createRealtime(client: RuntimeClient): RealtimeClient {
+  return {
+    async broadcast(channel, event, payload) {
+      // The broker checks it too; checking here first fails before a round trip.
+      const bytes = realtimeMessageBytes({ event, payload });
+      if (bytes > limits.realtime.messageMaxBytes) {
+        throw new PlatformError({
+          code: 'REALTIME_MESSAGE_TOO_LARGE',
+          message: `The realtime message is ${bytes} bytes of JSON; at most ${limits.realtime.messageMaxBytes} are allowed.`,
+          details: { bytes, maxBytes: limits.realtime.messageMaxBytes },
+        });
+      }
+      return client.call('realtimeBroadcast', {}, { channel, event, payload });
     },
   };
 }

@@ -165,6 +165,23 @@ export interface NotificationsClient {
   send(notification: Notification): Promise<{ delivered: number }>;
 }
 
+/** `ctx.realtime` (docs/realtime.md). */
+export interface RealtimeClient {
+  /**
+   * Sends `event` with `payload` to every subscriber of `channel`, whichever broker holds their
+   * connection. The channel must match a `realtime.channels` entry of platform.yaml
+   * (`REALTIME_CHANNEL_NOT_DECLARED`); a Function may send on it whatever its `send` rule says.
+   * Its JSON (`{ event, payload }`) is at most `limits.realtime.messageMaxBytes`
+   * (`REALTIME_MESSAGE_TOO_LARGE`). Resolves to the message's sequence number in the channel.
+   *
+   * @example
+   * ```ts
+   * await ctx.realtime.broadcast('room:42', 'todo-added', { id: todo.id, title: todo.title });
+   * ```
+   */
+  broadcast(channel: string, event: string, payload: JsonValue): Promise<{ seq: number }>;
+}
+
 /** A job record (no payload, no idempotency key). */
 export interface Job {
   readonly id: string;
@@ -250,6 +267,7 @@ export interface HandlerContext<Input = unknown> {
   readonly ai: AiClient;
   readonly email: EmailClient;
   readonly notifications: NotificationsClient;
+  readonly realtime: RealtimeClient;
   readonly jobs: JobsClient;
   readonly integrations: IntegrationsClient;
   readonly secrets: SecretsClient;

@@ -7,9 +7,11 @@ import {
   type DeepReadonly,
   encodeNotificationPayload,
   encodeTextFrames,
+  matchRealtimeChannel,
   type RouteRequest,
   type RouteResponse,
   type RuntimeRouteName,
+  realtimeMessageBytes,
   type runtimeContract,
   subscribesToEvent,
 } from '@platform/schema/contract';
@@ -211,6 +213,26 @@ export const memoryRoutes: { readonly [N in RuntimeRouteName]: RouteImpl<N> } = 
       (subscribedUsers.includes(id) ? 1 : 0) +
       (Object.hasOwn(pushDevices, id) ? (pushDevices[id] ?? 0) : 0);
     return { delivered: to.reduce((sum, id) => sum + devices(id), 0) };
+  },
+  realtimeBroadcast({ body, state }) {
+    const channels = state.seed.realtimeChannels;
+    if (channels !== undefined && matchRealtimeChannel(channels, body.channel) === undefined) {
+      throw fail(
+        'REALTIME_CHANNEL_NOT_DECLARED',
+        `No realtime.channels entry of platform.yaml matches "${body.channel}".`,
+        { channel: body.channel },
+      );
+    }
+    const bytes = realtimeMessageBytes({ event: body.event, payload: body.payload });
+    if (bytes > limits.realtime.messageMaxBytes) {
+      throw fail(
+        'REALTIME_MESSAGE_TOO_LARGE',
+        `The realtime message is ${bytes} bytes of JSON; at most ${limits.realtime.messageMaxBytes} are allowed.`,
+        { bytes, maxBytes: limits.realtime.messageMaxBytes },
+      );
+    }
+    state.broadcasts.push(body);
+    return { seq: state.broadcasts.length };
   },
   jobsEnqueue({ params, body, state }) {
     const queue = params.queue ?? '';

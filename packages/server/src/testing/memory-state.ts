@@ -130,6 +130,11 @@ export interface MemoryBrokerSeed {
    * devices, not users). Adds to {@link MemoryBrokerSeed.subscribedUsers}. @default none
    */
   readonly pushDevices?: Readonly<Record<string, number>>;
+  /**
+   * `realtime.channels` of platform.yaml: a broadcast to a channel none matches is refused with
+   * `REALTIME_CHANNEL_NOT_DECLARED`, as the broker refuses it. @default every channel accepted
+   */
+  readonly realtimeChannels?: Readonly<Record<string, unknown>>;
   /** A fake AI; the defaults echo the prompt. */
   readonly ai?: FakeAi;
 }
@@ -141,6 +146,7 @@ export class MemoryState {
   readonly jobs: StoredJob[] = [];
   readonly emails: Body<'emailSend'>[] = [];
   readonly notifications: Body<'notificationsSend'>[] = [];
+  readonly broadcasts: Body<'realtimeBroadcast'>[] = [];
   readonly logs: Body<'log'>['entries'] = [];
   readonly events: Body<'integrationEmit'>[] = [];
   readonly integrationCalls: { slot: string; operation: string; input: JsonValue }[] = [];

@@ -50,6 +50,8 @@ export interface TestContext<Input = unknown> extends HandlerContext<Input> {
   readonly sentEmails: MemoryState['emails'];
   /** Notifications sent. */
   readonly sentNotifications: MemoryState['notifications'];
+  /** Realtime broadcasts sent (`ctx.realtime.broadcast`), in order. */
+  readonly broadcasts: MemoryState['broadcasts'];
   /** Jobs enqueued, with their payloads and options. */
   readonly enqueuedJobs: readonly StoredJob[];
   /** Log entries (after the run; secret values redacted). */
@@ -60,7 +62,7 @@ export interface TestContext<Input = unknown> extends HandlerContext<Input> {
 
 /**
  * An in-memory handler context for unit tests: tables are arrays with the broker's semantics,
- * files live in memory, emails, notifications, jobs, events and logs are captured. No network.
+ * files live in memory, emails, notifications, realtime broadcasts, jobs, events and logs are captured. No network.
  *
  * @example
  * ```ts
@@ -125,6 +127,7 @@ export function createTestContext<Input = unknown>(
     tables: { get: () => Object.fromEntries(state.tables) },
     sentEmails: { value: state.emails },
     sentNotifications: { value: state.notifications },
+    broadcasts: { value: state.broadcasts },
     enqueuedJobs: { value: state.jobs },
     logs: { value: state.logs },
     emittedEvents: { value: state.events },
