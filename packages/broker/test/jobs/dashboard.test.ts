@@ -120,7 +120,7 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(trigger.status).toBe(202);
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#jobs`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await text('#total-created')).toBe(String(expected.created));
     expect(await text('#total-retried')).toBe(String(expected.retried));
@@ -253,7 +253,9 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
       { grant },
     );
     await env.broker.ai.generateText({ prompt: ' ' }, { grant }).catch(() => undefined);
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    // Another fragment alone would not load the page again.
+    await page.goto('about:blank');
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#ai`);
     await page.waitForSelector('body[data-ready="true"]');
     const cells = async (n: number) =>
       (await page.locator(`#ai-calls tbody tr:nth-child(${n}) td`).allTextContents()).slice(1);
@@ -270,7 +272,9 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('shows the organisation the app belongs to: its apps and members', async () => {
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    // Another fragment alone would not load the page again.
+    await page.goto('about:blank');
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#organisation`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.isVisible('#org-section')).toBe(true);
     expect(await page.locator('#org-apps tbody td').allTextContents()).toEqual([

@@ -12,6 +12,7 @@ const states = ['queued', 'running', 'retry_wait', 'succeeded', 'dead_lettered']
  * run states: never payloads, idempotency keys or users.
  */
 export const jobsSection: DashboardSection = {
+  group: 'jobs',
   id: 'jobs',
   title: 'Background jobs',
   api: { jobs: jobsApiPaths.list, summary: jobsApiPaths.summary },
@@ -55,6 +56,7 @@ export const jobsSection: DashboardSection = {
 
 /** The dashboard's cron schedules: each one's latest run and next occurrence. */
 export const cronSection: DashboardSection = {
+  group: 'jobs',
   id: 'cron-section',
   title: 'Cron schedules',
   api: { cron: jobsApiPaths.cron },
