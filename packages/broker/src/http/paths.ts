@@ -145,10 +145,29 @@ export const jobsApiPaths = {
   cronRunGet: `${OWNER_API_PREFIX}/:appId/cron/runs/:runId`,
 } as const;
 
-/** The dashboard page and its script; its dev-token link is `?key=<dev token>`. */
+/**
+ * The app console (the dashboard) page and its script; its dev-token link is `?key=<link key>`.
+ * `session` answers `{ csrf }`, the form token the console's state changes carry.
+ */
 export const dashboardPaths = {
   page: `${PLATFORM_PATH_PREFIX}/dashboard`,
   script: `${PLATFORM_PATH_PREFIX}/dashboard/dashboard.js`,
+  session: `${PLATFORM_PATH_PREFIX}/dashboard/session`,
+} as const;
+
+/** The header that carries the console's form token on a state change of the owner API. */
+export const CONSOLE_CSRF_HEADER = 'x-platform-csrf';
+
+/** The console's logs and Functions on the owner API. */
+export const consoleApiPaths = {
+  /** `GET ?function=&level=&q=&requestId=&from=&to=&limit=`: kept log and request lines. */
+  logs: `${OWNER_API_PREFIX}/:appId/logs`,
+  /** `GET`: the same lines as server-sent events while the connection is open. */
+  logStream: `${OWNER_API_PREFIX}/:appId/logs/stream`,
+  /** `GET`: the Functions with their access level and recent calls (never inputs or outputs). */
+  functions: `${OWNER_API_PREFIX}/:appId/functions`,
+  /** `GET`: the last hour's calls per minute, latency percentiles and request counts. */
+  overview: `${OWNER_API_PREFIX}/:appId/overview`,
 } as const;
 
 /**
