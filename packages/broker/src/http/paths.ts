@@ -168,6 +168,10 @@ export const consoleApiPaths = {
   functions: `${OWNER_API_PREFIX}/:appId/functions`,
   /** `GET`: the last hour's calls per minute, latency percentiles and request counts. */
   overview: `${OWNER_API_PREFIX}/:appId/overview`,
+  /** `GET`: the app's tables with row counts, row-level security and policies. */
+  tables: `${OWNER_API_PREFIX}/:appId/data/tables`,
+  /** `GET ?limit=&offset=` as the owner, or `?asUser=<uuid>&limit=` under that user's RLS. */
+  tableRows: `${OWNER_API_PREFIX}/:appId/data/tables/:table/rows`,
 } as const;
 
 /**

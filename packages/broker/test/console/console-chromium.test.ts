@@ -17,6 +17,8 @@ import { queue } from '../jobs/engine-helpers.ts';
 const OWNER = 'owner@localhost';
 const SECRET = 'sk-planted-secret-7f3a91c2';
 const PAYLOAD = 'planted-job-payload-5521';
+const USER = '6f1c1c6e-8f7d-4c8e-9a7b-1d2e3f405162';
+const OTHER = '0b7e2a4c-1d3f-4e5a-8b6c-7d8e9f0a1b2c';
 const DEV_TOKEN = 'dev-token-planted-00112233445566778899';
 const shots = fileURLToPath(new URL('../../../../test-results/console/', import.meta.url));
 const axeSource = await readFile(
@@ -78,6 +80,12 @@ beforeAll(async () => {
     access: 'user',
   });
   await env.broker.addFunction({ name: 'who', entrypoint: 'functions/who/who.ts', access: 'user' });
+  for (const [owner, body] of [
+    [USER, 'the user note'],
+    [OTHER, 'another user note'],
+  ]) {
+    await env.broker.db.query('insert into notes (owner_id, body) values ($1, $2)', [owner, body]);
+  }
   await env.broker.jobs.service.enqueue('greetings', {
     payload: { name: PAYLOAD },
     idempotencyKey: 'k1',
@@ -166,7 +174,7 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
     await page.click('#nav-functions a');
     await page.waitForSelector('#fn-list td:text-is("hello")');
     await page.selectOption('#fn-name', 'hello');
-    await page.fill('#fn-user', '6f1c1c6e-8f7d-4c8e-9a7b-1d2e3f405162');
+    await page.fill('#fn-user', USER);
     await page.fill('#fn-input', '{"name":"console"}');
     await page.click('#fn-run-button');
     await page.waitForFunction(() => Boolean(document.body.dataset.lastRun));
@@ -193,6 +201,24 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
     await page.waitForFunction(() => document.querySelectorAll('#log-lines tbody tr').length === 1);
     expect(await page.textContent('#log-lines tbody')).toContain('almost done');
     await page.screenshot({ path: `${shots}logs.png`, fullPage: true });
+  });
+
+  it('browses a table as the owner, and "view as user" hides another user\'s rows', async () => {
+    await page.click('#nav-data a');
+    await page.click('button[aria-label="Browse table notes"]');
+    await page.waitForFunction(() => document.body.dataset.dataView === 'owner:0');
+    const all = (await page.textContent('#data-rows tbody')) ?? '';
+    expect(all).toContain('the user note');
+    expect(all).toContain('another user note');
+    expect(await page.textContent('#data-policies')).toContain('notes_owner');
+    expect(await page.textContent('#data-policies')).toContain('(owner_id = auth.uid())');
+    await page.fill('#data-as-user', USER);
+    await page.click('#data-apply');
+    await page.waitForFunction((u) => document.body.dataset.dataView === `user:${u}`, USER);
+    const seenByUser = (await page.textContent('#data-rows tbody')) ?? '';
+    expect(seenByUser).toContain('the user note');
+    expect(seenByUser).not.toContain('another user note');
+    await page.screenshot({ path: `${shots}data-as-user.png`, fullPage: true });
   });
 
   let made = '';
@@ -252,7 +278,7 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
       links.map((a) => (a.getAttribute('href') ?? '').slice(1)),
     );
     expect(groups).toEqual(
-      expect.arrayContaining(['overview', 'logs', 'functions', 'jobs', 'access']),
+      expect.arrayContaining(['overview', 'logs', 'functions', 'data', 'jobs', 'access']),
     );
     for (const group of groups) {
       await page.goto(`${url}/_platform/dashboard#${group}`);
