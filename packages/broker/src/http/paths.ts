@@ -139,6 +139,10 @@ export const LOCAL_PUSH_PREFIX = `${PLATFORM_PATH_PREFIX}/push-service`;
 export const jobsApiPaths = {
   list: `${OWNER_API_PREFIX}/:appId/jobs`,
   get: `${OWNER_API_PREFIX}/:appId/jobs/:jobId`,
+  /** `POST`: a dead-lettered job runs again, from its first attempt. */
+  retry: `${OWNER_API_PREFIX}/:appId/jobs/:jobId/retry`,
+  /** `POST`: a pending job (queued or waiting for a retry) is dead-lettered with `JOB_CANCELLED`. */
+  cancel: `${OWNER_API_PREFIX}/:appId/jobs/:jobId/cancel`,
   summary: `${OWNER_API_PREFIX}/:appId/jobs/summary`,
   cron: `${OWNER_API_PREFIX}/:appId/cron`,
   cronRun: `${OWNER_API_PREFIX}/:appId/cron/:name/run`,

@@ -45,6 +45,18 @@ export default defineFunction({
   },
 });
 `,
+  'migrations/002_gate.sql': 'create table gate (id uuid primary key default gen_random_uuid());',
+  'functions/gated/gated.ts': `
+import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: async (ctx) => {
+    const open = await ctx.data.table('gate').list({});
+    if (open.length === 0) throw new Error('the gate is closed');
+    return { passed: true };
+  },
+});
+`,
   'functions/who/who.ts': `
 import { defineFunction, s } from '@platform/server';
 export default defineFunction({
@@ -66,7 +78,12 @@ beforeAll(async () => {
   env = await authBroker({
     files,
     auth: { devToken: DEV_TOKEN },
-    jobs: { queues: [queue('greetings', 'hello')], run: false },
+    jobs: {
+      queues: [queue('greetings', 'hello'), queue('gated', 'gated', { maxAttempts: 1 })],
+      cron: [
+        { name: 'tick', schedule: '0 0 1 1 *', function: 'gated', enabled: true, timezone: 'UTC' },
+      ],
+    },
     broker: {
       declared: { secrets: ['API_KEY'], searches: {}, emailAliases: [] },
       mount: (app, services) =>
@@ -78,6 +95,11 @@ beforeAll(async () => {
     name: 'hello',
     entrypoint: 'functions/hello/hello.ts',
     access: 'user',
+  });
+  await env.broker.addFunction({
+    name: 'gated',
+    entrypoint: 'functions/gated/gated.ts',
+    access: 'system',
   });
   await env.broker.addFunction({ name: 'who', entrypoint: 'functions/who/who.ts', access: 'user' });
   for (const [owner, body] of [
@@ -151,7 +173,7 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
     await page.waitForSelector('body[data-ready="true"]');
     expect(await panel('overview').isVisible()).toBe(true);
     expect(await panel('logs').isVisible()).toBe(false);
-    expect(await page.textContent('#ov-functions')).toBe('2');
+    expect(await page.textContent('#ov-functions')).toBe('3');
   });
 
   it('moves between sections with the keyboard alone', async () => {
@@ -271,6 +293,37 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
       return r.status;
     }, `/v1/apps/notes/tokens`);
     expect(status).toBe(403);
+  });
+
+  it('retries a failed job from Jobs after a confirmation, and it succeeds', async () => {
+    const jobs = env.broker.jobs.service;
+    const { job } = await jobs.enqueue('gated', { payload: {}, idempotencyKey: 'gate-1' });
+    await expect.poll(async () => (await jobs.get(job.id)).state).toBe('dead_lettered');
+    await env.broker.db.query('insert into gate default values');
+    await page.goto('about:blank');
+    await page.goto(`${url}/_platform/dashboard#jobs`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const retry = page.locator(`button[aria-label="Retry job ${job.id}"]`);
+    // Declining the confirmation changes nothing.
+    page.once('dialog', (dialog) => dialog.dismiss());
+    await retry.click();
+    expect((await jobs.get(job.id)).state).toBe('dead_lettered');
+    page.once('dialog', (dialog) => dialog.accept());
+    await retry.click();
+    await expect
+      .poll(async () => {
+        const now = await jobs.get(job.id);
+        return `${now.state} ${JSON.stringify(now.lastError)} ${await page.textContent('#error')}`;
+      })
+      .toMatch(/^succeeded/);
+    await page.click('#apply');
+    await page.locator('#history tr', { hasText: job.id }).locator('td.state-succeeded').waitFor();
+  });
+
+  it('runs a cron schedule now from Jobs & cron', async () => {
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.click('button[aria-label="Run now: schedule tick"]');
+    await page.locator('#cron tr', { hasText: '(manual)' }).waitFor();
   });
 
   it('passes axe-core on every section, with a screenshot of each', async () => {

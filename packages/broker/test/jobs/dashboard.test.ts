@@ -151,9 +151,10 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
       '2025-01-15 09:56:00 (manual)',
       'queued',
       '2025-01-16 02:30:00',
+      'Run now',
     ]);
     const off = await page.locator('#cron tbody tr:nth-child(2) td').allTextContents();
-    expect(off.slice(4)).toEqual(['no', 'never', '', 'disabled']);
+    expect(off.slice(4)).toEqual(['no', 'never', '', 'disabled', 'Run now']);
     const html = await page.content();
     expect(html).not.toContain('secret-key');
     expect(html).not.toContain('secretPayload');
