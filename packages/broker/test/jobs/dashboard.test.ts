@@ -41,6 +41,13 @@ beforeAll(async () => {
     {},
     {
       central,
+      // A second app of the organisation: the console's header switches to it.
+      auth: {
+        peers: () => [
+          { appId: env.broker.appId, url: env.broker.server.url },
+          { appId: 'billing', url: 'http://127.0.0.1:9' },
+        ],
+      },
       jobs: {
         queues: [
           queue('emails', 'sendEmail', { concurrency: 4, maxAttempts: 5, retryBackoff: true }),
@@ -281,7 +288,14 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
     expect(await page.locator('#org-apps tbody td').allTextContents()).toEqual([
       env.broker.appId,
       env.broker.server.url,
+      'billing',
+      'http://127.0.0.1:9',
     ]);
+    // The header links to each app's console, this one marked current.
+    const apps = page.locator('#console-apps a');
+    expect(await apps.allTextContents()).toEqual([env.broker.appId, 'billing']);
+    expect(await apps.nth(1).getAttribute('href')).toBe('http://127.0.0.1:9/_platform/dashboard');
+    expect(await apps.nth(0).getAttribute('aria-current')).toBe('page');
     expect(await page.locator('#org-members tbody td').allTextContents()).toEqual([
       'owner@localhost',
       'administrator',

@@ -153,3 +153,23 @@ export function actionCell(
   td.append(button);
   return td;
 }
+
+/**
+ * Fills the header's switcher with the organisation's apps, each a link to its own console
+ * (`{url}/_platform/dashboard`, the path this page has); shown once there is another app.
+ */
+export function showApps(apps: readonly { appId: string; url: string }[]): void {
+  const nav = $('console-apps');
+  const current = document.body.dataset.app;
+  const items = apps.map((app) => {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.textContent = app.appId;
+    a.href = `${app.url.replace(/\/$/, '')}${location.pathname}`;
+    if (app.appId === current) a.setAttribute('aria-current', 'page');
+    li.append(a);
+    return li;
+  });
+  nav.querySelector('ul')?.replaceChildren(...items);
+  nav.hidden = apps.length < 2;
+}

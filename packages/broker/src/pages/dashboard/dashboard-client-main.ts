@@ -1,7 +1,7 @@
 // The console's browser entry: the bundle imports it and each section's script, then hands
 // the scripts over with their section ids. It shows the panel the address's `#group` names,
 // opens every section, marks the page ready once all have loaded, and refreshes the sections
-// that move on their own every 5 s. Navigation is plain links (Tab and Enter); moving to a
+// of the panel in view that move on their own every 5 s (and when their panel is shown). Navigation is plain links (Tab and Enter); moving to a
 // panel puts the focus on it, so a keyboard or screen reader user lands on what they chose.
 import { $, run, type SectionScript } from './dashboard-client-kit.ts';
 
@@ -41,11 +41,21 @@ function hideEmptyGroups(): void {
 export function startDashboard(sections: readonly (readonly [string, SectionScript])[]): void {
   const withApi = sections.map(([id, script]) => ({
     script,
+    element: $(id),
     api: JSON.parse($(id).dataset.api ?? '{}') as Record<string, string>,
   }));
+  // Only the panel in view refreshes: a hidden one (row counts, history) costs the broker
+  // queries nobody reads. Each is brought up to date when it is shown again.
+  const inView = () =>
+    withApi.filter(({ element }) => !(element.closest('.panel') as HTMLElement | null)?.hidden);
   $('tz').textContent = Intl.DateTimeFormat().resolvedOptions().timeZone;
   showPanel(true);
-  addEventListener('hashchange', () => showPanel(false));
+  addEventListener('hashchange', () => {
+    showPanel(false);
+    run(() =>
+      Promise.all(inView().map(({ script, api }) => script.refresh?.(api))).then(() => undefined),
+    )();
+  });
   run(async () => {
     await Promise.all(withApi.map(({ script, api }) => script.open(api)));
     hideEmptyGroups();
@@ -53,7 +63,7 @@ export function startDashboard(sections: readonly (readonly [string, SectionScri
   })();
   setInterval(
     run(() =>
-      Promise.all(withApi.map(({ script, api }) => script.refresh?.(api))).then(() => {
+      Promise.all(inView().map(({ script, api }) => script.refresh?.(api))).then(() => {
         hideEmptyGroups();
       }),
     ),

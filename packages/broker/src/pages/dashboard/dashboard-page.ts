@@ -11,6 +11,7 @@ const style = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1b1f;background:#f6f6f8}
 header{background:#1b1b1f;color:#fff;padding:.6rem 1.25rem;display:flex;gap:1rem;align-items:center}
 header h1{font-size:1.05rem;margin:0}header a{color:#fff}
+.apps ul{list-style:none;display:flex;gap:.75rem;margin:0;padding:0}.apps a[aria-current="page"]{font-weight:700;text-decoration:none}
 .skip{position:absolute;left:-999px}.skip:focus{left:.5rem;top:.5rem;background:#fff;color:#1b1b1f;padding:.3rem .6rem;z-index:2}
 .console{display:flex;min-height:calc(100vh - 2.6rem)}
 nav.sections{flex:0 0 12rem;background:#fff;border-right:1px solid #ddd;padding:.75rem 0}
@@ -80,7 +81,8 @@ ${g.sections.map((section) => sectionHtml(section, appId)).join('\n')}
     scriptSrc: input.script,
     bodyAttributes: { 'data-app': appId, 'data-session': dashboardPaths.session },
     body: `<a class="skip" href="#main">Skip to the section</a>
-<header><h1>App ${escapeHtml(appId)}: console</h1></header>
+<header><h1>App ${escapeHtml(appId)}: console</h1>
+<nav class="apps" id="console-apps" aria-label="The organisation's apps" hidden><ul></ul></nav></header>
 <div class="console">
 <nav class="sections" aria-label="Console"><ul>${nav}</ul></nav>
 <main id="main" tabindex="-1">
