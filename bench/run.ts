@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   'integration-events': () => import('./integrations/events.ts'),
   files: () => import('./files/storage-memory.ts'),
   serve: () => import('./serve/serve.ts'),
+  console: () => import('./console/console.ts'),
 };
 
 const wanted = process.argv.slice(2);
