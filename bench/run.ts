@@ -21,6 +21,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   serve: () => import('./serve/serve.ts'),
   mcp: () => import('./mcp/tokens.ts'),
   backups: () => import('./backups/backups.ts'),
+  console: () => import('./console/console.ts'),
 };
 
 const wanted = process.argv.slice(2);

@@ -10,6 +10,7 @@ export const errorMeanings = {
   IDEMPOTENCY_KEY_REUSED:
     'The idempotency key was already used in this queue with a different payload.',
   QUEUE_NOT_ACTIVE: 'The job was dead-lettered because its queue is no longer declared.',
+  JOB_CANCELLED: "The job was cancelled by its app's owner before it ran; it will not run.",
   FILE_INPUT_CHANGED: 'A delegated file was replaced after the grant was made.',
   SEARCH_NOT_DECLARED: 'No search with this name is declared in platform.yaml.',
   SEARCH_INPUT_INVALID: 'The search options break a rule of the declared search.',

@@ -6,6 +6,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
  * only where the developer opted in locally. Never models or keys.
  */
 export const aiSection: DashboardSection = {
+  group: 'ai',
   id: 'ai-section',
   title: 'AI calls',
   api: { calls: ownerApiPaths.aiCalls },

@@ -47,7 +47,13 @@ export function mountBrokerApi(
     const presented = readBearer(c.req.header('authorization'));
     // Admission sets `agent` only after checking the credential against this app and its route.
     const agent = c.get('agent') !== undefined;
-    if (!agent && (typeof presented !== 'string' || !safeEqual(presented, services.devToken))) {
+    // The owner's console: admission checked the session and the form token.
+    const viaConsole = c.get('console') === true;
+    if (
+      !agent &&
+      !viaConsole &&
+      (typeof presented !== 'string' || !safeEqual(presented, services.devToken))
+    ) {
       throw new PlatformError({
         code: 'AUTH_REQUIRED',
         message:

@@ -1,6 +1,7 @@
 import { aiFeature } from '../ai/ai-feature.ts';
 import { authFeature } from '../auth/auth-feature.ts';
 import { backupsFeature } from '../backups/backups-feature.ts';
+import { consoleFeature } from '../console/console-feature.ts';
 import { dataFeature } from '../data/data-feature.ts';
 import { accountPageFeature, deletionFeature } from '../deletion/deletion-feature.ts';
 import { defineRegistry, type ServicesOf } from '../feature/compose.ts';
@@ -30,6 +31,8 @@ import { platformSchema } from './platform-schema.ts';
  */
 export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
   return defineRegistry([
+    // First: its request lines are recorded from the edge, around every later route.
+    consoleFeature,
     dataFeature,
     filesFeature({ clock: o.jobs?.clock, storage: o.fileStorage }),
     outboxFeature,

@@ -1,6 +1,7 @@
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import { eraseRows } from '../feature/erase-rows.ts';
 import type { Outbox } from '../outbox/outbox.ts';
+import { accessSection } from './access-section.ts';
 import { type AuthOptions, resolveAuthOptions } from './auth-options.ts';
 import { AuthService } from './auth-service.ts';
 import { mountAuth } from './mount-auth.ts';
@@ -40,6 +41,7 @@ export function authFeature<Needs extends object>(settings: {
       return service;
     },
     mount: { admission: (app, auth, _needs, { admission }) => mountAuth(app, auth, { admission }) },
+    dashboard: [accessSection],
     erasure: {
       person: async (tx, { accountId, email, requestedAt }) => {
         await eraseRows(tx, 'handoffs', 'account_id = $1', [accountId]);

@@ -16,6 +16,7 @@ import type { AuthKeys } from './auth-keys.ts';
 import type { ResolvedAuthOptions } from './auth-options.ts';
 import { BrowserSessions } from './browser-sessions.ts';
 import { ConfirmationCookies } from './confirmation-cookie.ts';
+import { authCookies } from './cookies.ts';
 import { CsrfTokens } from './csrf.ts';
 import { DeveloperKeys } from './developer-keys.ts';
 import { EmailLinkSignIn } from './email-link-sign-in.ts';
@@ -36,6 +37,8 @@ export interface AuthParts {
   /** `platform login`'s requests, asked at `{base_url}` and approved on this app's pages. */
   readonly accountRequests: AppTokenRequests;
   readonly csrf: CsrfTokens;
+  /** The app console's form tokens (their cookie lives on `/`). */
+  readonly consoleCsrf: CsrfTokens;
   readonly identities: Identities;
   readonly developer: DeveloperKeys;
   readonly sessions: BrowserSessions;
@@ -71,6 +74,7 @@ export function wireAuthParts(
   );
   const accountRequests = accountCredentialRequests(central, clock);
   const csrf = new CsrfTokens(keys.csrf);
+  const consoleCsrf = new CsrfTokens(keys.csrf, authCookies.consoleCsrf);
   const identities = new Identities(
     { accounts, sessions, jwt, grants, tokens: appTokens },
     options,
@@ -93,6 +97,7 @@ export function wireAuthParts(
     agentCredentials,
     accountRequests,
     csrf,
+    consoleCsrf,
     identities,
     developer,
     sessions: browserSessions,

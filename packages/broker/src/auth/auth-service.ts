@@ -183,6 +183,16 @@ export class AuthService {
     return this.#parts.csrf.issue(request, this.secure(request));
   }
 
+  /** The app console's form token for this browser and, when it has none yet, its cookie. */
+  consoleToken(request: Request): { token: string; setCookie?: string } {
+    return this.#parts.consoleCsrf.issue(request, this.secure(request));
+  }
+
+  /** Whether a console request is same-origin and carries this browser's console form token. */
+  checkConsoleToken(request: Request, token: string | undefined): boolean {
+    return this.#parts.consoleCsrf.verify(request, token);
+  }
+
   /** Whether a posted form is same-origin and carries this browser's form token (`csrf`). */
   checkForm(request: Request, form: Readonly<Record<string, string>>): boolean {
     return this.#parts.csrf.verify(request, form.csrf);

@@ -2,7 +2,7 @@ import { PlatformError } from '@platform/errors';
 import type { Context, Next } from 'hono';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { dashboardPaths, MCP_PATH } from '../http/paths.ts';
+import { CONSOLE_CSRF_HEADER, dashboardPaths, MCP_PATH } from '../http/paths.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { wantsHtml } from '../pages/forms.ts';
 import { AGENT_CREDENTIAL_PREFIX } from './agent-credentials.ts';
@@ -26,8 +26,14 @@ const NEEDS_DEV_TOKEN = 'The control plane needs the dev token of .platform/dev.
  * - for `GET`/`HEAD` without an `Authorization` header: the session cookie of the owner, once
  *   their address is confirmed (an unconfirmed owner does no owner-only action, spec 3.3), or the
  *   developer cookie that the dashboard link (`/_platform/dashboard?key=<link key>`, printed by
- *   `platform dev`; the key is derived from the dev token and opens nothing else) sets. A cookie never authorises a state change, so a
- *   cross-site form cannot act for the developer.
+ *   `platform dev`; the key is derived from the dev token and opens nothing else) sets;
+ * - a state change (`POST`, `PUT`, `DELETE`) with one of those cookies only from the console's
+ *   own script: same origin and the browser's form token in `x-platform-csrf` (answered by
+ *   `GET /_platform/dashboard/session`). A cross-site form can send neither the header nor the
+ *   token, so it cannot act for the developer.
+ *
+ * A request admitted by cookie is marked `console`: the owner API routes that otherwise want
+ * the dev token itself (grants, tokens, direct invocation) take it as the owner's console.
  *
  * App access tokens, access JWTs (any script of the app can hold one) and every other account
  * are refused with 403; a browser without a session is sent to sign-in.
@@ -48,17 +54,27 @@ export async function admitControlPlane(
     return void (await next());
   }
   const { method } = c.req;
-  if (method !== 'GET' && method !== 'HEAD') throw denied(NEEDS_DEV_TOKEN);
+  const change = method !== 'GET' && method !== 'HEAD';
+  // A state change by cookie only from the console's own script: same origin and the
+  // browser's form token in a header, which no cross-site form or page can send.
+  const formToken = c.req.header(CONSOLE_CSRF_HEADER);
+  if (change && !auth.checkConsoleToken(c.req.raw, formToken)) {
+    throw denied(NEEDS_DEV_TOKEN);
+  }
   const expected = await auth.developerCookieValue();
   const key = c.req.path === dashboardPaths.page ? c.req.query('key') : undefined;
-  if (key !== undefined) return tradeDevTokenLink(auth, c.req.raw, key, expected);
+  if (key !== undefined && !change) return tradeDevTokenLink(auth, c.req.raw, key, expected);
   const presented = readCookie(c.req.raw, authCookies.developer);
+  const admit = async () => {
+    c.set('console', true);
+    await next();
+  };
   if (expected !== undefined && presented !== undefined && safeEqual(presented, expected)) {
-    return void (await next());
+    return void (await admit());
   }
   const identity = await auth.cookie(c.req.raw);
   if (identity !== undefined && (await auth.signedInOwner(c.req.raw))) {
-    return void (await next());
+    return void (await admit());
   }
   if (identity === undefined && wantsHtml(c.req.raw)) {
     return c.redirect(signInPath(c.req.url), 302);

@@ -4,7 +4,7 @@ import { scopeToApp } from '../http/app-scope.ts';
 import { readBearer } from '../http/bearer.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { ownerApiPaths } from '../http/paths.ts';
+import { dashboardPaths, ownerApiPaths } from '../http/paths.ts';
 import { parseEmail } from '../kernel/email.ts';
 import type { AuthService } from './auth-service.ts';
 
@@ -30,6 +30,14 @@ export function mountControlRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
     app.use(`${path}/*`, keyed);
   }
   app.get(access, async (c) => c.json({ grants: await auth.listGrants() }));
+  // The console's form token (its cookie set when the browser has none yet); only the owner's
+  // console reaches it (control-plane admission), and only this origin's script can read it.
+  app.get(dashboardPaths.session, (c) => {
+    const { token, setCookie } = auth.consoleToken(c.req.raw);
+    const headers: Record<string, string> = { 'cache-control': 'no-store' };
+    if (setCookie) headers['set-cookie'] = setCookie;
+    return c.json({ csrf: token }, 200, headers);
+  });
   app.post(access, (c) => grant(auth, c));
   app.delete(`${access}/:email`, (c) => revoke(auth, c));
 }
@@ -50,7 +58,10 @@ async function revoke(auth: AuthService, c: Context<BrokerEnv>): Promise<Respons
 function guard(auth: AuthService): MiddlewareHandler<BrokerEnv> {
   return async (c, next) => {
     const presented = readBearer(c.req.header('authorization'));
-    if (typeof presented !== 'string' || !(await auth.isDeveloperKey(presented))) {
+    // The console: admission checked the owner's session (or the developer cookie) and, for a
+    // change, the form token.
+    const viaConsole = c.get('console') === true;
+    if (!viaConsole && (typeof presented !== 'string' || !(await auth.isDeveloperKey(presented)))) {
       throw new PlatformError({
         code: 'PERMISSION_DENIED',
         message:

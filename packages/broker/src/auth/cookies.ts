@@ -15,6 +15,11 @@ export const authCookies = {
   csrf: { name: 'platform_csrf', path: AUTH_BASE, sameSite: 'Strict' },
   /** The nonce a sign-in handed over from another app of the organisation must match. */
   handoff: { name: 'platform_handoff', path: `${AUTH_BASE}/handoff`, sameSite: 'Lax' },
+  /**
+   * The CSRF key behind the app console's form token: the console's state changes go to the
+   * owner API (`/v1/...`) as well as its page, so it lives on `/`. Strict: never sent cross-site.
+   */
+  consoleCsrf: { name: 'platform_console_csrf', path: '/', sameSite: 'Strict' },
   /** HMAC of the dev token, set by the dashboard's dev-token link: GET/HEAD of the control plane only. */
   developer: { name: 'platform_dev', path: '/', sameSite: 'Strict' },
 } as const;

@@ -1,5 +1,5 @@
 import { hmac, randomSecret, safeEqual } from '../kernel/crypto.ts';
-import { authCookies, readCookie, setCookie } from './cookies.ts';
+import { type AuthCookie, authCookies, readCookie, setCookie } from './cookies.ts';
 
 /**
  * Whether a state-changing request comes from a page of this origin: `Sec-Fetch-Site`, when
@@ -28,25 +28,28 @@ export function isSameOrigin(request: Request): boolean {
  */
 export class CsrfTokens {
   readonly #key: string;
+  readonly #cookie: AuthCookie;
 
-  constructor(key: string) {
+  /** `cookie` holds the browser's random key. @default the sign-in pages' `platform_csrf` */
+  constructor(key: string, cookie: AuthCookie = authCookies.csrf) {
     this.#key = key;
+    this.#cookie = cookie;
   }
 
   /** The form token for this browser, and the cookie to set when it has none yet. */
   issue(request: Request, secure: boolean): { token: string; setCookie?: string } {
-    const existing = readCookie(request, authCookies.csrf);
+    const existing = readCookie(request, this.#cookie);
     if (existing !== undefined) return { token: this.#tokenFor(existing) };
     const fresh = randomSecret(18);
     return {
       token: this.#tokenFor(fresh),
-      setCookie: setCookie(authCookies.csrf, fresh, { secure }),
+      setCookie: setCookie(this.#cookie, fresh, { secure }),
     };
   }
 
   /** Whether the request is same-origin and `formToken` matches the browser's CSRF cookie. */
   verify(request: Request, formToken: unknown): boolean {
-    const cookie = readCookie(request, authCookies.csrf);
+    const cookie = readCookie(request, this.#cookie);
     return (
       isSameOrigin(request) &&
       cookie !== undefined &&
@@ -56,6 +59,8 @@ export class CsrfTokens {
   }
 
   #tokenFor(cookie: string): string {
-    return hmac(this.#key, `csrf:${cookie}`);
+    // Each cookie's tokens are its own: a sign-in form token is no console token.
+    const purpose = this.#cookie === authCookies.csrf ? 'csrf' : this.#cookie.name;
+    return hmac(this.#key, `${purpose}:${cookie}`);
   }
 }

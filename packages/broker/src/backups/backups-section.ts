@@ -4,6 +4,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 /** The dashboard's backups: when each was taken, why, and its size. */
 export const backupsSection: DashboardSection = {
   id: 'backups-section',
+  group: 'backups',
   title: 'Backups',
   api: { backups: ownerApiPaths.backups },
   script: 'backups/backups-section-client.ts',

@@ -1,5 +1,5 @@
 import { PlatformError } from '@platform/errors';
-import { type Database, DatabaseError, type Transaction } from '../db/database.ts';
+import { type Database, DatabaseError, type Queryable, type Transaction } from '../db/database.ts';
 import { runAs } from '../db/run-as.ts';
 import type { Caller } from '../kernel/caller.ts';
 import { readId, readLimit, readSelect, readValues, readWhere } from './data-input.ts';
@@ -41,6 +41,14 @@ export class DataService {
   constructor(db: Database) {
     this.#db = db;
     this.catalog = new TableCatalog(db);
+  }
+
+  /**
+   * The app database as its owner, where row-level security does not apply: only for the
+   * console's data browser, which the control plane keeps to the owner and developer.
+   */
+  get owner(): Queryable {
+    return this.#db;
   }
 
   /** Rows of `table` visible to `caller`. */

@@ -40,6 +40,19 @@ export interface DeployedFunction {
   readonly timeoutMs?: number;
 }
 
+/** One call of a Function as {@link FunctionInvoker.onCall} reports it: never input or output. */
+export interface FinishedCall {
+  readonly name: string;
+  readonly requestId: string;
+  readonly origin: CallOrigin;
+  /** ISO 8601 time the call began. */
+  readonly at: string;
+  readonly durationMs: number;
+  readonly ok: boolean;
+  /** The error code of a failed call. */
+  readonly code: string | undefined;
+}
+
 /** One call. */
 export interface CallRequest {
   readonly requestId: string;
@@ -122,6 +135,7 @@ export const CREDENTIAL_REDACTION_GRACE_MS =
 export class FunctionInvoker {
   readonly #options: InvokerOptions;
   readonly #functions = new Map<string, DeployedFunction>();
+  readonly #listeners = new Set<(call: FinishedCall) => void>();
   readonly #fixed = new Map<string, string>();
   // The ways each Function succeeded since its last registration (its code's last change). A
   // broker restart registers every Function again, so keeping this in memory stays consistent.
@@ -178,7 +192,47 @@ export class FunctionInvoker {
   }
 
   /** Runs one call and returns the host's successful answer. */
+  /**
+   * Calls `listener` when each call ends (the answer's head, or the failure): the console's
+   * recent calls and the Function name of a request's line. Until the returned function runs.
+   */
+  onCall(listener: (call: FinishedCall) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   async call(name: string, request: CallRequest): Promise<Response> {
+    const started = performance.now();
+    const at = new Date().toISOString();
+    const tell = (ok: boolean, code: string | undefined) => {
+      const call: FinishedCall = {
+        name,
+        requestId: request.requestId,
+        origin: request.origin,
+        at,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        ok,
+        code,
+      };
+      for (const listener of this.#listeners) {
+        try {
+          listener(call);
+        } catch {
+          // A listener's failure is the console's, never the caller's.
+        }
+      }
+    };
+    try {
+      const response = await this.#call(name, request);
+      tell(true, undefined);
+      return response;
+    } catch (error) {
+      tell(false, error instanceof PlatformError ? error.code : 'INTERNAL');
+      throw error;
+    }
+  }
+
+  async #call(name: string, request: CallRequest): Promise<Response> {
     const fn = this.#functions.get(name);
     if (!fn) {
       throw new PlatformError({

@@ -13,5 +13,10 @@ export interface BrokerEnv {
     requestId: string;
     /** Set by control-plane admission for a request made with an agent credential. */
     agent?: AgentActor;
+    /**
+     * Set by control-plane admission for a request of the app console: the confirmed owner's
+     * session or the developer cookie, and for a state change also the browser's form token.
+     */
+    console?: true;
   };
 }

@@ -144,6 +144,10 @@ export const LOCAL_PUSH_PREFIX = `${PLATFORM_PATH_PREFIX}/push-service`;
 export const jobsApiPaths = {
   list: `${OWNER_API_PREFIX}/:appId/jobs`,
   get: `${OWNER_API_PREFIX}/:appId/jobs/:jobId`,
+  /** `POST`: a dead-lettered job runs again, from its first attempt. */
+  retry: `${OWNER_API_PREFIX}/:appId/jobs/:jobId/retry`,
+  /** `POST`: a pending job (queued or waiting for a retry) is dead-lettered with `JOB_CANCELLED`. */
+  cancel: `${OWNER_API_PREFIX}/:appId/jobs/:jobId/cancel`,
   summary: `${OWNER_API_PREFIX}/:appId/jobs/summary`,
   cron: `${OWNER_API_PREFIX}/:appId/cron`,
   cronRun: `${OWNER_API_PREFIX}/:appId/cron/:name/run`,
@@ -152,10 +156,33 @@ export const jobsApiPaths = {
   feed: `${OWNER_API_PREFIX}/:appId/feed`,
 } as const;
 
-/** The dashboard page and its script; its dev-token link is `?key=<dev token>`. */
+/**
+ * The app console (the dashboard) page and its script; its dev-token link is `?key=<link key>`.
+ * `session` answers `{ csrf }`, the form token the console's state changes carry.
+ */
 export const dashboardPaths = {
   page: `${PLATFORM_PATH_PREFIX}/dashboard`,
   script: `${PLATFORM_PATH_PREFIX}/dashboard/dashboard.js`,
+  session: `${PLATFORM_PATH_PREFIX}/dashboard/session`,
+} as const;
+
+/** The header that carries the console's form token on a state change of the owner API. */
+export const CONSOLE_CSRF_HEADER = 'x-platform-csrf';
+
+/** The console's logs and Functions on the owner API. */
+export const consoleApiPaths = {
+  /** `GET ?function=&level=&q=&requestId=&from=&to=&limit=`: kept log and request lines. */
+  logs: `${OWNER_API_PREFIX}/:appId/logs`,
+  /** `GET`: the same lines as server-sent events while the connection is open. */
+  logStream: `${OWNER_API_PREFIX}/:appId/logs/stream`,
+  /** `GET`: the Functions with their access level and recent calls (never inputs or outputs). */
+  functions: `${OWNER_API_PREFIX}/:appId/functions`,
+  /** `GET`: the last hour's calls per minute, latency percentiles and request counts. */
+  overview: `${OWNER_API_PREFIX}/:appId/overview`,
+  /** `GET`: the app's tables with row counts, row-level security and policies. */
+  tables: `${OWNER_API_PREFIX}/:appId/data/tables`,
+  /** `GET ?limit=&offset=` as the owner, or `?asUser=<uuid>&limit=` under that user's RLS. */
+  tableRows: `${OWNER_API_PREFIX}/:appId/data/tables/:table/rows`,
 } as const;
 
 /**

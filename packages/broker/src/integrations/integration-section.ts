@@ -6,6 +6,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
  * to its slots, never inputs, outputs or credentials. Hidden where the broker serves none.
  */
 export const integrationSection: DashboardSection = {
+  group: 'integrations',
   id: 'integrations-section',
   title: 'Integration calls',
   api: { calls: integrationApiPaths.calls, events: integrationApiPaths.events },

@@ -7,8 +7,8 @@ import type { Caller } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { type JobListQuery, type JobPage, listJobs } from './job-history.ts';
 import { type JobScope, policyOf } from './job-policy.ts';
-import { type Job, toJob } from './job-rows.ts';
-import { deadLetterInactive, findJob, insertJob } from './job-store.ts';
+import { type Job, type JobRow, jobColumns, toJob } from './job-rows.ts';
+import { deadLetterInactive, findJob, insertJob, scopeParams, scopeSql } from './job-store.ts';
 
 /** The body of a `jobsEnqueue` request, as the runtime contract parses it. */
 export interface EnqueueRequest {
@@ -178,6 +178,65 @@ export class JobService {
         code: 'JOB_NOT_FOUND',
         message: 'No job with this id exists in this app.',
         details: { id },
+      });
+    }
+    return toJob(row);
+  }
+
+  /**
+   * Runs a dead-lettered job again (the console's Retry): queued now, from its first attempt,
+   * with its payload, policy and file grant as they were. Another state is `INVALID_INPUT`.
+   */
+  async retry(id: string): Promise<Job> {
+    const job = await this.#change(
+      id,
+      `state = 'queued', attempt = 0, run_at = $6, updated_at = $6, started_at = NULL,
+       finished_at = NULL, last_error = NULL`,
+      ['dead_lettered'],
+      [],
+    );
+    this.#notify();
+    return job;
+  }
+
+  /**
+   * Cancels a pending job (queued or waiting for a retry): dead-lettered with `JOB_CANCELLED`,
+   * so it never runs. A running or finished job is `INVALID_INPUT`.
+   */
+  cancel(id: string): Promise<Job> {
+    const error = {
+      code: 'JOB_CANCELLED',
+      message: 'Cancelled by the app’s owner before it ran.',
+      status: 409,
+    };
+    return this.#change(
+      id,
+      `state = 'dead_lettered', updated_at = $6, finished_at = $6, last_error = $7::jsonb`,
+      ['queued', 'retry_wait'],
+      [JSON.stringify(error)],
+    );
+  }
+
+  // One state change of one job, only from `from`: a job that moved meanwhile is refused.
+  async #change(
+    id: string,
+    set: string,
+    from: readonly string[],
+    extra: readonly unknown[],
+  ): Promise<Job> {
+    const current = await this.get(id);
+    const { rows } = await this.db.query<JobRow>(
+      `UPDATE platform.jobs SET ${set}
+        WHERE ${scopeSql} AND kind = 'job' AND id = $4 AND state = ANY($5::text[])
+        RETURNING ${jobColumns}`,
+      [...scopeParams(this.scope), id, from, this.clock.now(), ...extra],
+    );
+    const row = rows[0];
+    if (!row) {
+      throw new PlatformError({
+        code: 'INVALID_INPUT',
+        message: `Job ${id} is ${current.state}; this works only on a job that is ${from.join(' or ')}.`,
+        details: { id, state: current.state },
       });
     }
     return toJob(row);

@@ -1,5 +1,12 @@
 // The dashboard's Organisation section, in the browser.
-import { $, fill, get, row, type SectionScript } from '../pages/dashboard/dashboard-client-kit.ts';
+import {
+  $,
+  fill,
+  get,
+  row,
+  type SectionScript,
+  showApps,
+} from '../pages/dashboard/dashboard-client-kit.ts';
 
 /** The organisation's apps and members; the section stays hidden where the broker has none. */
 async function loadOrganisation(api: { readonly organisation: string }): Promise<void> {
@@ -22,6 +29,8 @@ async function loadOrganisation(api: { readonly organisation: string }): Promise
     2,
   );
   $('org-section').hidden = false;
+  // The console's header switches between the organisation's apps.
+  showApps(org.apps);
 }
 
 // Opened once: the organisation changes rarely, and a reload shows it anew.

@@ -6,6 +6,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
  * broker belongs to no organisation (the API answers an error there).
  */
 export const orgSection: DashboardSection = {
+  group: 'organisation',
   id: 'org-section',
   title: 'Organisation',
   api: { organisation: orgApiPaths.organisation },

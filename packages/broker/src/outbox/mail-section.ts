@@ -6,6 +6,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
  * the inbound email Function) side by side, newest first, as text. Bodies stay in the CLI.
  */
 export const mailSection: DashboardSection = {
+  group: 'email',
   id: 'mail-section',
   title: 'Email',
   api: { mail: `${ownerApiPaths.outbox}?limit=50` },

@@ -6,6 +6,7 @@ import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
  * checked and decrypted as the device would, newest first.
  */
 export const pushSection: DashboardSection = {
+  group: 'push',
   id: 'push-section',
   title: 'Push notifications',
   api: { deliveries: ownerApiPaths.pushDeliveries },

@@ -59,7 +59,7 @@ afterAll(async () => {
 
 describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
   it('lists sent and received email side by side, newest first, as text', async () => {
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#email`);
     await page.waitForSelector('body[data-ready="true"]');
     const domain = env.broker.inboundMail.addresses.domain;
     const rows = await page

@@ -663,7 +663,8 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       expect(await form.content()).not.toContain(KEY);
 
       const page = await openPage(browser);
-      await page.goto(ws.app('sales')!.dashboardUrl);
+      // The link's redirect keeps the fragment, which opens the Integrations section.
+      await page.goto(`${ws.app('sales')!.dashboardUrl}#integrations`);
       await page.waitForSelector('body[data-ready="true"]');
       expect(await page.locator('#integrations-section').isVisible()).toBe(true);
       const text = await page.locator('#integration-calls').textContent();

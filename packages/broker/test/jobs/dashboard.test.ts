@@ -41,6 +41,13 @@ beforeAll(async () => {
     {},
     {
       central,
+      // A second app of the organisation: the console's header switches to it.
+      auth: {
+        peers: () => [
+          { appId: env.broker.appId, url: env.broker.server.url },
+          { appId: 'billing', url: 'http://127.0.0.1:9' },
+        ],
+      },
       jobs: {
         queues: [
           queue('emails', 'sendEmail', { concurrency: 4, maxAttempts: 5, retryBackoff: true }),
@@ -120,7 +127,7 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(trigger.status).toBe(202);
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#jobs`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await text('#total-created')).toBe(String(expected.created));
     expect(await text('#total-retried')).toBe(String(expected.retried));
@@ -151,9 +158,10 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
       '2025-01-15 09:56:00 (manual)',
       'queued',
       '2025-01-16 02:30:00',
+      'Run now',
     ]);
     const off = await page.locator('#cron tbody tr:nth-child(2) td').allTextContents();
-    expect(off.slice(4)).toEqual(['no', 'never', '', 'disabled']);
+    expect(off.slice(4)).toEqual(['no', 'never', '', 'disabled', 'Run now']);
     const html = await page.content();
     expect(html).not.toContain('secret-key');
     expect(html).not.toContain('secretPayload');
@@ -266,7 +274,9 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
       { grant },
     );
     await env.broker.ai.generateText({ prompt: ' ' }, { grant }).catch(() => undefined);
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    // Another fragment alone would not load the page again.
+    await page.goto('about:blank');
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#ai`);
     await page.waitForSelector('body[data-ready="true"]');
     const cells = async (n: number) =>
       (await page.locator(`#ai-calls tbody tr:nth-child(${n}) td`).allTextContents()).slice(1);
@@ -283,13 +293,22 @@ describe('the jobs dashboard in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('shows the organisation the app belongs to: its apps and members', async () => {
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    // Another fragment alone would not load the page again.
+    await page.goto('about:blank');
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#organisation`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.isVisible('#org-section')).toBe(true);
     expect(await page.locator('#org-apps tbody td').allTextContents()).toEqual([
       env.broker.appId,
       env.broker.server.url,
+      'billing',
+      'http://127.0.0.1:9',
     ]);
+    // The header links to each app's console, this one marked current.
+    const apps = page.locator('#console-apps a');
+    expect(await apps.allTextContents()).toEqual([env.broker.appId, 'billing']);
+    expect(await apps.nth(1).getAttribute('href')).toBe('http://127.0.0.1:9/_platform/dashboard');
+    expect(await apps.nth(0).getAttribute('aria-current')).toBe('page');
     expect(await page.locator('#org-members tbody td').allTextContents()).toEqual([
       'owner@localhost',
       'administrator',

@@ -29,7 +29,7 @@ describe('the dashboard', () => {
       tag: 't1',
     });
     const page = await openPage(browser);
-    await page.goto(`${env.broker.server.url}/_platform/dashboard`);
+    await page.goto(`${env.broker.server.url}/_platform/dashboard#push`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.locator('#push tbody tr').count()).toBe(2);
     const cells = await page.locator('#push tbody tr:first-child td').allTextContents();

@@ -9,6 +9,7 @@ import { feedSignals } from '../feed/agent-feed.ts';
  */
 export const feedSection: DashboardSection = {
   id: 'agent-feed',
+  group: 'jobs',
   title: 'Agent Feed',
   api: { feed: jobsApiPaths.feed },
   script: 'jobs/dashboard/feed-client.ts',

@@ -2,6 +2,8 @@
 // policy, and the history, which stays on its page until asked (stable pages).
 import {
   $,
+  actionCell,
+  confirmed,
   fill,
   get,
   localTime,
@@ -9,12 +11,13 @@ import {
   row,
   run,
   type SectionScript,
+  send,
 } from '../../pages/dashboard/dashboard-client-kit.ts';
 import type { JobPage } from '../job-history.ts';
 import type { Job } from '../job-rows.ts';
 import type { JobDepth, JobSummary } from '../job-summary.ts';
 
-type Api = { readonly jobs: string; readonly summary: string };
+type Api = Readonly<Record<'jobs' | 'summary' | 'retry' | 'cancel', string>>;
 
 /**
  * A `datetime-local` value (the browser's local time) as ISO 8601 with its offset, as the API
@@ -70,8 +73,29 @@ async function loadSummary(api: Api): Promise<void> {
   }
 }
 
-const jobRow = (j: Job) =>
-  row(
+// Retry on a dead-lettered job, Cancel on a pending one; each asks first, then reloads.
+function jobAction(api: Api, j: Job): HTMLTableCellElement {
+  const act = (verb: 'retry' | 'cancel', question: string) =>
+    actionCell(
+      verb === 'retry' ? 'Retry' : 'Cancel',
+      async () => {
+        if (!confirmed(question)) return;
+        await send('POST', api[verb].replace(':jobId', encodeURIComponent(j.id)));
+        await Promise.all([loadSummary(api), loadHistory(api)]);
+      },
+      `${verb === 'retry' ? 'Retry' : 'Cancel'} job ${j.id}`,
+    );
+  if (j.state === 'dead_lettered') {
+    return act('retry', `Run job ${j.id} again from its first attempt?`);
+  }
+  if (j.state === 'queued' || j.state === 'retry_wait') {
+    return act('cancel', `Cancel job ${j.id}? It will not run.`);
+  }
+  return document.createElement('td');
+}
+
+const jobRow = (api: Api, j: Job) => {
+  const tr = row(
     [
       localTime(j.createdAt),
       j.id,
@@ -84,12 +108,20 @@ const jobRow = (j: Job) =>
     ],
     { 3: `state-${j.state}` },
   );
+  tr.append(jobAction(api, j));
+  return tr;
+};
 
 async function loadHistory(api: Api): Promise<void> {
   const limit = $<HTMLSelectElement>('page-size').value;
   const page = await get<JobPage>(api.jobs, { ...filters, limit, cursor });
   nextCursor = page.nextCursor;
-  fill('history', page.jobs.map(jobRow), 'No jobs match.', 8);
+  fill(
+    'history',
+    page.jobs.map((j) => jobRow(api, j)),
+    'No jobs match.',
+    9,
+  );
   $('page').textContent = `Page ${cursors.length + 1}`;
   $('shown').textContent = `${page.jobs.length} row(s)`;
   $<HTMLButtonElement>('prev').disabled = cursors.length === 0;

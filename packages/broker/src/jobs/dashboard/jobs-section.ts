@@ -8,13 +8,20 @@ const states = ['queued', 'running', 'retry_wait', 'succeeded', 'dead_lettered']
 
 /**
  * The dashboard's Background jobs section (spec 4.5): totals, current depth, each queue's
- * policy, and the history with filters and Previous/Next pages. Only counts, declarations and
+ * policy, and the history with filters and Previous/Next pages; Retry on a dead-lettered job
+ * and Cancel on a pending one, each confirmed first. Only counts, declarations and
  * run states: never payloads, idempotency keys or users.
  */
 export const jobsSection: DashboardSection = {
+  group: 'jobs',
   id: 'jobs',
   title: 'Background jobs',
-  api: { jobs: jobsApiPaths.list, summary: jobsApiPaths.summary },
+  api: {
+    jobs: jobsApiPaths.list,
+    summary: jobsApiPaths.summary,
+    retry: jobsApiPaths.retry,
+    cancel: jobsApiPaths.cancel,
+  },
   script: 'jobs/dashboard/jobs-client.ts',
   style: `.cards{display:flex;gap:.75rem;flex-wrap:wrap}
 .card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5rem .9rem;min-width:7rem}
@@ -47,18 +54,19 @@ export const jobsSection: DashboardSection = {
 </form>
 <p class="muted" id="range"></p>
 <table id="history"><thead><tr><th>Created</th><th>Job</th><th>Queue</th><th>State</th><th>Attempt</th>
-<th>Next run</th><th>Finished</th><th>Latest error</th></tr></thead><tbody></tbody></table>
+<th>Next run</th><th>Finished</th><th>Latest error</th><th>Action</th></tr></thead><tbody></tbody></table>
 <div class="pager"><button type="button" id="prev">Previous</button><span id="page">Page 1</span>
 <button type="button" id="next">Next</button><span class="muted" id="shown"></span></div>
 <p class="muted">Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>`,
 };
 
-/** The dashboard's cron schedules: each one's latest run and next occurrence. */
+/** The dashboard's cron schedules: each one's latest run and next occurrence, and Run now. */
 export const cronSection: DashboardSection = {
+  group: 'jobs',
   id: 'cron-section',
   title: 'Cron schedules',
-  api: { cron: jobsApiPaths.cron },
+  api: { cron: jobsApiPaths.cron, run: jobsApiPaths.cronRun },
   script: 'jobs/dashboard/cron-client.ts',
   html: `<table id="cron"><thead><tr><th>Name</th><th>Schedule</th><th>Time zone</th><th>Function</th><th>Enabled</th>
-<th>Last run</th><th>Last state</th><th>Next run</th></tr></thead><tbody></tbody></table>`,
+<th>Last run</th><th>Last state</th><th>Next run</th><th>Action</th></tr></thead><tbody></tbody></table>`,
 };

@@ -87,3 +87,89 @@ export function showError(error: unknown): void {
 export const run = (work: () => Promise<void>) => (): void => {
   work().then(() => showError(undefined), showError);
 };
+
+// The console's form token, fetched once: every state change the console sends carries it in
+// `x-platform-csrf`, which a cross-site page can neither read nor forge (docs/auth.md).
+let formToken: Promise<string> | undefined;
+
+/**
+ * Sends a state change (`POST`, `PUT`, `DELETE`) to a broker API path as JSON, with the
+ * console's form token; resolves to the answer, whatever its status.
+ */
+export async function sendRaw(method: string, path: string, body?: unknown): Promise<Response> {
+  formToken ??= get<{ csrf: string }>(document.body.dataset.session ?? '', {}).then((s) => s.csrf);
+  return fetch(path, {
+    method,
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'x-platform-csrf': await formToken,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/** The JSON body of an answer, or `undefined` when it has none or it is not JSON. */
+export async function jsonOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `CODE: message` of an error answer's body. */
+export const errorText = (response: Response, body: unknown): string => {
+  const error = (body as { error?: { code: string; message: string } } | undefined)?.error;
+  return `${error?.code ?? response.status}: ${error?.message ?? ''}`;
+};
+
+/**
+ * {@link sendRaw}, then the answer's JSON body; an error answer throws its code and message.
+ */
+export async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await sendRaw(method, path, body);
+  const parsed = await jsonOf(response);
+  if (!response.ok) throw new Error(errorText(response, parsed));
+  return parsed as T;
+}
+
+/** Asks the person to confirm a change first; `false` when they decline. */
+export const confirmed = (question: string): boolean => window.confirm(question);
+
+/** A button in a table cell that runs `work` when pressed, its failure shown in the error line. */
+export function actionCell(
+  label: string,
+  work: () => Promise<void>,
+  name?: string,
+): HTMLTableCellElement {
+  const td = document.createElement('td');
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = label;
+  if (name) button.setAttribute('aria-label', name);
+  button.addEventListener('click', run(work));
+  td.append(button);
+  return td;
+}
+
+/**
+ * Fills the header's switcher with the organisation's apps, each a link to its own console
+ * (`{url}/_platform/dashboard`, the path this page has); shown once there is another app.
+ */
+export function showApps(apps: readonly { appId: string; url: string }[]): void {
+  const nav = $('console-apps');
+  const current = document.body.dataset.app;
+  const items = apps.map((app) => {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.textContent = app.appId;
+    a.href = `${app.url.replace(/\/$/, '')}${location.pathname}`;
+    if (app.appId === current) a.setAttribute('aria-current', 'page');
+    li.append(a);
+    return li;
+  });
+  nav.querySelector('ul')?.replaceChildren(...items);
+  nav.hidden = apps.length < 2;
+}

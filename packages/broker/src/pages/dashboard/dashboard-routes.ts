@@ -10,10 +10,17 @@ import { brokerSourceFile } from './source-file.ts';
 const bundles = new Map<string, Promise<string>>();
 
 /**
+ * The console's client code budget: its bundled script and its page (markup and the one
+ * stylesheet), gzipped, for every section the broker's features contribute.
+ * `test/pages/console-budget.test.ts` holds the registry to it.
+ */
+export const CONSOLE_CLIENT_BUDGET_BYTES = 60 * 1024;
+
+/**
  * The browser script of these sections: the dashboard's entry and each section's module in one
  * bundle, built once per process and set of sections (about 20 ms with esbuild).
  */
-function clientScript(sections: readonly DashboardSection[]): Promise<string> {
+export function clientScript(sections: readonly DashboardSection[]): Promise<string> {
   const key = sections.map((section) => `${section.id}=${section.script}`).join('\n');
   const known = bundles.get(key);
   if (known) return known;

@@ -1,12 +1,16 @@
+import type { ConsoleGroupId } from './console-groups.ts';
+
 /**
- * What a feature contributes to the dashboard (`/_platform/dashboard`): a section of the page,
- * the owner API paths its script reads, and that script. The dashboard page knows no feature;
- * the composition root hands it the sections of the features a broker runs, in page order.
+ * What a feature contributes to the app console (`/_platform/dashboard`): a section under one
+ * entry of the console's navigation (`group`), the owner API paths its script reads, and that
+ * script. The console knows no feature; the composition root hands it the sections of the
+ * features a broker runs, in page order.
  *
  * @example
  * ```ts
  * export const aiSection: DashboardSection = {
  *   id: 'ai-section',
+ *   group: 'ai',
  *   title: 'AI calls',
  *   api: { calls: ownerApiPaths.aiCalls },
  *   html: '<table id="ai-calls">...</table>',
@@ -19,6 +23,12 @@ export interface DashboardSection {
   readonly id: string;
   /** The section's heading. */
   readonly title: string;
+  /**
+   * The console's navigation entry the section shows under (`consoleGroups`); a feature may
+   * name a group of its own, which gets its own entry after the known ones.
+   * @default the section's own id (an entry of its own)
+   */
+  readonly group?: ConsoleGroupId | (string & {});
   /**
    * The owner API paths the script reads, by name; `:appId` in a path becomes the app's id.
    * The script receives them filled (`open(api)`), from the section's `data-api` attribute.
