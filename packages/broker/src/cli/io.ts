@@ -19,6 +19,20 @@ export function processIO(): CliIO {
   };
 }
 
+/**
+ * Makes the process exit quietly with code 0 once a reader closes its output pipe
+ * (`platform outbox | head -1`): what is left to print has no reader, and a stack trace about it
+ * would only be noise on the terminal.
+ */
+export function exitQuietlyWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(exitCodes.ok);
+      throw error;
+    });
+  }
+}
+
 /** One `platform <command>`: a summary for the help text and what it runs. */
 export interface Command {
   /** One line for `platform --help`. */

@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { dashboardLinkKey } from '../../src/project/dev-state.ts';
 import { eventually } from './fixture-app.ts';
-import { ada, alive, copyExample, exitOf, platform, spawnPlatform, waitForUrl } from './helpers.ts';
+import {
+  ada,
+  alive,
+  copyExample,
+  exitOf,
+  platform,
+  platformWithClosedStdout,
+  spawnPlatform,
+  waitForUrl,
+} from './helpers.ts';
 
 /**
  * Calls every Function of the app once through the dev token's direct invocation, so each has
@@ -119,6 +128,11 @@ describe('platform dev as a subprocess', () => {
       emails: { functionName: string }[];
     };
     expect(json.emails[0]?.functionName).toBe('sendReminder');
+    // `platform outbox | head -1`: the reader goes away, the CLI ends quietly.
+    expect(await platformWithClosedStdout(['outbox', '--app', app.path])).toEqual({
+      code: 0,
+      stderr: '',
+    });
     expect(lines.join('\n')).toContain('[sendReminder] reminder sent');
   });
 
