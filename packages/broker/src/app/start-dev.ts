@@ -103,7 +103,23 @@ export interface DevOptions {
    * @default the app's own, with its own `.platform/credentials.key`
    */
   readonly integrations?: OrgIntegrations;
+  /**
+   * Cuts the start short (`platform dev` on Ctrl-C): at the next step the start stops, closes
+   * what it had opened and rejects with the signal's reason. @default none
+   */
+  readonly signal?: AbortSignal;
+  /** Told each step of the start as it begins (`platform dev --verbose` prints them). @default none */
+  readonly onStep?: (step: DevStartStep) => void;
 }
+
+/** The steps of a start, in order, as {@link DevOptions.onStep} is told them. */
+export type DevStartStep =
+  | 'reading platform.yaml'
+  | 'bundling the Functions'
+  | 'opening the databases'
+  | 'starting the broker'
+  | 'listening for mail'
+  | 'watching the app folder';
 
 /** platform.yaml has errors: nothing was started. */
 export class ManifestInvalidError extends Error {
@@ -164,6 +180,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const started = performance.now();
   const appDir = resolve(options.appDir);
   const print = options.logWriter ?? ((line: string) => console.log(line));
+  // Each step first checks that the start was not cut short, then says what it begins.
+  const step = (name: DevStartStep) => {
+    options.signal?.throwIfAborted();
+    options.onStep?.(name);
+  };
+  step('reading platform.yaml');
   const others = (): OrganisationApp[] =>
     (options.otherApps?.() ?? []).map((one) => ({ name: one.appId, manifest: one.manifest }));
   const manifest = await validManifest(appDir, print, others());
@@ -177,6 +199,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Bound once: a platform.yaml restart never refuses a connection.
     const front = await DevFront.listen(options.port ?? 0);
     teardown.add(() => front.close());
+    step('bundling the Functions');
     // The Functions need no database: they are bundled while the databases open (which make
     // `.platform` as it must be; esbuild makes the bundles' folder in it), and the broker's
     // deployments find them unchanged in the bundle cache. A failure here is only waited for:
@@ -193,6 +216,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     );
     const written = Promise.allSettled(bundled).then(() => undefined);
     teardown.add(() => written);
+    step('opening the databases');
     // The central store and the app's database open side by side, each on a thread of its own
     // when embedded. The first broker takes the app's database over; until then it is closed
     // with the rest when the start fails.
@@ -216,6 +240,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       if (central instanceof PgliteDatabase) await central.lock?.announce(front.url);
     }
     if (databaseOpened.status === 'rejected') throw databaseOpened.reason;
+    options.signal?.throwIfAborted();
     const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
     const context = {
       ...options,
@@ -259,6 +284,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     const launch = (next: Manifest, opened?: OpenedDatabase) =>
       launchDevBroker({ ...context, publishers, integrations }, next, opened);
     await written;
+    step('starting the broker');
     const first = database;
     database = undefined;
     const broker = await launch(manifest, first);
@@ -275,6 +301,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     });
     const reloader = app;
     teardown.add(() => app.close());
+    step('listening for mail');
     if (options.integrations === undefined) {
       // A single app's own integrations: its sync schedule and event deliveries run while it serves.
       integrations.start();
@@ -292,10 +319,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Node's resolver knows no `*.localhost`: the command line reaches the app as `localhost`.
     await writeDevState(appDir, { url: front.url, appId, pid: process.pid, token: devToken });
     if (options.watch !== false) {
+      step('watching the app folder');
       const watcher = watchApp(appDir, (paths) => app.changed(paths));
       teardown.add(() => watcher.close());
       await watcher.ready;
     }
+    options.signal?.throwIfAborted();
     return {
       url: appUrl,
       port: front.port,

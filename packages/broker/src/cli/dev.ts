@@ -72,6 +72,42 @@ function stopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/**
+ * How long a start cut short by Ctrl-C may take to close what it opened before the process
+ * exits anyway: a step such as creating a new database cannot be interrupted, and Ctrl-C is
+ * honoured within a second. Lock files are removed as the process exits (db/data-dir-lock.ts).
+ */
+const STOP_GRACE_MS = 800;
+
+/**
+ * Starts a server unless a stop signal comes first. The signal aborts the start, which closes
+ * what it had opened at its next step; a start that finishes meanwhile is closed at once. Resolves
+ * to the server, the start's error, or the signal once the start has unwound; a start that has
+ * not unwound within {@link STOP_GRACE_MS} ends the process.
+ */
+async function startUnlessStopped<T extends { close(): Promise<void> }>(
+  start: (signal: AbortSignal) => Promise<T>,
+  stopped: Promise<NodeJS.Signals>,
+  io: CliIO,
+): Promise<{ server: T } | { error: unknown } | { signal: NodeJS.Signals }> {
+  const abort = new AbortController();
+  const starting = start(abort.signal).then(
+    (server) => ({ server }),
+    (error: unknown) => ({ error }),
+  );
+  const first = await Promise.race([starting, stopped.then((signal) => ({ signal }))]);
+  if (!('signal' in first)) return first;
+  io.stdout(`Stopping (${first.signal})...`);
+  abort.abort(new Error(`stopped by ${first.signal}`));
+  const unwound = starting.then(async (outcome) => {
+    if ('server' in outcome) await outcome.server.close();
+    return true;
+  });
+  const grace = new Promise<false>((resolve) => setTimeout(resolve, STOP_GRACE_MS, false).unref());
+  if (!(await Promise.race([unwound, grace]))) process.exit(exitCodes.ok);
+  return first;
+}
+
 /** The line that tells where the app receives mail. */
 function mailLine(dev: DevServer): string {
   const mail = dev.broker.inboundMail;
@@ -95,6 +131,8 @@ export const devCommand = defineCommand({
     workspace: { type: 'string' },
     'allow-net': { type: 'string' },
     environment: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
   },
   maxPositionals: MAX_WORKSPACE_APPS,
   async run(parsed, io, usageError) {
@@ -163,19 +201,26 @@ export const devCommand = defineCommand({
     // The broker loads when `platform dev` runs, not with the CLI: every other command (and
     // `--help`) starts without it.
     const { startDev, ManifestInvalidError } = await import('../app/start-dev.ts');
-    let dev: DevServer;
-    try {
-      dev = await startDev({
-        appDir,
-        port,
-        ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
-        watch: parsed.values.watch,
-        logWriter: io.stdout,
-        ai,
-        allowNet,
-        environment,
-      });
-    } catch (error) {
+    const started = await startUnlessStopped(
+      (signal) =>
+        startDev({
+          appDir,
+          port,
+          ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
+          watch: parsed.values.watch,
+          logWriter: io.stdout,
+          ai,
+          allowNet,
+          environment,
+          signal,
+          ...(parsed.values.verbose ? { onStep: (step) => io.stdout(`Starting: ${step}`) } : {}),
+        }),
+      stopped,
+      io,
+    );
+    if ('signal' in started) return exitCodes.ok;
+    if ('error' in started) {
+      const { error } = started;
       if (error instanceof ManifestInvalidError) {
         const file = relative(io.cwd, resolve(appDir, 'platform.yaml'));
         for (const d of error.errors) io.stderr(formatDiagnostic(d, file));
@@ -183,6 +228,7 @@ export const devCommand = defineCommand({
       } else io.stderr(`platform dev: ${(error as Error).message}`);
       return exitCodes.failed;
     }
+    const dev: DevServer = started.server;
     const count = dev.broker.invoker.list().length;
     io.stdout(
       `platform dev: ${relative(io.cwd, appDir) || '.'} ready in ${dev.readyMs} ms (${count} Function${count === 1 ? '' : 's'})`,
@@ -223,24 +269,31 @@ async function runWorkspace(
     import('../app/start-workspace.ts'),
     import('../app/start-dev.ts'),
   ]);
-  let workspace: WorkspaceServer;
-  try {
-    workspace = await startWorkspace({
-      appDirs,
-      ...(organisation === undefined ? {} : { organisation }),
-      ...(workspaceDir === undefined ? {} : { workspaceDir }),
-      port,
-      watch: watch !== false,
-      logWriter: io.stdout,
-      ...served,
-    });
-  } catch (error) {
+  // A workspace's start is not cut short step by step: Ctrl-C ends it after the grace.
+  const started = await startUnlessStopped(
+    () =>
+      startWorkspace({
+        appDirs,
+        ...(organisation === undefined ? {} : { organisation }),
+        ...(workspaceDir === undefined ? {} : { workspaceDir }),
+        port,
+        watch: watch !== false,
+        logWriter: io.stdout,
+        ...served,
+      }),
+    stopped,
+    io,
+  );
+  if ('signal' in started) return exitCodes.ok;
+  if ('error' in started) {
+    const { error } = started;
     if (error instanceof ManifestInvalidError) {
       for (const d of error.errors) io.stderr(formatDiagnostic(d, 'platform.yaml'));
       io.stderr(`platform.yaml: ${error.errors.length} error(s); not starting.`);
     } else io.stderr(`platform dev: ${(error as Error).message}`);
     return exitCodes.failed;
   }
+  const workspace: WorkspaceServer = started.server;
   io.stdout(`platform dev: organisation ${workspace.organisation}, ${workspace.apps.length} apps`);
   for (const app of workspace.apps) {
     io.stdout(`${app.appId}  ${app.url}`);
