@@ -108,6 +108,12 @@ export interface DevOptions {
    * what it had opened and rejects with the signal's reason. @default none
    */
   readonly signal?: AbortSignal;
+  /**
+   * What the app does, one line each (`platform dev` prints them unless `--quiet`): every request
+   * answered (the Functions' own calls to the broker too with `verbose`), each job and cron
+   * attempt run, each email sent or received. @default none
+   */
+  readonly activity?: { readonly write: LogWriter; readonly verbose?: boolean };
   /** Told each step of the start as it begins (`platform dev --verbose` prints them). @default none */
   readonly onStep?: (step: DevStartStep) => void;
 }
@@ -197,7 +203,11 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Closed last; it removes the state file only when this start wrote it.
     teardown.add(() => clearDevState(appDir, devToken));
     // Bound once: a platform.yaml restart never refuses a connection.
-    const front = await DevFront.listen(options.port ?? 0);
+    const { activity } = options;
+    const front = await DevFront.listen(
+      options.port ?? 0,
+      activity && { write: activity.write, runtime: activity.verbose ?? false },
+    );
     teardown.add(() => front.close());
     step('bundling the Functions');
     // The Functions need no database: they are bundled while the databases open (which make
@@ -278,6 +288,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         apps: () => [self],
         baseUrl: () => appUrl,
         print,
+        activity: activity?.write,
         clock: options.clock,
         ...(options.environment ? { environment: options.environment } : {}),
       }));

@@ -15,13 +15,16 @@ import { isPortFree } from './port.ts';
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--environment <env>] [--ai-mode <mode>]
+const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--environment <env>] [--ai-mode <mode>] [--quiet | --verbose]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
 then the dashboard's link (it carries the dev token of .platform/dev.json), then the SMTP
 listener that receives the app's mail (docs/email.md).
-Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process.
+Then one line per request answered (method, path, status, duration, the Function it ran), job
+or cron attempt, email sent or received, integration call and event delivery; colour on a
+terminal, none with NO_COLOR or in a pipe.
+Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process, also while it starts.
 
 Several app folders run as one organisation: each app at http://<appId>.localhost:<port> on
 its own port (the following ports), with its own database, files, secrets and jobs, and the
@@ -47,6 +50,8 @@ Options:
                  integration events are delivered; no fake/live switch, no injected events).
   --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
                  offline). Overrides PLATFORM_AI_MODE.
+  --quiet        Print no line per request, job, email or integration call (one app only).
+  --verbose      Also print the Functions' own calls to the broker and each step of the start.
   -h, --help     Show this help.
 
 AI (docs/ai.md): with no configuration ctx.ai answers offline and deterministically (pin
@@ -154,6 +159,9 @@ export const devCommand = defineCommand({
     if (environment !== 'development' && environment !== 'production') {
       return usageError('--environment must be development or production');
     }
+    if (parsed.values.quiet && parsed.values.verbose) {
+      return usageError('--quiet and --verbose exclude each other');
+    }
     const aiMode = parsed.values['ai-mode'];
     let ai: AiOptions;
     try {
@@ -213,6 +221,9 @@ export const devCommand = defineCommand({
           allowNet,
           environment,
           signal,
+          ...(parsed.values.quiet
+            ? {}
+            : { activity: { write: io.stdout, verbose: parsed.values.verbose } }),
           ...(parsed.values.verbose ? { onStep: (step) => io.stdout(`Starting: ${step}`) } : {}),
         }),
       stopped,

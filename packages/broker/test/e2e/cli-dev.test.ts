@@ -136,6 +136,35 @@ describe('platform dev as a subprocess', () => {
     expect(lines.join('\n')).toContain('[sendReminder] reminder sent');
   });
 
+  it('prints one line per request, job run and email, without colour in a pipe', async () => {
+    const { appId } = JSON.parse(await readFile(join(app.path, '.platform/dev.json'), 'utf8'));
+    await (await fetch(`${url}/?key=not-printed`)).arrayBuffer();
+    await eventually(async () =>
+      expect(lines).toContainEqual(expect.stringMatching(/^GET \/ 200 \d+ ms$/)),
+    );
+    // The reminder the test before sent through platform invoke.
+    expect(lines).toContainEqual(
+      'mail sent reminders -> ada@example.com "Reminder: From the CLI" sendReminder',
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^POST /v1/apps/${appId}/invoke/sendReminder 200 \\d+ ms sendReminder$`),
+      ),
+    );
+    const cron = await platform(['cron', 'run', 'daily-digest', '--wait', '--app', app.path]);
+    expect(cron.code).toBe(0);
+    await eventually(async () =>
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^cron daily-digest \S+ succeeded \(attempt 1, \d+ ms\)$/),
+      ),
+    );
+    // The query (which may carry a key) is never printed; a pipe gets no escape sequences.
+    expect(lines.join('\n')).not.toContain('not-printed');
+    expect(lines.join('\n')).not.toContain('\x1b[');
+    // The Functions' own calls to the broker are printed only with --verbose.
+    expect(lines.some((line) => line.includes('/_platform/runtime/'))).toBe(false);
+  });
+
   it('platform invoke explains a missing broker and bad arguments', async () => {
     const none = await platform(['invoke', 'listTodos', '--app', join(app.path, 'functions')]);
     expect(none).toMatchObject({ code: 1 });
