@@ -22,6 +22,7 @@ export const adminsCommand = defineCommand({
   usage,
   options: { app: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
   maxPositionals: 2,
+  actions: ['list', 'add', 'remove'],
   async run(parsed, io, usageError) {
     const [action, email] = parsed.positionals;
     const label = 'admins';
