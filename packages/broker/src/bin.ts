@@ -15,5 +15,9 @@ if (tooOld !== undefined) {
 // V8's compiled code of the CLI's modules, kept in the user's cache (Node checks each module's
 // source against its entry): later starts skip most of the compiling.
 module.enableCompileCache(join(platformCacheDir(), 'node-compile-cache'));
-const { main } = await import('./cli/main.ts');
+const [{ main }, { exitQuietlyWhenOutputCloses }] = await Promise.all([
+  import('./cli/main.ts'),
+  import('./cli/io.ts'),
+]);
+exitQuietlyWhenOutputCloses();
 process.exitCode = await main(process.argv.slice(2));

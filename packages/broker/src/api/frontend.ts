@@ -4,31 +4,13 @@ import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import type { Plugin } from 'esbuild';
 import type { Hono } from 'hono';
+import { getMimeType } from 'hono/utils/mime';
 import { buildThenIdle } from '../functions/esbuild-service.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { isReserved } from '../http/paths.ts';
 
 /** The folder of an app whose files are its frontend (ours; the manifest has no field for it). */
 export const FRONTEND_DIR = 'public';
-
-const types: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-};
 
 const require = createRequire(import.meta.url);
 const brokerDir = dirname(require.resolve('@platform/broker/package.json'));
@@ -108,7 +90,8 @@ export class Frontend {
       const body = await this.#read(file);
       return new Response(c.req.method === 'HEAD' ? null : (body as Uint8Array<ArrayBuffer>), {
         headers: {
-          'content-type': types[extname(file.path)] ?? 'application/octet-stream',
+          // hono's table of types (text ones with their charset); unknown files download.
+          'content-type': getMimeType(file.path) ?? 'application/octet-stream',
           'content-length': String(body.byteLength),
           // Development: always revalidate, so an edit shows on the next reload.
           'cache-control': 'no-cache',

@@ -84,6 +84,7 @@ export async function buildBrokerBase(
     environment: o.environment,
     clock: o.clock,
     print: o.logWriter,
+    activity: o.activityWriter ?? (() => undefined),
     logs: new LogSink({ writer: o.logWriter, redactor }),
     secrets,
     redact,

@@ -70,6 +70,11 @@ export interface BrokerOptions {
   /** Where log lines and Function output are printed. @default console.log */
   readonly logWriter?: LogWriter;
   /**
+   * Where a line for each thing the app did goes (a job or cron attempt run, an email sent or
+   * received): `platform dev`'s terminal. @default nowhere
+   */
+  readonly activityWriter?: LogWriter;
+  /**
    * Replaces the identity of browser and app-token requests (tests: a header identity). It also
    * turns off the private-app admission and the end of a job's delegated file grant when its
    * enqueuing user loses access, which only know sign-in's own identities.

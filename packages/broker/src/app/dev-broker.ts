@@ -38,6 +38,8 @@ export interface DevBrokerContext {
   /** The apps of the organisation, for sign-in across them. */
   readonly peers?: () => readonly OrgPeer[];
   readonly print: LogWriter;
+  /** Lines for what the app does (jobs run, email), when they are printed. */
+  readonly activity?: { readonly write: LogWriter } | undefined;
   /** Opens the control plane; the same for every restart, so `.platform/dev.json` stays valid. */
   readonly devToken: string;
   /** The app's `public/` folder, served after every other route. */
@@ -100,6 +102,7 @@ export async function launchDevBroker(
         ...(clock ? { clock } : {}),
       },
       logWriter: print,
+      ...(context.activity ? { activityWriter: context.activity.write } : {}),
       databaseUrl: context.databaseUrl,
       allowNet: context.allowNet,
       ...(context.environment ? { environment: context.environment } : {}),

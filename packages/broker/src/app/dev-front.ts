@@ -3,8 +3,64 @@ import { RUNTIME_PREFIX } from '@platform/schema/routes';
 import { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { type BrokerListener, listenBroker, type RunningServer } from '../http/serve.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import { printable } from '../logs/printable.ts';
+import { paint, type Style } from '../logs/terminal-style.ts';
 
 type App = Hono<BrokerEnv>;
+
+/** Which requests {@link DevFront} prints, one line each. */
+export interface RequestLog {
+  readonly write: LogWriter;
+  /** Also the Functions' own calls to the broker (its runtime routes). @default false */
+  readonly runtime?: boolean;
+}
+
+// The paths that run a Function, and where its name is: a browser's call (and its stream) and
+// `platform invoke`.
+const FUNCTION_PATHS = [
+  /^\/_platform\/api\/functions\/([^/]+)(?:\/stream)?$/,
+  /^\/v1\/apps\/[^/]+\/invoke\/([^/]+)$/,
+];
+
+/** The Function a request runs, from its path; `undefined` for every other request. */
+export function functionOfPath(path: string): string | undefined {
+  for (const pattern of FUNCTION_PATHS) {
+    const name = pattern.exec(path)?.[1];
+    if (name !== undefined) {
+      try {
+        return decodeURIComponent(name);
+      } catch {
+        return name;
+      }
+    }
+  }
+  return undefined;
+}
+
+const statusStyle = (status: number): Style =>
+  status >= 500 ? 'red' : status >= 400 ? 'yellow' : status >= 300 ? 'cyan' : 'green';
+
+/**
+ * One request as `platform dev` prints it: method, path (never the query, which may carry a
+ * link's key), status, duration and the Function it ran.
+ */
+export function requestLine(
+  method: string,
+  path: string,
+  status: number,
+  milliseconds: number,
+): string {
+  const name = functionOfPath(path);
+  // The path may hold any character a client sent (decoded Function names too).
+  return [
+    paint('bold', method),
+    printable(path),
+    paint(statusStyle(status), String(status)),
+    `${Math.round(milliseconds)} ms`,
+    ...(name === undefined ? [] : [printable(name)]),
+  ].join(' ');
+}
 
 const notReady = () =>
   new PlatformError({
@@ -38,8 +94,16 @@ export class DevFront {
   #inFlight = 0;
   readonly #drained: (() => void)[] = [];
 
-  private constructor(listener: BrokerListener) {
+  private constructor(listener: BrokerListener, log: RequestLog | undefined) {
     const front: App = new Hono<BrokerEnv>();
+    if (log) {
+      front.use(async (c, next) => {
+        const started = performance.now();
+        await next();
+        if (!log.runtime && c.req.path.startsWith(`${RUNTIME_PREFIX}/`)) return;
+        log.write(requestLine(c.req.method, c.req.path, c.res.status, performance.now() - started));
+      });
+    }
     front.all('*', async (c) => {
       if (c.req.path.startsWith(`${RUNTIME_PREFIX}/`) && this.#newest) {
         return this.#newest.fetch(c.req.raw, c.env);
@@ -70,9 +134,9 @@ export class DevFront {
     return Promise.resolve(this.#front.fetch(request, env));
   }
 
-  /** Binds `port` on 127.0.0.1 (`0`: a free one). */
-  static async listen(port: number): Promise<DevFront> {
-    return new DevFront(await listenBroker({ port }));
+  /** Binds `port` on 127.0.0.1 (`0`: a free one); `log` prints each request answered. */
+  static async listen(port: number, log?: RequestLog): Promise<DevFront> {
+    return new DevFront(await listenBroker({ port }), log);
   }
 
   get port(): number {

@@ -119,7 +119,29 @@ export interface DevOptions {
    * @default the app's own, with its own `.platform/credentials.key`
    */
   readonly integrations?: OrgIntegrations;
+  /**
+   * Cuts the start short (`platform dev` on Ctrl-C): at the next step the start stops, closes
+   * what it had opened and rejects with the signal's reason. @default none
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * What the app does, one line each (`platform dev` prints them unless `--quiet`): every request
+   * answered (the Functions' own calls to the broker too with `verbose`), each job and cron
+   * attempt run, each email sent or received. @default none
+   */
+  readonly activity?: { readonly write: LogWriter; readonly verbose?: boolean };
+  /** Told each step of the start as it begins (`platform dev --verbose` prints them). @default none */
+  readonly onStep?: (step: DevStartStep) => void;
 }
+
+/** The steps of a start, in order, as {@link DevOptions.onStep} is told them. */
+export type DevStartStep =
+  | 'reading platform.yaml'
+  | 'bundling the Functions'
+  | 'opening the databases'
+  | 'starting the broker'
+  | 'listening for mail'
+  | 'watching the app folder';
 
 /** platform.yaml has errors: nothing was started. */
 export class ManifestInvalidError extends Error {
@@ -180,6 +202,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   const started = performance.now();
   const appDir = resolve(options.appDir);
   const print = options.logWriter ?? ((line: string) => console.log(line));
+  // Each step first checks that the start was not cut short, then says what it begins.
+  const step = (name: DevStartStep) => {
+    options.signal?.throwIfAborted();
+    options.onStep?.(name);
+  };
+  step('reading platform.yaml');
   const others = (): OrganisationApp[] =>
     (options.otherApps?.() ?? []).map((one) => ({ name: one.appId, manifest: one.manifest }));
   const manifest = await validManifest(appDir, print, others());
@@ -191,8 +219,13 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Closed last; it removes the state file only when this start wrote it.
     teardown.add(() => clearDevState(appDir, devToken));
     // Bound once: a platform.yaml restart never refuses a connection.
-    const front = await DevFront.listen(options.port ?? 0);
+    const { activity } = options;
+    const front = await DevFront.listen(
+      options.port ?? 0,
+      activity && { write: activity.write, runtime: activity.verbose ?? false },
+    );
     teardown.add(() => front.close());
+    step('bundling the Functions');
     // The Functions need no database: they are bundled while the databases open (which make
     // `.platform` as it must be; esbuild makes the bundles' folder in it), and the broker's
     // deployments find them unchanged in the bundle cache. A failure here is only waited for:
@@ -209,6 +242,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     );
     const written = Promise.allSettled(bundled).then(() => undefined);
     teardown.add(() => written);
+    step('opening the databases');
     // The private cluster closes after the databases on it, so it is added before them.
     let databaseUrl = options.databaseUrl;
     let centralUrl = options.databaseUrl;
@@ -242,6 +276,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
       if (central instanceof PgliteDatabase) await central.lock?.announce(front.url);
     }
     if (databaseOpened.status === 'rejected') throw databaseOpened.reason;
+    options.signal?.throwIfAborted();
     const appUrl = `http://${options.hostName ?? 'localhost'}:${front.port}`;
     const context = {
       ...options,
@@ -281,12 +316,14 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         apps: () => [self],
         baseUrl: () => appUrl,
         print,
+        activity: activity?.write,
         clock: options.clock,
         ...(options.environment ? { environment: options.environment } : {}),
       }));
     const launch = (next: Manifest, opened?: OpenedDatabase) =>
       launchDevBroker({ ...context, publishers, integrations }, next, opened);
     await written;
+    step('starting the broker');
     const first = database;
     database = undefined;
     const broker = await launch(manifest, first);
@@ -303,6 +340,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     });
     const reloader = app;
     teardown.add(() => app.close());
+    step('listening for mail');
     if (options.integrations === undefined) {
       // A single app's own integrations: its sync schedule and event deliveries run while it serves.
       integrations.start();
@@ -320,10 +358,12 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // Node's resolver knows no `*.localhost`: the command line reaches the app as `localhost`.
     await writeDevState(appDir, { url: front.url, appId, pid: process.pid, token: devToken });
     if (options.watch !== false) {
+      step('watching the app folder');
       const watcher = watchApp(appDir, (paths) => app.changed(paths));
       teardown.add(() => watcher.close());
       await watcher.ready;
     }
+    options.signal?.throwIfAborted();
     return {
       url: appUrl,
       port: front.port,

@@ -1,3 +1,4 @@
+import { parse, serialize } from 'hono/utils/cookie';
 import { AUTH_BASE } from '../http/paths.ts';
 
 /**
@@ -45,22 +46,29 @@ export function isSecure(request: Request, forced: boolean | undefined): boolean
   return forced ?? new URL(request.url).protocol === 'https:';
 }
 
-/** A `Set-Cookie` value for `cookie`; `maxAgeSeconds` absent means until the browser closes. */
+// Browsers cap a cookie's lifetime at 400 days, and hono refuses to write a longer one.
+const MAX_COOKIE_AGE_SECONDS = 400 * 24 * 60 * 60;
+
+/**
+ * A `Set-Cookie` value for `cookie` (hono's serializer: the value URI-encoded, the attributes
+ * checked); `maxAgeSeconds` absent means until the browser closes.
+ */
 export function setCookie(
   cookie: CookieSpec,
   value: string,
   options: { secure: boolean; maxAgeSeconds?: number | undefined },
 ): string {
-  const parts = [
-    `${cookie.name}=${value}`,
-    `Path=${cookie.path}`,
-    'HttpOnly',
-    `SameSite=${cookie.sameSite}`,
-  ];
-  if (options.maxAgeSeconds !== undefined)
-    parts.push(`Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}`);
-  if (options.secure) parts.push('Secure');
-  return parts.join('; ');
+  return serialize(cookie.name, value, {
+    path: cookie.path,
+    httpOnly: true,
+    sameSite: cookie.sameSite,
+    secure: options.secure,
+    ...(options.maxAgeSeconds === undefined
+      ? {}
+      : {
+          maxAge: Math.min(MAX_COOKIE_AGE_SECONDS, Math.max(0, Math.floor(options.maxAgeSeconds))),
+        }),
+  });
 }
 
 /** A `Set-Cookie` value that deletes `cookie`. */
@@ -68,16 +76,13 @@ export function clearCookie(cookie: CookieSpec, secure: boolean): string {
   return setCookie(cookie, '', { secure, maxAgeSeconds: 0 });
 }
 
-/** The value of `cookie` in the request's `Cookie` header, if present. */
+/**
+ * The value of `cookie` in the request's `Cookie` header (hono's parser: the first of that name,
+ * URI-decoded), if present and not empty.
+ */
 export function readCookie(request: Request, cookie: CookieSpec): string | undefined {
   const header = request.headers.get('cookie');
   if (header === null) return undefined;
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === cookie.name) {
-      const value = pair.slice(eq + 1).trim();
-      return value === '' ? undefined : value;
-    }
-  }
-  return undefined;
+  const value = parse(header, cookie.name)[cookie.name];
+  return value === undefined || value === '' ? undefined : value;
 }

@@ -19,6 +19,7 @@ export const accessCommand = defineCommand({
   usage,
   options: { app: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
   maxPositionals: 2,
+  actions: ['grant', 'revoke', 'list'],
   async run(parsed, io, usageError) {
     const [action, email] = parsed.positionals;
     const needsEmail = action === 'grant' || action === 'revoke';

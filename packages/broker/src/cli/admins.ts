@@ -2,7 +2,7 @@ import { ownerApiPaths } from '../http/paths.ts';
 import { brokerFetch, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
-const usage = `Usage: platform admins list | add <email> | remove <email>  [--app <dir>]
+const usage = `Usage: platform admins list | add <email> | remove <email>  [--app <dir>] [--json]
 
 Manages this machine's platform administrators: a signed-in platform administrator may open
 any app of the workspace for review with their own identity, without a grant (spec 5.3.2). It
@@ -12,6 +12,7 @@ platform dev with its dev token.
 
 Options:
   --app <dir>     An app folder of the running platform dev (default: the current directory).
+  --json          Print list's { administrators: [...] } as JSON.
   -h, --help      Show this help.`;
 
 /** `platform admins list|add|remove`. */
@@ -19,8 +20,9 @@ export const adminsCommand = defineCommand({
   name: 'admins',
   summary: 'Platform administrators of this machine, who may open any app for review.',
   usage,
-  options: { app: { type: 'string', default: '.' } },
+  options: { app: { type: 'string', default: '.' }, json: { type: 'boolean', default: false } },
   maxPositionals: 2,
+  actions: ['list', 'add', 'remove'],
   async run(parsed, io, usageError) {
     const [action, email] = parsed.positionals;
     const label = 'admins';
@@ -32,6 +34,10 @@ export const adminsCommand = defineCommand({
         { label },
       );
       if (typeof answer === 'number') return answer;
+      if (parsed.values.json) {
+        io.stdout(JSON.stringify(answer, null, 2));
+        return exitCodes.ok;
+      }
       if (answer.administrators.length === 0) io.stdout('No platform administrators.');
       for (const one of answer.administrators) io.stdout(one);
       return exitCodes.ok;

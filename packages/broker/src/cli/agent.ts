@@ -43,6 +43,7 @@ export const agentCommand = defineCommand({
     json: { type: 'boolean', default: false },
   },
   maxPositionals: 2,
+  actions: ['login', 'list', 'revoke', 'logout'],
   async run(parsed, io, usageError) {
     const [action, id] = parsed.positionals;
     const { app } = parsed.values;

@@ -50,6 +50,7 @@ export const cronCommand = defineCommand({
     json: { type: 'boolean', default: false },
   },
   maxPositionals: 2,
+  actions: ['run', 'list'],
   async run({ values, positionals }, io, usageError) {
     const [action, name] = positionals;
     if (action === 'list' && name === undefined) {

@@ -162,6 +162,7 @@ export const deploymentsCommand = defineCommand({
     json: { type: 'boolean', default: false },
   },
   maxPositionals: 1,
+  actions: ['list'],
   async run(parsed, io, usageError) {
     const label = 'deployments list';
     if (parsed.positionals[0] !== 'list') return usageError('say: platform deployments list');

@@ -20,13 +20,16 @@ import { isPortFree } from './port.ts';
 /** The port `platform dev` tries when none is given. */
 export const DEFAULT_DEV_PORT = 4310;
 
-const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--environment <env>] [--ai-mode <mode>] [--database <engine>]
+const usage = `Usage: platform dev [appDir...] [--workspace <dir>] [--port <n>] [--smtp-port <n>] [--no-watch] [--allow-net <hosts>] [--environment <env>] [--ai-mode <mode>] [--database <engine>] [--quiet | --verbose]
 
 Serves the app in <appDir> (default: the current directory) at http://localhost:<port>: its
 Functions, data, files and frontend (public/). Prints the URL on a line of its own once ready,
 then the dashboard's link (it carries the dev token of .platform/dev.json), then the SMTP
 listener that receives the app's mail (docs/email.md).
-Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process.
+Then one line per request answered (method, path, status, duration, the Function it ran), job
+or cron attempt, email sent or received, integration call and event delivery; colour on a
+terminal, none with NO_COLOR or in a pipe.
+Stops on Ctrl-C (SIGINT) or SIGTERM, with every Function process, also while it starts.
 
 Several app folders run as one organisation: each app at http://<appId>.localhost:<port> on
 its own port (the following ports), with its own database, files, secrets and jobs, and the
@@ -61,6 +64,8 @@ Options:
                  per app). Overrides PLATFORM_DEV_DATABASE; DATABASE_URL wins over both.
   --ai-mode <m>  live, record (store answers in ai-recordings.json) or replay (answer from it,
                  offline). Overrides PLATFORM_AI_MODE.
+  --quiet        Print no line per request, job, email or integration call (one app only).
+  --verbose      Also print the Functions' own calls to the broker and each step of the start.
   -h, --help     Show this help.
 
 AI (docs/ai.md): with no configuration ctx.ai answers offline and deterministically (pin
@@ -84,6 +89,42 @@ function stopSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', on);
     process.on('SIGTERM', on);
   });
+}
+
+/**
+ * How long a start cut short by Ctrl-C may take to close what it opened before the process
+ * exits anyway: a step such as creating a new database cannot be interrupted, and Ctrl-C is
+ * honoured within a second. Lock files are removed as the process exits (db/data-dir-lock.ts).
+ */
+const STOP_GRACE_MS = 800;
+
+/**
+ * Starts a server unless a stop signal comes first. The signal aborts the start, which closes
+ * what it had opened at its next step; a start that finishes meanwhile is closed at once. Resolves
+ * to the server, the start's error, or the signal once the start has unwound; a start that has
+ * not unwound within {@link STOP_GRACE_MS} ends the process.
+ */
+async function startUnlessStopped<T extends { close(): Promise<void> }>(
+  start: (signal: AbortSignal) => Promise<T>,
+  stopped: Promise<NodeJS.Signals>,
+  io: CliIO,
+): Promise<{ server: T } | { error: unknown } | { signal: NodeJS.Signals }> {
+  const abort = new AbortController();
+  const starting = start(abort.signal).then(
+    (server) => ({ server }),
+    (error: unknown) => ({ error }),
+  );
+  const first = await Promise.race([starting, stopped.then((signal) => ({ signal }))]);
+  if (!('signal' in first)) return first;
+  io.stdout(`Stopping (${first.signal})...`);
+  abort.abort(new Error(`stopped by ${first.signal}`));
+  const unwound = starting.then(async (outcome) => {
+    if ('server' in outcome) await outcome.server.close();
+    return true;
+  });
+  const grace = new Promise<false>((resolve) => setTimeout(resolve, STOP_GRACE_MS, false).unref());
+  if (!(await Promise.race([unwound, grace]))) process.exit(exitCodes.ok);
+  return first;
 }
 
 /** The line that tells where the app receives mail. */
@@ -111,6 +152,8 @@ export const devCommand = defineCommand({
     'start-functions': { type: 'string' },
     environment: { type: 'string' },
     database: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
   },
   maxPositionals: MAX_WORKSPACE_APPS,
   async run(parsed, io, usageError) {
@@ -141,6 +184,9 @@ export const devCommand = defineCommand({
       database = devDatabaseEngine(parsed.values.database as DevDatabaseEngine | undefined);
     } catch {
       return usageError(`--database must be ${DEV_DATABASE_ENGINES.join(' or ')}`);
+    }
+    if (parsed.values.quiet && parsed.values.verbose) {
+      return usageError('--quiet and --verbose exclude each other');
     }
     const aiMode = parsed.values['ai-mode'];
     let ai: AiOptions;
@@ -189,21 +235,31 @@ export const devCommand = defineCommand({
     // The broker loads when `platform dev` runs, not with the CLI: every other command (and
     // `--help`) starts without it.
     const { startDev, ManifestInvalidError } = await import('../app/start-dev.ts');
-    let dev: DevServer;
-    try {
-      dev = await startDev({
-        appDir,
-        port,
-        ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
-        watch: parsed.values.watch,
-        logWriter: io.stdout,
-        ai,
-        allowNet,
-        environment,
-        startFunctions,
-        database,
-      });
-    } catch (error) {
+    const started = await startUnlessStopped(
+      (signal) =>
+        startDev({
+          appDir,
+          port,
+          ...(smtpPortText === undefined ? {} : { smtpPort: Number(smtpPortText) }),
+          watch: parsed.values.watch,
+          logWriter: io.stdout,
+          ai,
+          allowNet,
+          environment,
+          startFunctions,
+          database,
+          signal,
+          ...(parsed.values.quiet
+            ? {}
+            : { activity: { write: io.stdout, verbose: parsed.values.verbose } }),
+          ...(parsed.values.verbose ? { onStep: (step) => io.stdout(`Starting: ${step}`) } : {}),
+        }),
+      stopped,
+      io,
+    );
+    if ('signal' in started) return exitCodes.ok;
+    if ('error' in started) {
+      const { error } = started;
       if (error instanceof ManifestInvalidError) {
         const file = relative(io.cwd, resolve(appDir, 'platform.yaml'));
         for (const d of error.errors) io.stderr(formatDiagnostic(d, file));
@@ -211,6 +267,7 @@ export const devCommand = defineCommand({
       } else io.stderr(`platform dev: ${(error as Error).message}`);
       return exitCodes.failed;
     }
+    const dev: DevServer = started.server;
     const count = dev.broker.invoker.list().length;
     io.stdout(
       `platform dev: ${relative(io.cwd, appDir) || '.'} ready in ${dev.readyMs} ms (${count} Function${count === 1 ? '' : 's'})`,
@@ -251,24 +308,31 @@ async function runWorkspace(
     import('../app/start-workspace.ts'),
     import('../app/start-dev.ts'),
   ]);
-  let workspace: WorkspaceServer;
-  try {
-    workspace = await startWorkspace({
-      appDirs,
-      ...(organisation === undefined ? {} : { organisation }),
-      ...(workspaceDir === undefined ? {} : { workspaceDir }),
-      port,
-      watch: watch !== false,
-      logWriter: io.stdout,
-      ...served,
-    });
-  } catch (error) {
+  // A workspace's start is not cut short step by step: Ctrl-C ends it after the grace.
+  const started = await startUnlessStopped(
+    () =>
+      startWorkspace({
+        appDirs,
+        ...(organisation === undefined ? {} : { organisation }),
+        ...(workspaceDir === undefined ? {} : { workspaceDir }),
+        port,
+        watch: watch !== false,
+        logWriter: io.stdout,
+        ...served,
+      }),
+    stopped,
+    io,
+  );
+  if ('signal' in started) return exitCodes.ok;
+  if ('error' in started) {
+    const { error } = started;
     if (error instanceof ManifestInvalidError) {
       for (const d of error.errors) io.stderr(formatDiagnostic(d, 'platform.yaml'));
       io.stderr(`platform.yaml: ${error.errors.length} error(s); not starting.`);
     } else io.stderr(`platform dev: ${(error as Error).message}`);
     return exitCodes.failed;
   }
+  const workspace: WorkspaceServer = started.server;
   io.stdout(`platform dev: organisation ${workspace.organisation}, ${workspace.apps.length} apps`);
   for (const app of workspace.apps) {
     io.stdout(`${app.appId}  ${app.url}`);

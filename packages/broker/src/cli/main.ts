@@ -4,13 +4,22 @@ import { adminsCommand } from './admins.ts';
 import { agentCommand } from './agent.ts';
 import { appCommand } from './app.ts';
 import { backupsCommand } from './backups.ts';
+import { completionCommand } from './completion.ts';
 import { cronCommand } from './cron.ts';
 import { deployCommand, deploymentsCommand, rollbackCommand } from './deploy.ts';
 import { devCommand } from './dev.ts';
 import { initCommand } from './init.ts';
 import { integrationsCommand } from './integrations.ts';
 import { invokeCommand } from './invoke.ts';
-import { type CliIO, type Command, exitCodes, processIO } from './io.ts';
+import {
+  attachCommand,
+  type CliIO,
+  type Command,
+  exitCodes,
+  newProgram,
+  processIO,
+  runProgram,
+} from './io.ts';
 import { jobsCommand } from './jobs.ts';
 import { loginCommand, logoutCommand, whoamiCommand } from './login.ts';
 import { mailCommand } from './mail.ts';
@@ -31,6 +40,7 @@ export const commands: Readonly<Record<string, Command>> = {
   agent: agentCommand,
   app: appCommand,
   backups: backupsCommand,
+  completion: completionCommand(() => commands),
   cron: cronCommand,
   deploy: deployCommand,
   deployments: deploymentsCommand,
@@ -53,6 +63,7 @@ export const commands: Readonly<Record<string, Command>> = {
   whoami: whoamiCommand,
 };
 
+/** `platform --help`: every command with its summary, from the commands' own definitions. */
 function help(): string {
   const width = Math.max(...Object.keys(commands).map((name) => name.length));
   const lines = Object.entries(commands).map(
@@ -63,7 +74,8 @@ function help(): string {
 
 /**
  * Runs the `platform` CLI with `argv` (the arguments after the program name) and resolves to the
- * exit code. Tests call it in-process with their own {@link CliIO}.
+ * exit code. Tests call it in-process with their own {@link CliIO}. Dispatch, flag parsing and
+ * the suggestions for a mistyped command or flag are commander's.
  *
  * @example
  * ```ts
@@ -71,19 +83,15 @@ function help(): string {
  * ```
  */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    (name === undefined ? io.stderr : io.stdout)(help());
-    return name === undefined ? exitCodes.usage : exitCodes.ok;
-  }
-  if (name === '--version' || name === '-v') {
-    io.stdout(brokerPackage.version);
-    return exitCodes.ok;
-  }
-  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
-  if (command === undefined) {
-    io.stderr(`platform: unknown command "${name}"\n\n${help()}`);
+  if (argv.length === 0) {
+    io.stderr(help());
     return exitCodes.usage;
   }
-  return command.run(rest, io);
+  const program = newProgram(io)
+    .version(brokerPackage.version, '-v, --version')
+    .usage('<command> [options]');
+  program.helpInformation = () => `${help()}\n`;
+  const exit = { code: exitCodes.ok as number };
+  for (const command of Object.values(commands)) attachCommand(program, command, io, exit);
+  return runProgram(program, argv, exit);
 }

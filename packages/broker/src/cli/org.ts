@@ -38,6 +38,7 @@ export const orgCommand = defineCommand({
     json: { type: 'boolean', default: false },
   },
   maxPositionals: 3,
+  actions: ['members', 'role', 'remove', 'invite'],
   async run(parsed, io, usageError) {
     const [action, email, role] = parsed.positionals;
     const { app, as: actingAs } = parsed.values;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isProcessRunning, machineBootedAt, sameBoot } from '../kernel/process-mark.ts';
@@ -30,9 +31,29 @@ export class DataDirLockedError extends Error {
   }
 }
 
-// Tokens of the locks this process holds: a lock file naming this process but none of these is
-// left over from an earlier start in this process that never released it.
-const heldHere = new Set<string>();
+// The locks this process holds, token to lock file: a lock file naming this process but none of
+// these tokens is left over from an earlier start in this process that never released it.
+const heldHere = new Map<string, string>();
+let releasedOnExit = false;
+
+/**
+ * Removes, as the process exits, the lock files it still holds. A process that exits before its
+ * databases closed (`platform dev` on a second Ctrl-C, or on Ctrl-C while a database is still
+ * being created) would otherwise leave them behind; only synchronous work runs at exit.
+ */
+function releaseOnExit(): void {
+  if (releasedOnExit) return;
+  releasedOnExit = true;
+  process.once('exit', () => {
+    for (const [token, path] of heldHere) {
+      try {
+        if (parseHolder(readFileSync(path, 'utf8'))?.token === token) rmSync(path, { force: true });
+      } catch {
+        // Already gone, or unreadable: nothing of ours to remove.
+      }
+    }
+  });
+}
 
 /**
  * An exclusive lock on an embedded database's data directory: the file `<dataDir>.lock`, created
@@ -78,7 +99,8 @@ export class DataDirLock {
         try {
           // link() fails when the lock exists, and never shows a half-written file.
           await link(draft, path);
-          heldHere.add(holder.token);
+          heldHere.set(holder.token, path);
+          releaseOnExit();
           return new DataDirLock(path, holder);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -1,9 +1,8 @@
 import { limits } from '@platform/schema';
 import { AUTH_BASE } from '../http/paths.ts';
 import { inMinutes } from '../kernel/clock.ts';
-import { escapeHtml as e } from '../kernel/escape-html.ts';
 import type { HtmlPage } from '../pages/page-shell.ts';
-import { hidden } from '../pages/page-shell.ts';
+import { hidden, markup } from '../pages/page-shell.ts';
 
 /** The signed-in person's account page, under `{auth_url}`. */
 export const ACCOUNT_PAGE = `${AUTH_BASE}/account`;
@@ -19,24 +18,24 @@ export function accountPage(input: {
   readonly error?: { readonly code: string; readonly message: string };
 }): HtmlPage {
   const error = input.error
-    ? `<p class="error" role="alert" id="error" data-code="${e(input.error.code)}">${e(input.error.message)}</p>`
+    ? markup`<p class="error" role="alert" id="error" data-code="${input.error.code}">${input.error.message}</p>`
     : '';
   const form = input.recentSignIn
-    ? `<form method="post" action="${ACCOUNT_PAGE}/delete">${hidden('csrf', input.csrf)}
-<label for="email">Type your address, ${e(input.email)}, to confirm</label>
+    ? markup`<form method="post" action="${ACCOUNT_PAGE}/delete">${hidden('csrf', input.csrf)}
+<label for="email">Type your address, ${input.email}, to confirm</label>
 <input id="email" name="email" type="email" autocomplete="off" required>
 <button id="delete" type="submit">Delete my account</button></form>`
-    : `<p id="sign-in-again">Deleting your account needs a sign-in within the last ${inMinutes(limits.recentSignInSeconds)}.
+    : markup`<p id="sign-in-again">Deleting your account needs a sign-in within the last ${inMinutes(limits.recentSignInSeconds)}.
 <a href="${AUTH_BASE}/sign-out?returnTo=${encodeURIComponent(ACCOUNT_PAGE)}">Sign out</a>, sign in again and come back.</p>`;
   return {
     title: 'Your account',
-    body: `<h1>Your account</h1><p>Signed in as <b>${e(input.email)}</b>. <a href="${AUTH_BASE}/preferences">Preferences</a></p>
+    body: markup`<h1>Your account</h1><p>Signed in as <b>${input.email}</b>. <a href="${AUTH_BASE}/preferences">Preferences</a></p>
 <h2>Delete your account</h2>
 <p>This is immediate and permanent; there is no undo. You are signed out everywhere, your tokens stop working,
 and your sessions, push subscriptions, connections and email history are deleted. If you are your organisation's
 only member, its apps go offline at once and their data, files and Functions are deleted too; apps of an
 organisation with other members stay, and you leave it. A confirmation email goes to your address.</p>
-${error}${form}`,
+${error}${form}`.toString(),
   };
 }
 

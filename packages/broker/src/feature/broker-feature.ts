@@ -40,6 +40,8 @@ export interface FeatureBase {
   readonly clock: Clock;
   /** Where lines for the developer go. */
   readonly print: LogWriter;
+  /** Where a line for each thing the app did goes (a job run, an email sent). */
+  readonly activity: LogWriter;
   readonly logs: LogSink;
   readonly secrets: SecretStore;
   /** Values printed output hides from now on, like secrets (keys, endpoints). */

@@ -27,6 +27,7 @@ export function inboundMailFeature(settings: {
     start: async (base, { files, auth }) => {
       const inbound = new InboundMail({
         db: base.db,
+        activity: base.activity,
         files,
         invoker: base.invoker,
         addresses: new InboundAddresses(devMailDomain(base.appDir), settings.emailAliases),

@@ -6,6 +6,8 @@ import type { FunctionInvoker } from '../functions/invoker.ts';
 import { systemCaller } from '../kernel/caller.ts';
 import { newId } from '../kernel/ids.ts';
 import { isGone, type ProcessMark, thisProcess } from '../kernel/process-mark.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import { printable } from '../logs/printable.ts';
 import type { ReceivedEmail, ReceivedMailLog } from '../outbox/mail-log.ts';
 import type { InboundAddresses } from './addresses.ts';
 import { parseMessage } from './parse-message.ts';
@@ -36,6 +38,8 @@ export interface Delivery {
 
 /** What an {@link InboundMail} serves. */
 export interface InboundMailOptions {
+  /** Told one line for each message taken (`platform dev` prints it). @default nowhere */
+  readonly activity?: LogWriter;
   readonly db: Database;
   readonly files: FileService;
   readonly invoker: Pick<FunctionInvoker, 'call'>;
@@ -230,6 +234,12 @@ export class InboundMail implements ReceivedMailLog {
       );
       if (recorded) await tx.query('DELETE FROM platform.inbound_attempts WHERE id = $1', [id]);
     });
+    // Sender and subject are the outside sender's text: made printable.
+    this.#o.activity?.(
+      printable(
+        `mail received ${parsed.from} -> ${to.join(', ')} "${parsed.subject}" ${functionName}`,
+      ),
+    );
     return { id, requestId, functionName, to, result };
   }
 

@@ -60,6 +60,7 @@ export class EventDeliveries {
   readonly #rules: IntegrationRules;
   readonly #apps: () => readonly ProviderApp[];
   readonly #print: LogWriter;
+  readonly #activity: LogWriter | undefined;
   readonly #clock: Clock;
   readonly #environment: 'development' | 'production';
   #timer: NodeJS.Timeout | undefined;
@@ -74,6 +75,8 @@ export class EventDeliveries {
     rules: IntegrationRules;
     apps: () => readonly ProviderApp[];
     print: LogWriter;
+    /** Told one line for each attempt of a delivery (`platform dev` prints it). */
+    activity?: LogWriter | undefined;
     /** The environment whose deliveries this broker records and attempts. */
     environment: 'development' | 'production';
     clock?: Clock | undefined;
@@ -85,6 +88,7 @@ export class EventDeliveries {
     this.#rules = options.rules;
     this.#apps = options.apps;
     this.#print = options.print;
+    this.#activity = options.activity;
     this.#clock = options.clock ?? systemClock;
   }
 
@@ -296,6 +300,9 @@ export class EventDeliveries {
         state === 'pending' ? next : null,
         state === 'delivered' ? now : null,
       ],
+    );
+    this.#activity?.(
+      `integration event ${row.type} ${row.id} to ${row.consumer_app_id}.${row.slot} ${state} (attempt ${attempts})`,
     );
     if (state === 'failed') {
       this.#print(

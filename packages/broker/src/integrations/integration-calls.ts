@@ -53,6 +53,8 @@ export interface IntegrationCallsOptions {
   readonly environment: 'development' | 'production';
   /** Where provider failures are printed (never with credential values). */
   readonly print: LogWriter;
+  /** Told one line for each call (`platform dev` prints it). @default nowhere */
+  readonly activity?: LogWriter | undefined;
   readonly clock?: Clock;
 }
 
@@ -86,8 +88,12 @@ export class IntegrationCalls {
     const started = performance.now();
     const slot = request.manifest.integrations[request.slot];
     const found = slot ? findPublisher(this.#options.apps(), slot.integration) : undefined;
-    const record = (mode: 'fake' | 'live', connectionId: string | null, result: string) =>
-      this.#options.audit.record({
+    const record = (mode: 'fake' | 'live', connectionId: string | null, result: string) => {
+      const durationMs = Math.round(performance.now() - started);
+      this.#options.activity?.(
+        `integration call ${request.consumerAppId}.${request.slot} ${request.operation} ${mode} ${result} (${durationMs} ms)`,
+      );
+      return this.#options.audit.record({
         at: this.#clock.now().toISOString(),
         integration: slot?.integration ?? null,
         providerAppId: found?.provider.appId ?? null,
@@ -98,8 +104,9 @@ export class IntegrationCalls {
         environment: this.#options.environment,
         mode,
         result,
-        durationMs: Math.round(performance.now() - started),
+        durationMs,
       });
+    };
     // A `calling_user` slot is never switched live in development.
     const live =
       this.#options.environment === 'production' ||

@@ -35,6 +35,8 @@ export interface OrgIntegrationsOptions {
   /** `{base_url}`: where connect pages are served. */
   readonly baseUrl: () => string;
   readonly print: LogWriter;
+  /** Told one line for each integration call and event delivery (`platform dev` prints it). */
+  readonly activity?: LogWriter | undefined;
   readonly clock?: Clock | undefined;
   /**
    * `production` runs every call live, `calling_user` slots included; `platform dev` is
@@ -128,6 +130,7 @@ export async function openOrgIntegrations(
     apps: options.apps,
     environment,
     print: options.print,
+    activity: options.activity,
     ...(clock ? { clock } : {}),
     // A person without a connection gets a link to connect and bind in one step.
     connectUrl: (appId, slot, accountId) =>
@@ -170,6 +173,7 @@ export async function openOrgIntegrations(
     rules,
     apps: options.apps,
     print: options.print,
+    activity: options.activity,
     environment,
     clock,
   });

@@ -1,14 +1,24 @@
 import type { AuthService } from '../auth/auth-service.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import type { FileService } from '../files/file-service.ts';
-import { printableError } from '../logs/printable.ts';
+import { printable, printableError } from '../logs/printable.ts';
 import { feedSection } from './dashboard/feed-section.ts';
 import { cronSection, jobsSection } from './dashboard/jobs-section.ts';
 import { mountJobSummaryRoutes } from './dashboard/summary-routes.ts';
 import { mountFeedRoutes } from './feed/feed-routes.ts';
 import { localScope } from './job-service.ts';
+import type { AttemptReport } from './job-worker.ts';
 import { mountJobsRoutes } from './jobs-routes.ts';
 import { type BrokerJobs, type BrokerJobsOptions, startBrokerJobs } from './start-jobs.ts';
+
+/** One finished job or cron attempt as `platform dev` prints it. */
+export function attemptLine(report: AttemptReport): string {
+  const ms = Math.round(report.endedAt - report.startedAt);
+  const error = report.errorCode ? ` ${report.errorCode}` : '';
+  return printable(
+    `${report.kind} ${report.queue} ${report.id} ${report.outcome}${error} (attempt ${report.attempt}, ${ms} ms)`,
+  );
+}
 
 /** Queues, the job worker and the cron scheduler (docs/jobs.md), and the jobs API. */
 export function jobsFeature(
@@ -26,6 +36,10 @@ export function jobsFeature(
           paused: () => auth.appPaused(),
           scope: { ...localScope, appId: base.appId },
           ...options,
+          onAttempt: (report) => {
+            base.activity(attemptLine(report));
+            options?.onAttempt?.(report);
+          },
         },
         (error) => base.print(`broker jobs error: ${printableError(error)}`),
       );

@@ -8,7 +8,7 @@ import { Outbox } from './outbox.ts';
  */
 export const outboxFeature: BrokerFeature<'outbox', object, Outbox> = {
   name: 'outbox',
-  start: (base) => new Outbox(base.db),
+  start: (base) => new Outbox(base.db, base.activity),
   dashboard: [mailSection],
   erasure: {
     appPerson: async (tx, person) => {

@@ -1,6 +1,8 @@
 import { PlatformError } from '@platform/errors';
 import type { Database } from '../db/database.ts';
 import { newId } from '../kernel/ids.ts';
+import type { LogWriter } from '../logs/log-sink.ts';
+import { printable } from '../logs/printable.ts';
 
 /** One email as a Function asked to send it. */
 export interface EmailMessage {
@@ -57,9 +59,12 @@ const HEADER_CONTROL = /[\u0000-\u001f\u007f]/;
  */
 export class Outbox {
   readonly #db: Database;
+  readonly #activity: LogWriter | undefined;
 
-  constructor(db: Database) {
+  /** `activity` is told one line for each email captured (`platform dev` prints it). */
+  constructor(db: Database, activity?: LogWriter) {
     this.#db = db;
+    this.#activity = activity;
   }
 
   /**
@@ -108,6 +113,12 @@ export class Outbox {
         origin.requestId ?? null,
         origin.functionName ?? null,
       ],
+    );
+    // The subject and addresses are the Function's text: made printable.
+    this.#activity?.(
+      printable(
+        `mail sent ${message.from} -> ${to.join(', ')} "${message.subject}"${origin.functionName ? ` ${origin.functionName}` : ''}`,
+      ),
     );
     return { id, captured: true };
   }

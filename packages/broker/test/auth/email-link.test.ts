@@ -34,7 +34,7 @@ describe('email-link sign-in', () => {
       true,
     );
     const claim = browser.received.find((l) => l.startsWith('platform_claim='));
-    expect(claim).toMatch(/; Path=\/_platform\/auth\/claim; HttpOnly; SameSite=Lax; Max-Age=1020$/);
+    expect(claim).toMatch(/; Max-Age=1020; Path=\/_platform\/auth\/claim; HttpOnly; SameSite=Lax$/);
   });
 
   it('approves nothing on a GET of the link (prefetchers), only on the explicit POST', async () => {
@@ -53,7 +53,7 @@ describe('email-link sign-in', () => {
     expect(await poll.json()).toEqual({ state: 'pending' });
     const cookie = prefetcher.received.find((l) => l.startsWith('platform_confirm='));
     expect(cookie).toMatch(
-      /; Path=\/_platform\/auth\/confirm; HttpOnly; SameSite=Strict; Max-Age=600$/,
+      /; Max-Age=600; Path=\/_platform\/auth\/confirm; HttpOnly; SameSite=Strict$/,
     );
     // The link still works for the person.
     expect((await new FakeBrowser(env.broker).confirmLink(token)).status).toBe(200);

@@ -41,7 +41,7 @@ describe('the session route (browserRoutes.session)', () => {
     const line = browser.received.find(
       (l) => l.startsWith('platform_session=') && !l.includes('Max-Age=0'),
     );
-    expect(line).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Max-Age=2592000$/);
+    expect(line).toMatch(/; Max-Age=2592000; Path=\/; HttpOnly; SameSite=Lax$/);
     expect(line).not.toContain('Secure');
   });
 

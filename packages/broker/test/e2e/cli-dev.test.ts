@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { dashboardLinkKey } from '../../src/project/dev-state.ts';
 import { eventually } from './fixture-app.ts';
-import { ada, alive, copyExample, exitOf, platform, spawnPlatform, waitForUrl } from './helpers.ts';
+import {
+  ada,
+  alive,
+  copyExample,
+  exitOf,
+  platform,
+  platformWithClosedStdout,
+  spawnPlatform,
+  waitForUrl,
+} from './helpers.ts';
 
 /**
  * Calls every Function of the app once through the dev token's direct invocation, so each has
@@ -119,7 +128,41 @@ describe('platform dev as a subprocess', () => {
       emails: { functionName: string }[];
     };
     expect(json.emails[0]?.functionName).toBe('sendReminder');
+    // `platform outbox | head -1`: the reader goes away, the CLI ends quietly.
+    expect(await platformWithClosedStdout(['outbox', '--app', app.path])).toEqual({
+      code: 0,
+      stderr: '',
+    });
     expect(lines.join('\n')).toContain('[sendReminder] reminder sent');
+  });
+
+  it('prints one line per request, job run and email, without colour in a pipe', async () => {
+    const { appId } = JSON.parse(await readFile(join(app.path, '.platform/dev.json'), 'utf8'));
+    await (await fetch(`${url}/?key=not-printed`)).arrayBuffer();
+    await eventually(async () =>
+      expect(lines).toContainEqual(expect.stringMatching(/^GET \/ 200 \d+ ms$/)),
+    );
+    // The reminder the test before sent through platform invoke.
+    expect(lines).toContainEqual(
+      'mail sent reminders -> ada@example.com "Reminder: From the CLI" sendReminder',
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^POST /v1/apps/${appId}/invoke/sendReminder 200 \\d+ ms sendReminder$`),
+      ),
+    );
+    const cron = await platform(['cron', 'run', 'daily-digest', '--wait', '--app', app.path]);
+    expect(cron.code).toBe(0);
+    await eventually(async () =>
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^cron daily-digest \S+ succeeded \(attempt 1, \d+ ms\)$/),
+      ),
+    );
+    // The query (which may carry a key) is never printed; a pipe gets no escape sequences.
+    expect(lines.join('\n')).not.toContain('not-printed');
+    expect(lines.join('\n')).not.toContain('\x1b[');
+    // The Functions' own calls to the broker are printed only with --verbose.
+    expect(lines.some((line) => line.includes('/_platform/runtime/'))).toBe(false);
   });
 
   it('platform invoke explains a missing broker and bad arguments', async () => {

@@ -223,6 +223,9 @@ describe('a platform administrator', { timeout: 60_000 }, () => {
 
     expect(await cli('admins', 'add', REVIEWER)).toMatchObject({ code: 0 });
     expect(await cli('admins', 'list')).toMatchObject({ code: 0, out: REVIEWER });
+    expect(JSON.parse((await cli('admins', 'list', '--json')).out)).toEqual({
+      administrators: [REVIEWER],
+    });
     expect((await rev.navigate('/')).status).toBe(200);
     const { body } = await rev.session();
     expect(body.user).toMatchObject({ email: REVIEWER });

@@ -122,6 +122,26 @@ export function spawnPlatform(args: readonly string[], cwd = root): ChildProcess
   });
 }
 
+/**
+ * Runs the real `platform` CLI with the reading end of its stdout closed at once (as `| head`
+ * does once it has read enough): its exit code and stderr.
+ */
+export function platformWithClosedStdout(
+  args: readonly string[],
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawnPlatform(args);
+    // The CLI takes far longer to load than this takes, so it writes into a closed pipe.
+    child.stdout?.destroy();
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
 /** Resolves with the first stdout line that is a URL, collecting every line in `lines`. */
 export function waitForUrl(
   child: ChildProcess,

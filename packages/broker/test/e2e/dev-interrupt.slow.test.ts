@@ -1,0 +1,123 @@
+// Ctrl-C while `platform dev` starts for the first time in a folder: the real CLI as a child,
+// SIGINT as each step of its start begins (the steps `--verbose` prints), then the child is gone
+// within a few seconds (its processes soon after), no lock file is left in .platform, the URL
+// never printed as if it were ready, and the next start in the folder works.
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DevStartStep } from '../../src/app/start-dev.ts';
+import { eventually } from './fixture-app.ts';
+import { alive, copyExample, exitOf, spawnPlatform, waitForUrl } from './helpers.ts';
+
+/** Whether the process of a `descendantsOf` entry is alive. */
+const stillAlive = (entry: string) => alive(Number.parseInt(entry, 10));
+
+/**
+ * Every live process under `pid` (Linux /proc) as "pid command line", so that a failure names
+ * what was left.
+ */
+function descendantsOf(pid: number): string[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z') parentOf.set(Number(entry), Number(ppid));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: string[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const parent = queue.shift();
+    for (const [child, ppid] of parentOf) {
+      if (ppid === parent) {
+        const command = readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        found.push(`${child} ${command.slice(0, 200)}`);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+/** The files under `dir` whose name ends in `.lock`, recursively. */
+async function lockFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  return entries.filter((name) => name.endsWith('.lock'));
+}
+
+/** Resolves once `child` prints `line` on stdout. */
+function printed(child: ChildProcess, line: string, all: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (one) => {
+      all.push(one);
+      if (one === line) resolve();
+    });
+    createInterface({ input: child.stderr! }).on('line', (one) => all.push(one));
+    child.once('exit', () => reject(new Error(`exited before "${line}":\n${all.join('\n')}`)));
+  });
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** A first `platform dev` in a new copy of the example, interrupted as `step` begins. */
+async function interruptAt(step: DevStartStep, presses: number) {
+  const app = await copyExample();
+  const child = spawnPlatform(['dev', app.path, '--port', '0', '--verbose']);
+  cleanups.push(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await app.remove();
+  });
+  const lines: string[] = [];
+  await printed(child, `Starting: ${step}`, lines);
+  const started = descendantsOf(child.pid!);
+  for (let press = 0; press < presses; press++) child.kill('SIGINT');
+  const code = await exitOf(child, 5_000);
+  return { app, code, lines, started };
+}
+
+const steps: DevStartStep[] = [
+  'reading platform.yaml',
+  'bundling the Functions',
+  'opening the databases',
+  'starting the broker',
+  'listening for mail',
+  'watching the app folder',
+];
+
+describe('Ctrl-C during the first start of platform dev', { timeout: 120_000 }, () => {
+  for (const step of steps) {
+    it(`stops at once, leaving no process and no lock, when pressed at "${step}"`, async () => {
+      const { app, code, lines, started } = await interruptAt(step, 1);
+      expect(code).toBe(0);
+      expect(lines).toContain('Stopping (SIGINT)...');
+      expect(lines.some((line) => /^http:\/\/localhost:\d+$/.test(line))).toBe(false);
+      await eventually(async () => expect(started.filter(stillAlive)).toEqual([]), 5_000);
+      expect(await lockFiles(join(app.path, '.platform'))).toEqual([]);
+    });
+  }
+
+  it('leaves no lock behind on a second Ctrl-C, and the next start works', async () => {
+    const { app, lines, started } = await interruptAt('opening the databases', 2);
+    expect(lines.some((line) => /^http:\/\/localhost:\d+$/.test(line))).toBe(false);
+    await eventually(async () => expect(started.filter(stillAlive)).toEqual([]), 5_000);
+    expect(await lockFiles(join(app.path, '.platform'))).toEqual([]);
+    const again = spawnPlatform(['dev', app.path, '--port', '0']);
+    cleanups.push(async () => {
+      if (again.exitCode === null) again.kill('SIGKILL');
+    });
+    await waitForUrl(again, []);
+    again.kill('SIGINT');
+    expect(await exitOf(again)).toBe(0);
+    expect(await lockFiles(join(app.path, '.platform'))).toEqual([]);
+  });
+});
