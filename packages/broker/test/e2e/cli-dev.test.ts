@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { dashboardLinkKey } from '../../src/project/dev-state.ts';
 import { eventually } from './fixture-app.ts';
-import { ada, alive, copyExample, exitOf, platform, spawnPlatform, waitForUrl } from './helpers.ts';
+import {
+  ada,
+  alive,
+  copyExample,
+  exitOf,
+  platform,
+  root,
+  spawnPlatform,
+  waitForUrl,
+} from './helpers.ts';
 
 /**
  * Calls every Function of the app once through the dev token's direct invocation, so each has
@@ -87,6 +96,30 @@ describe('platform dev as a subprocess', () => {
       ),
     );
     expect(await (await fetch(url)).text()).toContain('<title>Todos</title>');
+  });
+
+  it('prints what getting-started quotes, the number of Functions included', async () => {
+    const guide = await readFile(join(root, 'docs/getting-started.md'), 'utf8');
+    const quoted = /runs\n`platform dev examples\/todo`[^\n]*\n\n```\n([\s\S]*?)\n```/.exec(
+      guide,
+    )?.[1];
+    expect(quoted).toBeDefined();
+    // Only what differs between runs is left open: timings, ports, the key, the copy's folder.
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const patterns = (quoted ?? '').split('\n').map(
+      (line) =>
+        new RegExp(
+          `^${escape(line)
+            .replace(/ready in \d+ ms/, 'ready in \\d+ ms')
+            .replace(/:\d{4,5}\b/g, ':\\d+')
+            .replace('key=…', 'key=[0-9a-zA-Z_-]+')
+            .replace('examples/todo', '\\S*todo-app-[A-Za-z0-9]+')
+            .replaceAll('@todo\\.localhost', '@todo-app-[a-z0-9-]+\\.localhost')}$`,
+        ),
+    );
+    await eventually(async () => {
+      for (const pattern of patterns) expect(lines).toContainEqual(expect.stringMatching(pattern));
+    });
   });
 
   it('platform invoke runs a Function as a user, and system Functions as system', async () => {
