@@ -140,6 +140,7 @@ export const jobsApiPaths = {
   list: `${OWNER_API_PREFIX}/:appId/jobs`,
   get: `${OWNER_API_PREFIX}/:appId/jobs/:jobId`,
   summary: `${OWNER_API_PREFIX}/:appId/jobs/summary`,
+  enqueue: `${OWNER_API_PREFIX}/:appId/queues/:queue/jobs`,
   cron: `${OWNER_API_PREFIX}/:appId/cron`,
   cronRun: `${OWNER_API_PREFIX}/:appId/cron/:name/run`,
   cronRunGet: `${OWNER_API_PREFIX}/:appId/cron/runs/:runId`,
