@@ -95,7 +95,7 @@ it('the guide reaches a live call: connect and bind, go live, call', {
   const response = await fetch(`http://127.0.0.1:${port}${call?.[1]}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: call?.[2],
+    body: call?.[2] ?? null,
   });
   const text = await response.text();
   expect(response.status, text).toBe(200);
