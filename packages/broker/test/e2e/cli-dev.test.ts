@@ -105,11 +105,11 @@ describe('platform dev as a subprocess', () => {
     )?.[1];
     expect(quoted).toBeDefined();
     // Only what differs between runs is left open: timings, ports, the key, the copy's folder.
-    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const patterns = (quoted ?? '').split('\n').map(
       (line) =>
         new RegExp(
-          `^${escape(line)
+          `^${literal(line)
             .replace(/ready in \d+ ms/, 'ready in \\d+ ms')
             .replace(/:\d{4,5}\b/g, ':\\d+')
             .replace('key=…', 'key=[0-9a-zA-Z_-]+')
