@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isErrorCode } from '@platform/errors';
 import { manifestDiagnosticCodes } from '@platform/schema/manifest';
@@ -22,7 +22,11 @@ const withoutComments = (text: string): string =>
     .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
     .join('\n');
 
-const packages = readdirSync('packages').map((name) => join('packages', name, 'src'));
+// A package without sources of its own (create-app is a bin that runs the broker's init) has
+// no literals to check.
+const packages = readdirSync('packages')
+  .map((name) => join('packages', name, 'src'))
+  .filter((dir) => existsSync(dir));
 const literals = packages
   .flatMap(sources)
   .flatMap((file) =>

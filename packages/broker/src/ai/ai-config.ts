@@ -127,10 +127,28 @@ export async function createAiProvider(
     vision: provider.chatModel(model('vision')),
     object: provider.chatModel(model('object')),
     image: provider.imageModel(model('image')),
+    ...(mode === 'replay' ? {} : { endpoint: shownEndpoint(baseURL) }),
     confidential: [
       ...(options.apiKey ? [options.apiKey] : []),
-      ...(mode === 'replay' ? [] : [baseURL, new URL(baseURL).host]),
+      ...(mode === 'replay' ? [] : endpointSecrets(baseURL)),
       ...Object.values(options.models ?? {}),
     ],
   };
+}
+
+/**
+ * The endpoint as a log line names it: the developer's own address is no secret and the first
+ * thing to check when calls fail; credentials or a query in the URL are left out.
+ */
+function shownEndpoint(baseURL: string): string {
+  const url = new URL(baseURL);
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+// A URL that carries credentials (user:password@, or a key in its query) is itself a secret;
+// a user name alone is not (it may be a common word the redactor would blank everywhere).
+function endpointSecrets(baseURL: string): string[] {
+  const url = new URL(baseURL);
+  if (url.username === '' && url.password === '' && url.search === '') return [];
+  return [baseURL, ...[url.password, url.search.slice(1)].filter((s) => s !== '')];
 }

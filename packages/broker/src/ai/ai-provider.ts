@@ -18,8 +18,14 @@ export interface AiProvider {
   /** `generateImage`. */
   readonly image: ImageModelV3;
   /**
-   * Strings that must never leave the broker (API key, base URL, model names): they are added
-   * to the redactor of every log line and Function output.
+   * The address of the developer's endpoint as the broker's log names it on a failure (scheme,
+   * host and path: no credentials or query), or `undefined` for a provider with none.
+   */
+  readonly endpoint?: string | undefined;
+  /**
+   * Strings that must never leave the broker (the API key, model names, and an endpoint's URL
+   * when it carries credentials): they are added to the redactor of every log line and Function
+   * output.
    */
   readonly confidential: readonly string[];
 }

@@ -304,7 +304,7 @@ export class AiService {
       this.#logs.write({
         at: new Date().toISOString(),
         level: 'error',
-        message: `ai.${kind} failed (${this.#provider?.name}): ${reason}`,
+        message: `ai.${kind} failed (${this.#provider?.name}${this.#provider?.endpoint === undefined ? '' : ` at ${this.#provider.endpoint}`}): ${reason}`,
         requestId: ctx.grant.requestId,
         functionName: ctx.grant.functionName,
       });

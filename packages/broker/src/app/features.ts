@@ -37,7 +37,7 @@ export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
     filesFeature({ clock: o.jobs?.clock, storage: o.fileStorage }),
     outboxFeature,
     aiFeature(o.ai),
-    orgFeature({ apps: () => orgApps(o, url) }),
+    orgFeature({ apps: () => orgApps(o, url), visibility: o.auth?.visibility ?? 'private' }),
     deletionFeature({ clock: o.clock, appIds: o.peerAppIds }),
     arrivalsFeature,
     authFeature({ options: o.auth ?? {}, rules: signInRules(o.appId) }),

@@ -11,7 +11,7 @@ import { formPage } from './form-pages.ts';
 import { signInPath } from './forms.ts';
 import { startRelay } from './handoff-routes.ts';
 import { type Identity, INVALID } from './identity.ts';
-import { accessDeniedPage, messagePage, verificationPage } from './pages.ts';
+import { accessDeniedPage, confirmEmailPage, messagePage, verificationPage } from './pages.ts';
 
 /**
  * The edge check (spec 1.2, 5.3), before any frontend page or runtime API is served:
@@ -55,7 +55,9 @@ export function admission(auth: AuthService): MiddlewareHandler<BrokerEnv> {
         message: 'This app is private. Sign in first.',
       });
     }
-    if (!(await auth.mayOpen(identity.account))) return noAccess(auth, c.req.raw, identity, html);
+    const admitted = await auth.admissionOf(identity.account);
+    if (admitted === 'unconfirmed') return unconfirmed(auth, c.req.raw, identity, html);
+    if (admitted === 'no-grant') return noAccess(auth, c.req.raw, identity, html);
     return next();
   };
 }
@@ -93,6 +95,26 @@ function pausedApp(auth: AuthService, request: Request, html: boolean): Response
   }
   const page = (csrf: string) => verificationPage({ app: auth.appId, csrf });
   return formPage(auth, request, page, { status: 503 });
+}
+
+// HTTP 403 for an account with access that has not confirmed its email address: the page says
+// so and offers a new link; a grant is not what it lacks.
+function unconfirmed(
+  auth: AuthService,
+  request: Request,
+  identity: Identity,
+  html: boolean,
+): Response {
+  const { email } = identity.account;
+  if (!html) {
+    throw new PlatformError({
+      code: 'ACCESS_DENIED',
+      message: `${email} may open this private app once it confirms its email address; open the confirmation link sent to it, or ask for a new one on the app's page.`,
+      details: { reason: 'EMAIL_UNCONFIRMED' },
+    });
+  }
+  const page = (csrf: string) => confirmEmailPage({ app: auth.appId, email, csrf });
+  return formPage(auth, request, page, { status: 403 });
 }
 
 // HTTP 403 for a signed-in account without a grant: a page (with sign-out) or the error.

@@ -13,7 +13,7 @@ import { type AuthParts, wireAuthParts } from './auth-parts.ts';
 import type { SessionRefresh } from './browser-sessions.ts';
 import { isSecure } from './cookies.ts';
 import type { LinkClaim, LinkConfirmation, LinkPreview } from './email-link-sign-in.ts';
-import type { Identity, INVALID } from './identity.ts';
+import type { Admission, Identity, INVALID } from './identity.ts';
 import type { PasswordAttempt, PasswordSignInResult } from './password-sign-in.ts';
 import type { Session } from './sessions.ts';
 
@@ -140,6 +140,22 @@ export class AuthService {
    */
   mayOpen(account: Account): Promise<boolean> {
     return this.#parts.identities.mayOpen(account);
+  }
+
+  /** Why `account` may or may not open the private app ({@link Admission}). */
+  admissionOf(account: Account): Promise<Admission> {
+    return this.#parts.identities.admissionOf(account);
+  }
+
+  /**
+   * Sends the signed-in browser's unconfirmed account a new confirmation link (back to `/`), for
+   * the page that tells it to confirm its email address; `false` when there is no such account.
+   */
+  async resendOwnConfirmation(request: Request): Promise<boolean> {
+    const identity = await this.cookie(request);
+    if (identity === undefined || identity.account.state !== 'unconfirmed') return false;
+    await this.#parts.links.send(identity.account.email, 'confirm', '/', request);
+    return true;
   }
 
   /**

@@ -15,6 +15,7 @@ import { safeReturnTo, signInPath } from './forms.ts';
 import {
   approvedPage,
   checkEmailPage,
+  confirmEmailPage,
   linkProblemPage,
   messagePage,
   reviewPage,
@@ -96,9 +97,19 @@ async function confirm(auth: AuthService, c: Context<BrokerEnv>): Promise<Respon
 async function resendVerification(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
   const form = await readForm(c);
   if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
-  if (!(await auth.resendVerification(c.req.raw))) return seeOther('/');
-  const page = (csrf: string) => verificationPage({ app: auth.appId, csrf, sent: true });
-  return formPage(auth, c.req.raw, page, { status: 503 });
+  if (await auth.resendVerification(c.req.raw)) {
+    const page = (csrf: string) => verificationPage({ app: auth.appId, csrf, sent: true });
+    return formPage(auth, c.req.raw, page, { status: 503 });
+  }
+  // Not the paused owner: the signed-in account itself, told to confirm before it may open a
+  // private app it was granted.
+  const identity = await auth.cookie(c.req.raw);
+  if (identity === undefined || !(await auth.resendOwnConfirmation(c.req.raw))) {
+    return seeOther('/');
+  }
+  const { email } = identity.account;
+  const page = (csrf: string) => confirmEmailPage({ app: auth.appId, email, csrf, sent: true });
+  return formPage(auth, c.req.raw, page, { status: 403 });
 }
 
 function linkProblem(problem: LinkProblem): Response {

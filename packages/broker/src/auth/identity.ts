@@ -10,6 +10,9 @@ import { authCookies, readCookie } from './cookies.ts';
 import type { Sessions } from './sessions.ts';
 
 /** Who a request acts for, and how it proved it. */
+/** Whether an account may open the private app, or why not (see `Identities.admissionOf`). */
+export type Admission = 'admitted' | 'unconfirmed' | 'no-grant';
+
 export interface Identity {
   readonly account: Account;
   /**
@@ -138,11 +141,23 @@ export class Identities {
    * a confirmed platform administrator opening it for review.
    */
   async mayOpen(account: Account): Promise<boolean> {
-    if (account.id === (await this.#currentOwner())?.id) return account.state !== 'paused';
-    if (account.state !== 'confirmed') return false;
-    return (
-      (await this.#stores.grants.has(account.email)) || (await this.#options.isReviewer(account.id))
-    );
+    return (await this.admissionOf(account)) === 'admitted';
+  }
+
+  /**
+   * Why `account` may or may not open the private app, so the refusal names the real reason:
+   * `admitted`; `unconfirmed`, an account with a grant (or a platform administrator) that has not
+   * confirmed its email address yet (spec 3.3), which no further grant would help; `no-grant`.
+   */
+  async admissionOf(account: Account): Promise<Admission> {
+    if (account.id === (await this.#currentOwner())?.id) {
+      return account.state === 'paused' ? 'unconfirmed' : 'admitted';
+    }
+    const allowed =
+      (await this.#stores.grants.has(account.email)) ||
+      (await this.#options.isReviewer(account.id));
+    if (!allowed) return 'no-grant';
+    return account.state === 'confirmed' ? 'admitted' : 'unconfirmed';
   }
 
   /** The identity of the request's bearer credential (see `AuthService.bearer`). */

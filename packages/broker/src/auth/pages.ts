@@ -128,6 +128,28 @@ Ask its owner to run <code>platform access grant ${e(input.email)}</code>.</p>${
   };
 }
 
+/**
+ * HTTP 403 for a signed-in account that has access but has not confirmed its email address yet
+ * (spec 3.3: an unconfirmed account cannot use private apps of another owner): the real reason,
+ * and the button that sends a new confirmation link.
+ */
+export function confirmEmailPage(input: {
+  app: string;
+  email: string;
+  csrf: string;
+  sent?: boolean;
+}): HtmlPage {
+  const sent = input.sent
+    ? `<p role="status">A new confirmation link was sent to ${e(input.email)}.</p>`
+    : '';
+  return {
+    title: 'Confirm your email address',
+    body: `<h1 id="confirm-email">Confirm your email address</h1><p><b>${e(input.email)}</b> may open ${e(input.app)} once it confirms its email address: open the confirmation link sent to it.</p>${sent}
+<form method="post" action="${AUTH_BASE}/resend-verification">${hidden('csrf', input.csrf)}
+<button id="resend" type="submit">Send a new confirmation link</button></form>${signOutForm(input.csrf, '/')}`,
+  };
+}
+
 /** The app address while its owner's account waits for confirmation (spec 3.3). */
 export function verificationPage(input: { app: string; csrf: string; sent?: boolean }): HtmlPage {
   const sent = input.sent ? '<p role="status">A new confirmation link was sent.</p>' : '';

@@ -11,7 +11,9 @@ ${accessTokenUsage}
 
 authority: shows or sets who may Use, Administer and Edit the app (docs/organisations.md): its owner, its
 Use and Administer audiences (the whole organisation, or listed members) and its editors
-besides the owner. Organisation administrators always Use and Administer. Talks to the running
+besides the owner. It also shows who may open the app: anyone for a public app; for a private
+one its owner and the confirmed accounts granted access with platform access grant, whatever
+the Use audience, which decides who may use the app's integrations. Organisation administrators always Use and Administer. Talks to the running
 platform dev with its dev token.
 
 Options:
@@ -23,6 +25,8 @@ Options:
 interface Facts {
   appId: string;
   owner: string | null;
+  visibility: 'public' | 'private';
+  open: 'anyone' | 'granted';
   use: { kind: string; accounts?: string[] };
   administer: { kind: string; accounts?: string[] };
   editors: string[];
@@ -89,7 +93,16 @@ export const appCommand = defineCommand({
       }
       io.stdout(`App ${facts.appId}`);
       io.stdout(`Owner:       ${facts.owner ?? '(none yet)'}`);
-      io.stdout(`Use:         ${audienceText(facts.use)} (and administrators)`);
+      // Who may open the app and who may use its integrations are two facts: the Use audience
+      // never admits anyone to a private app, whose page refuses an account without a grant.
+      io.stdout(
+        `Open:        ${
+          facts.open === 'anyone'
+            ? 'anyone (a public app)'
+            : 'the owner and confirmed accounts granted access (platform access grant <email>; platform access list), and platform administrators for review (a private app)'
+        }`,
+      );
+      io.stdout(`Use:         ${audienceText(facts.use)} (and administrators): its integrations`);
       io.stdout(`Administer:  ${audienceText(facts.administer)} (and the owner, administrators)`);
       io.stdout(`Edit:        ${[facts.owner ?? '(no owner)', ...facts.editors].join(', ')}`);
       return exitCodes.ok;

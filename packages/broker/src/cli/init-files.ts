@@ -4,7 +4,21 @@ import { brokerPackage } from '../kernel/broker-package.ts';
 export interface StarterOptions {
   /** The npm package name of the new app (its `package.json` `name`). */
   readonly name: string;
+  /**
+   * Where the `$schema` line of `platform.yaml` points, relative to the app folder. Default: the
+   * copy `npm install` puts into the app's own `node_modules`.
+   */
+  readonly schemaPath?: string;
+  /**
+   * The commands that bring the new app up, in order, as the README lists them (they differ
+   * inside the SDK repository, where the app needs no `npm install`). Default: `npm install`,
+   * then `npx platform dev`, run in the app's folder.
+   */
+  readonly nextSteps?: readonly string[];
 }
+
+/** Where `npm install` puts the editor schema of `platform.yaml`, relative to the app. */
+export const INSTALLED_SCHEMA_PATH = './node_modules/@platform/schema/manifest.schema.json';
 
 // The @platform/* versions the starter depends on: this broker's own version and the SDK copies it
 // was released with, so a new app installs exactly what this CLI was tested against.
@@ -16,7 +30,7 @@ const versions = {
   '@platform/server': sdkVersion,
 } as const;
 
-const manifest = `# yaml-language-server: $schema=./node_modules/@platform/schema/manifest.schema.json
+const manifest = (schemaPath: string) => `# yaml-language-server: $schema=${schemaPath}
 # Everything the app declares: its Functions, who may call them, and more (see the
 # platform.yaml reference, docs/manifest.md of the platform SDK).
 schemaVersion: 3
@@ -128,6 +142,36 @@ const gitignore = `# Written by platform dev: the local database, files and bund
 node_modules/
 `;
 
+/** The oldest Node the CLI runs on, as people say it (`>=22.19.0` → `22.19`). */
+const nodeFloor = brokerPackage.engines.node.replace(/^>=\s*/, '').replace(/\.0$/, '');
+
+function readme(options: StarterOptions): string {
+  return `# ${options.name}
+
+An app for the platform: \`platform.yaml\` declares it, \`functions/\` holds its Functions,
+\`migrations/\` its tables and \`public/\` its pages.
+
+## Next steps
+
+Node.js 24 (the current LTS; ${nodeFloor} or newer works) and npm:
+
+\`\`\`sh
+${(options.nextSteps ?? ['npm install', 'npx platform dev']).join('\n')}
+\`\`\`
+
+\`platform dev\` prints the address of the app (http://localhost:4310 or a free port) and serves
+\`public/index.html\`, whose form calls the Function \`hello\`. Edit
+\`functions/hello/index.ts\` and the page; \`platform dev\` reloads them. After a change to
+\`platform.yaml\` or a Function's input, \`npx platform types\` rewrites \`platform-env.gen.d.ts\`
+(\`npx platform types --check\` tells whether it is current) and \`npx tsc\` typechecks the app.
+`;
+}
+
+// npm (11 and later) runs a dependency's install scripts without a warning only when the app's
+// package.json allows them by name. The broker needs two: deno (the Function runtime) and esbuild
+// (the page bundler) fetch their platform's binary in theirs.
+const allowScripts = { deno: true, esbuild: true } as const;
+
 function packageFile(name: string): string {
   return `${JSON.stringify(
     {
@@ -150,6 +194,7 @@ function packageFile(name: string): string {
         typescript: '^5.9.3',
       },
       engines: brokerPackage.engines,
+      allowScripts,
     },
     null,
     2,
@@ -166,19 +211,20 @@ export const STARTER_PATHS = [
   'tsconfig.json',
   '.gitignore',
   'package.json',
+  'README.md',
 ] as const;
 
 /**
  * The files of a new app, by relative path: a manifest with the editor `$schema` line, one public
  * Function, a migration with a table and its RLS policies, a page that calls the Function with
- * `@platform/browser`, a tsconfig, a `.gitignore` and a `package.json` pinned to this broker's
- * versions.
+ * `@platform/browser`, a tsconfig, a `.gitignore`, a `package.json` pinned to this broker's
+ * versions and a README with the next steps.
  */
 export function starterApp(
   options: StarterOptions,
 ): Record<(typeof STARTER_PATHS)[number], string> {
   return {
-    'platform.yaml': manifest,
+    'platform.yaml': manifest(options.schemaPath ?? INSTALLED_SCHEMA_PATH),
     'functions/hello/index.ts': helloFunction,
     'migrations/001_greetings.sql': migration,
     'public/index.html': page,
@@ -186,5 +232,6 @@ export function starterApp(
     'tsconfig.json': tsconfig,
     '.gitignore': gitignore,
     'package.json': packageFile(options.name),
+    'README.md': readme(options),
   };
 }

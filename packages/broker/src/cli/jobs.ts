@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { jobsApiPaths } from '../http/paths.ts';
 import type { JobPage } from '../jobs/job-history.ts';
 import type { Job } from '../jobs/job-rows.ts';
@@ -7,9 +8,14 @@ import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform jobs [--queue <q>] [--state <s>] [--limit <n>] [--from <iso>] [--to <iso>]
                      [--cursor <c>] [--app <dir>] [--json]
+       platform jobs enqueue <queue> <json> [--idempotency-key <k>] [--delay <seconds>]
+                     [--app <dir>] [--json]
 
 Lists the app's background jobs, newest first, from the platform dev that serves the app
 (the jobs API, GET /v1/apps/{appId}/jobs): safe metadata only, never payloads or keys.
+
+enqueue puts a job with the payload <json> (an object) into the declared queue <queue>, as the
+system, as jobs.enqueue in a Function does; its consumer Function runs it. It prints the job.
 
 Options:
   --queue <q>     Only this queue.
@@ -19,7 +25,10 @@ Options:
   --to <iso>      Created at or before (inclusive).
   --cursor <c>    The next page (printed at the end of a full page).
   --app <dir>     The app folder (default: the current directory).
-  --json          Print { jobs: [...], nextCursor } as JSON.
+  --idempotency-key <k>  enqueue: the job's key; the same key and payload return the first
+                  job (default: a new key each time).
+  --delay <seconds>  enqueue: run the job this many seconds from now.
+  --json          Print { jobs: [...], nextCursor } (enqueue: { job, created }) as JSON.
   -h, --help      Show this help.`;
 
 /** One job as a terminal line (the consumer's error message made {@link printable}). */
@@ -33,7 +42,7 @@ export function jobLine(job: Job): string {
 /** `platform jobs`: a client of the jobs API of the running `platform dev`. */
 export const jobsCommand = defineCommand({
   name: 'jobs',
-  summary: 'List the background jobs of the running platform dev.',
+  summary: 'List the background jobs of the running platform dev, or enqueue one.',
   usage,
   options: {
     app: { type: 'string', default: '.' },
@@ -43,9 +52,50 @@ export const jobsCommand = defineCommand({
     from: { type: 'string' },
     to: { type: 'string' },
     cursor: { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    delay: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
-  async run({ values }, io, usageError) {
+  maxPositionals: 3,
+  async run({ values, positionals }, io, usageError) {
+    if (positionals.length > 0) {
+      const [action, queue, json] = positionals;
+      if (action !== 'enqueue' || queue === undefined || json === undefined) {
+        return usageError('expected "enqueue <queue> <json>", or no arguments to list jobs');
+      }
+      let payload: unknown;
+      try {
+        payload = JSON.parse(json);
+      } catch {
+        return usageError(`<json> is not valid JSON: ${json}`);
+      }
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+        return usageError('<json> must be a JSON object, for example \'{"todoId":"..."}\'');
+      }
+      if (values.delay !== undefined && !/^\d+$/.test(values.delay)) {
+        return usageError('--delay must be a whole number of seconds');
+      }
+      const answer = await callBroker<{ job: Job; created: boolean }>(
+        io,
+        values.app,
+        appPath(jobsApiPaths.enqueue, { queue }),
+        {
+          json: {
+            payload,
+            idempotencyKey: values['idempotency-key'] ?? randomUUID(),
+            ...(values.delay === undefined ? {} : { delaySeconds: Number(values.delay) }),
+          },
+          label: 'jobs enqueue',
+        },
+      );
+      if (typeof answer === 'number') return answer;
+      if (values.json) io.stdout(JSON.stringify(answer, null, 2));
+      else {
+        io.stdout(`${answer.created ? 'Enqueued' : 'Already enqueued with this key'}:`);
+        io.stdout(jobLine(answer.job));
+      }
+      return exitCodes.ok;
+    }
     if (values.limit !== undefined && !/^\d+$/.test(values.limit)) {
       return usageError('--limit must be a number');
     }

@@ -35,10 +35,26 @@ export function brokerSdk(): SdkSource {
   };
 }
 
-const parse = (version: string): number[] | undefined => {
-  const match = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
-  return match ? match.slice(1).map(Number) : undefined;
+/** `major.minor.patch` and the pre-release suffix (`''` for a release) of a version. */
+const parse = (version: string): { core: number[]; pre: string } | undefined => {
+  const match = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(version);
+  return match ? { core: match.slice(1, 4).map(Number), pre: match[4] ?? '' } : undefined;
 };
+
+/**
+ * Whether a copy at `have` serves a pin `want`: the same major, and `want` no newer. Of one
+ * `major.minor.patch`, a pre-release serves only itself (a snapshot release pins exactly what it
+ * published) and the release serves its pre-releases.
+ */
+function serves(want: ReturnType<typeof parse>, have: ReturnType<typeof parse>): boolean {
+  if (want === undefined || have === undefined) return false;
+  const [wMajor, wMinor, wPatch] = want.core as [number, number, number];
+  const [hMajor, hMinor, hPatch] = have.core as [number, number, number];
+  if (wMajor !== hMajor) return false;
+  if (wMinor !== hMinor) return wMinor < hMinor;
+  if (wPatch !== hPatch) return wPatch < hPatch;
+  return have.pre === '' || want.pre === have.pre;
+}
 
 /**
  * Which SDK copy serves an app pinned to `pinned` (`runtime.sdk.version`): the app's own
@@ -57,16 +73,11 @@ export function resolveSdk(
     : broker;
   const want = parse(pinned);
   const have = parse(source.version);
-  const fits =
-    want !== undefined &&
-    have !== undefined &&
-    want[0] === have[0] &&
-    (want[1]! < have[1]! || (want[1] === have[1] && want[2]! <= have[2]!));
-  if (!fits) {
+  if (!serves(want, have)) {
     const where = source.origin === 'app' ? "the app's node_modules" : 'this broker';
     throw new PlatformError({
       code: 'SDK_VERSION_UNSUPPORTED',
-      message: `platform.yaml pins runtime SDK ${pinned}, but ${where} has @platform/server ${source.version} (it serves ${have?.[0] ?? '?'}.0.0 to ${source.version}). Upgrade the broker or pin a version it has.`,
+      message: `platform.yaml pins runtime SDK ${pinned}, but ${where} has @platform/server ${source.version} (it serves ${have?.core[0] ?? '?'}.0.0 to ${source.version}). Upgrade the broker or pin a version it has.`,
       details: { pinned, available: source.version },
     });
   }

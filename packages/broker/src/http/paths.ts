@@ -149,6 +149,7 @@ export const jobsApiPaths = {
   /** `POST`: a pending job (queued or waiting for a retry) is dead-lettered with `JOB_CANCELLED`. */
   cancel: `${OWNER_API_PREFIX}/:appId/jobs/:jobId/cancel`,
   summary: `${OWNER_API_PREFIX}/:appId/jobs/summary`,
+  enqueue: `${OWNER_API_PREFIX}/:appId/queues/:queue/jobs`,
   cron: `${OWNER_API_PREFIX}/:appId/cron`,
   cronRun: `${OWNER_API_PREFIX}/:appId/cron/:name/run`,
   cronRunGet: `${OWNER_API_PREFIX}/:appId/cron/runs/:runId`,

@@ -97,6 +97,14 @@ export class IntegrationRules {
         throw denied('Only its owner binds a personal connection.', 'personal-owner');
       }
       await this.checkAdminister(actorId, consumer.appId);
+      // The rule every call applies: refused now with its reason rather than accepted and
+      // revoked at the first call.
+      if (!(await this.#delegationHolds(connection, consumer.appId))) {
+        throw denied(
+          `A personal connection bound into ${consumer.appId} acts for its owner, who must be able to Edit ${consumer.appId} (its owner or an editor); you cannot, so every call would revoke the binding. Ask its owner to add you as an editor (platform app authority set editors), or bind an organisation connection.`,
+          'personal-owner-edit',
+        );
+      }
     }
     if (!(await this.#authority.mayUse(connection.providerAppId, actorId))) {
       throw denied(
@@ -164,12 +172,7 @@ export class IntegrationRules {
       !(await this.#authority.mayUse(connection.providerAppId, creator));
     if (
       binding.account === 'app' &&
-      connection.kind === 'personal' &&
-      connection.ownerAccountId !== null &&
-      !(
-        (await this.#authority.isMember(connection.ownerAccountId)) &&
-        (await this.#authority.mayEdit(binding.consumerAppId, connection.ownerAccountId))
-      )
+      !(await this.#delegationHolds(connection, binding.consumerAppId))
     ) {
       return 'revoke';
     }
@@ -181,6 +184,20 @@ export class IntegrationRules {
       });
     }
     return 'ok';
+  }
+
+  /**
+   * The delegation rule of spec 5.4, one function for bind time and every call: a personal
+   * connection in an `account: app` slot acts for its owner, who must be a member able to Edit
+   * the consuming app. An organisation connection holds regardless.
+   */
+  async #delegationHolds(connection: Connection, consumerAppId: string): Promise<boolean> {
+    if (connection.kind !== 'personal' || connection.ownerAccountId === null) return true;
+    const owner = connection.ownerAccountId;
+    return (
+      (await this.#authority.isMember(owner)) &&
+      (await this.#authority.mayEdit(consumerAppId, owner))
+    );
   }
 }
 

@@ -14,12 +14,17 @@ export interface AuthorityRouteServices {
   readonly members: Memberships;
   /** The organisation's apps with their `{app_url}` (this one included). */
   readonly apps: () => readonly { readonly appId: string; readonly url: string }[];
+  /** The app's visibility: who may open it, answered beside the audiences. */
+  readonly visibility: 'public' | 'private';
 }
 
 /**
  * The owner API of an app's authority facts (docs/organisations.md), named by member email:
  *
- * - `GET /v1/apps/:appId/authority` answers `{ appId, owner, use, administer, editors }`;
+ * - `GET /v1/apps/:appId/authority` answers `{ appId, owner, visibility, open, use, administer,
+ *   editors }`: `open` is who may open the app (`anyone` for a public app; `granted` for a
+ *   private one: the owner, confirmed accounts with a grant, platform administrators), apart
+ *   from the Use audience, which decides who may use the app's integrations;
  * - `PUT /v1/apps/:appId/authority/use|administer` takes `{ "kind": "organisation" }` or
  *   `{ "kind": "accounts", "accounts": [emails] }`, `.../editors` `{ "accounts": [emails] }`,
  *   `.../owner` `{ "account": email }`, and answers 204.
@@ -37,7 +42,7 @@ export interface AuthorityRouteServices {
  */
 export function mountAuthorityRoutes(
   app: Hono<BrokerEnv>,
-  { appId, authority, members, apps }: AuthorityRouteServices,
+  { appId, authority, members, apps, visibility }: AuthorityRouteServices,
 ): void {
   const checkApp = (id: string) => {
     if (id !== appId) {
@@ -71,6 +76,8 @@ export function mountAuthorityRoutes(
     return c.json({
       appId,
       owner,
+      visibility,
+      open: visibility === 'public' ? 'anyone' : 'granted',
       use: await audienceOut(facts.use),
       administer: await audienceOut(facts.administer),
       editors: await emailsOf(facts.editorAccountIds),

@@ -24,6 +24,8 @@ export interface OrganisationApp {
  */
 export function orgFeature(settings: {
   readonly apps: () => readonly OrganisationApp[];
+  /** The app's visibility: who may open it, which `app authority` states beside the audiences. */
+  readonly visibility: 'public' | 'private';
 }): BrokerFeature<'org', object, Organisation | undefined> {
   return {
     name: 'org',
@@ -36,7 +38,14 @@ export function orgFeature(settings: {
     dashboard: [orgSection],
     mount: {
       routes: (app, org, _needs, { appId }) => {
-        if (org) mountAuthorityRoutes(app, { appId, ...org, apps: settings.apps });
+        if (org) {
+          mountAuthorityRoutes(app, {
+            appId,
+            ...org,
+            apps: settings.apps,
+            visibility: settings.visibility,
+          });
+        }
       },
     },
     erasure: {

@@ -58,4 +58,31 @@ describe('AI configuration of platform dev', () => {
       await dir.remove();
     }
   });
+
+  it('names the endpoint without the credentials a URL may carry, which stay confidential', async () => {
+    const dir = await tempDir('ai-config-');
+    try {
+      const plain = await createAiProvider(dir.path, {
+        baseUrl: 'http://127.0.0.1:11434/v1',
+        apiKey: 'k-123',
+        models: { text: 'llama' },
+      });
+      expect(plain?.endpoint).toBe('http://127.0.0.1:11434/v1');
+      expect(plain?.confidential).toEqual(['k-123', 'llama']);
+      const carrying = await createAiProvider(dir.path, {
+        baseUrl: 'https://ada:s3cret-pass@ai.example.test/v1?api-key=k-456',
+        models: { text: 'llama' },
+      });
+      expect(carrying?.endpoint).toBe('https://ai.example.test/v1');
+      expect(carrying?.confidential).toEqual(
+        expect.arrayContaining([
+          'https://ada:s3cret-pass@ai.example.test/v1?api-key=k-456',
+          's3cret-pass',
+          'api-key=k-456',
+        ]),
+      );
+    } finally {
+      await dir.remove();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authBroker, FakeBrowser } from './helpers.ts';
+import { authBroker, FakeBrowser, field, latestLinkToken } from './helpers.ts';
 
 let env: Awaited<ReturnType<typeof authBroker>>;
 const OWNER = 'owner@localhost';
@@ -78,12 +78,45 @@ describe('private-app admission (spec 1.2, 5.3)', () => {
     expect((await env.broker.app.request('/rest/v1/notes', { headers })).status).toBe(403);
   });
 
-  it('refuses a granted account that is still unconfirmed (spec 3.3)', async () => {
+  it('refuses a granted account that is still unconfirmed (spec 3.3), saying so and offering a new link', async () => {
     const browser = new FakeBrowser(env.broker);
     const registered = await browser.signInByPassword('fresh@example.com', 'correct horse 1');
     expect(registered.status).toBe(303);
+    // Before the grant, what it lacks is the grant.
+    expect(await (await browser.navigate('/app/notes')).text()).toContain(
+      'platform access grant fresh@example.com',
+    );
     await env.broker.auth.grantAccess('fresh@example.com');
-    expect((await browser.navigate('/app/notes')).status).toBe(403);
+    // After it, the grant is not what is missing: the page says to confirm the address.
+    const page = await browser.navigate('/app/notes');
+    expect(page.status).toBe(403);
+    const html = await page.text();
+    expect(html).toContain('Confirm your email address');
+    expect(html).not.toContain('platform access grant');
+    expect(html).not.toContain('private page');
+    const api = await browser.session();
+    expect(api.status).toBe(403);
+    expect(api.body).toMatchObject({
+      error: {
+        code: 'ACCESS_DENIED',
+        message: expect.stringContaining('once it confirms its email address'),
+        details: { reason: 'EMAIL_UNCONFIRMED' },
+      },
+    });
+    // Its button sends a new confirmation link to that address.
+    const before = (await env.broker.outbox.list(100)).length;
+    const sent = await browser.request('/_platform/auth/resend-verification', {
+      form: { csrf: field(html, 'csrf') },
+    });
+    expect(sent.status).toBe(403);
+    expect(await sent.text()).toContain('A new confirmation link was sent to fresh@example.com');
+    const outbox = await env.broker.outbox.list(100);
+    expect(outbox.length).toBe(before + 1);
+    expect(outbox[0]?.to).toContain('fresh@example.com');
+    // Confirmed through that link, the account opens the app.
+    const token = await latestLinkToken(env.broker, 'fresh@example.com');
+    expect((await browser.confirmLink(token)).status).toBe(200);
+    expect((await browser.navigate('/app/notes')).status).toBe(200);
   });
 
   it('rejects a forged or foreign bearer credential', async () => {

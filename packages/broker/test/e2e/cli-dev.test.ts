@@ -16,6 +16,7 @@ import {
   exitOf,
   platform,
   platformWithClosedStdout,
+  root,
   spawnPlatform,
   waitForUrl,
 } from './helpers.ts';
@@ -96,6 +97,30 @@ describe('platform dev as a subprocess', () => {
       ),
     );
     expect(await (await fetch(url)).text()).toContain('<title>Todos</title>');
+  });
+
+  it('prints what getting-started quotes, the number of Functions included', async () => {
+    const guide = await readFile(join(root, 'docs/getting-started.md'), 'utf8');
+    const quoted = /runs\n`platform dev examples\/todo`[^\n]*\n\n```\n([\s\S]*?)\n```/.exec(
+      guide,
+    )?.[1];
+    expect(quoted).toBeDefined();
+    // Only what differs between runs is left open: timings, ports, the key, the copy's folder.
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const patterns = (quoted ?? '').split('\n').map(
+      (line) =>
+        new RegExp(
+          `^${literal(line)
+            .replace(/ready in \d+ ms/, 'ready in \\d+ ms')
+            .replace(/:\d{4,5}\b/g, ':\\d+')
+            .replace('key=…', 'key=[0-9a-zA-Z_-]+')
+            .replace('examples/todo', '\\S*todo-app-[A-Za-z0-9]+')
+            .replaceAll('@todo\\.localhost', '@todo-app-[a-z0-9-]+\\.localhost')}$`,
+        ),
+    );
+    await eventually(async () => {
+      for (const pattern of patterns) expect(lines).toContainEqual(expect.stringMatching(pattern));
+    });
   });
 
   it('platform invoke runs a Function as a user, and system Functions as system', async () => {

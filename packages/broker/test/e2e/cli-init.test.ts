@@ -1,14 +1,20 @@
 // `platform init`: the new app it writes validates, `platform dev` serves it at once (the page,
 // its bundled script and the Function over HTTP), and it refuses a folder that already holds files.
 import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
 import { validateApp } from '../../src/cli/validate.ts';
 import { main } from '../../src/index.ts';
+import { brokerPackage } from '../../src/kernel/broker-package.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { exitOf, spawnPlatform, waitForUrl } from './helpers.ts';
+import { exitOf, root, spawnPlatform, waitForUrl } from './helpers.ts';
+
+const createAppBin = join(root, 'packages/create-app/bin/create-app.js');
+const run = (file: string, args: string[], cwd: string) => promisify(execFile)(file, args, { cwd });
 
 /** Runs `platform ...argv` in-process in `cwd` and captures its output. */
 async function platform(argv: string[], cwd: string) {
@@ -38,6 +44,7 @@ describe('platform init', () => {
     const app = join(work.path, 'my-app');
     expect((await readdir(app)).sort()).toEqual([
       '.gitignore',
+      'README.md',
       'functions',
       'migrations',
       'package.json',
@@ -90,11 +97,71 @@ describe('platform init', () => {
     expect(await exitOf(child)).toBe(0);
   });
 
+  it('writes a package.json that installs without warnings and a README with the next steps', async () => {
+    const app = join(work.path, 'my-app');
+    const pkg = JSON.parse(await readFile(join(app, 'package.json'), 'utf8'));
+    // npm 11 warns about, and will refuse, install scripts the app's package.json does not allow.
+    expect(pkg.allowScripts).toEqual({ deno: true, esbuild: true });
+    expect(pkg.engines).toEqual({ node: brokerPackage.engines.node });
+    const readme = await readFile(join(app, 'README.md'), 'utf8');
+    expect(readme).toContain('# my-app');
+    expect(readme).toContain('Node.js 24');
+    expect(readme).toContain('npm install\nnpx platform dev');
+  });
+
+  it('npm create @platform/app (the create-app bin) writes the same app as platform init', async () => {
+    const made = await run(
+      process.execPath,
+      ['--conditions=@platform/source', createAppBin, 'created'],
+      work.path,
+    );
+    expect(made.stdout).toContain('Created a new app in created');
+    const starter = join(work.path, 'my-app');
+    const created = join(work.path, 'created');
+    for (const file of ['platform.yaml', 'functions/hello/index.ts', 'public/app.ts']) {
+      expect(await readFile(join(created, file), 'utf8')).toBe(
+        await readFile(join(starter, file), 'utf8'),
+      );
+    }
+    expect(JSON.parse(await readFile(join(created, 'package.json'), 'utf8'))).toMatchObject({
+      name: 'created',
+      devDependencies: { '@platform/broker': brokerPackage.version },
+    });
+  });
+
+  it('inside the SDK repository, says to run the app from its root instead of npm install', async () => {
+    // A repository like the SDK's: npm workspaces, one of them @platform/broker.
+    const repo = join(work.path, 'sdk');
+    await mkdir(join(repo, 'packages/broker'), { recursive: true });
+    await mkdir(join(repo, 'packages/schema'), { recursive: true });
+    await writeFile(
+      join(repo, 'package.json'),
+      JSON.stringify({ name: 'sdk', workspaces: ['packages/schema', 'packages/broker'] }),
+    );
+    await writeFile(
+      join(repo, 'packages/broker/package.json'),
+      JSON.stringify({ name: '@platform/broker' }),
+    );
+    await mkdir(join(repo, 'apps'));
+    const made = await platform(['init', 'mine'], join(repo, 'apps'));
+    expect(made.code).toBe(0);
+    expect(made.stdout).not.toContain('npm install\n');
+    expect(made.stdout).toContain('(no npm install in the app)');
+    expect(made.stdout).toContain('  npx platform dev apps/mine');
+    const app = join(repo, 'apps/mine');
+    expect(await readFile(join(app, 'README.md'), 'utf8')).toContain('npx platform dev apps/mine');
+    // The editor schema is the repository's own copy, which exists without an install.
+    expect(await readFile(join(app, 'platform.yaml'), 'utf8')).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/\.\.\/packages\/schema\/manifest\.schema\.json\n/,
+    );
+  });
+
   it('writes into the current folder when it holds only harmless entries', async () => {
     const here = join(work.path, 'repo');
     await mkdir(join(here, '.git'), { recursive: true });
     await writeFile(join(here, 'README.md'), '# mine\n');
     expect((await platform(['init'], here)).code).toBe(0);
+    // The user's README stays as it was; init writes none of its own there.
     expect(await readFile(join(here, 'README.md'), 'utf8')).toBe('# mine\n');
     expect((await validateApp(here)).ok).toBe(true);
   });

@@ -82,13 +82,28 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
     expect(shown).toMatchObject({ code: 0 });
     // The configured owner is the app's first recorded owner.
     expect(shown.out).toContain('Owner:       owner@localhost');
-    expect(shown.out).toContain('Use:         the whole organisation');
+    expect(shown.out).toContain(
+      'Use:         the whole organisation (and administrators): its integrations',
+    );
+    // Who may open this private app is its own line, in the words of the page that refuses an
+    // account without a grant: the Use audience admits nobody to the app itself.
+    expect(shown.out).toContain(
+      'Open:        the owner and confirmed accounts granted access (platform access grant <email>; platform access list)',
+    );
+    await addAccount(dev.broker, 'member@example.com', PASSWORD);
+    const member = new FakeBrowser(dev.broker);
+    await member.signInByPassword('member@example.com', PASSWORD);
+    const refused = await member.navigate('/');
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('platform access grant member@example.com');
     expect(await cli('app', 'authority', 'set', 'owner', PAT)).toMatchObject({ code: 0 });
     expect(await cli('app', 'authority', 'set', 'use', PAT)).toMatchObject({ code: 0 });
     expect(await cli('app', 'authority', 'set', 'editors', 'none')).toMatchObject({ code: 0 });
     expect(JSON.parse((await cli('app', 'authority', '--json')).out)).toEqual({
       appId: dev.appId,
       owner: PAT,
+      visibility: 'private',
+      open: 'granted',
       use: { kind: 'accounts', accounts: [PAT] },
       administer: { kind: 'accounts', accounts: [] },
       editors: [],

@@ -90,4 +90,24 @@ describe('mailing the example app', () => {
       .catch((e: unknown) => e)) as { responseCode: number };
     expect(error.responseCode).toBe(550);
   });
+
+  it('a todo with a reminder enqueues on the reminders queue, whose consumer mails it', async () => {
+    const todo = await call<Todo & { reminderJobId: string }>(ada, 'createTodo', {
+      title: 'Water the plants',
+      remindInMinutes: 0,
+    });
+    expect(todo.reminderJobId).toMatch(/^job_/);
+    await expect
+      .poll(async () => (await dev.broker.jobs.service.get(todo.reminderJobId)).state)
+      .toBe('succeeded');
+    expect((await dev.broker.jobs.service.get(todo.reminderJobId)).queue).toBe('reminders');
+    const sent = await dev.broker.outbox.list(20);
+    expect(sent.map((message) => message.subject)).toContain('Reminder: Water the plants');
+    // Without remindInMinutes, no job.
+    expect(
+      await call<{ reminderJobId: unknown }>(ada, 'createTodo', { title: 'No reminder' }),
+    ).toMatchObject({
+      reminderJobId: null,
+    });
+  });
 });

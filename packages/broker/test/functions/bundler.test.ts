@@ -183,6 +183,23 @@ describe('bundleFunction', () => {
     );
     expect(resolveSdk(app.path, '2.3.0').version).toBe(have);
   });
+
+  it('serves a pre-release pin from that very pre-release, and from its release', () => {
+    const copy = (version: string) =>
+      ({ resolveDir: app.path, version, origin: 'broker' }) as const;
+    // A snapshot release pins exactly the SDK it published with.
+    const snapshot = '0.0.0-e2e-20261128111640';
+    expect(resolveSdk(app.path, snapshot, copy(snapshot)).version).toBe(snapshot);
+    expect(resolveSdk(app.path, '2.7.0-beta.1', copy('2.7.0')).version).toBe('2.7.0');
+    expect(resolveSdk(app.path, '2.6.0', copy('2.7.0-beta.1')).version).toBe('2.7.0-beta.1');
+    // A release is newer than its pre-releases, and two pre-releases are different SDKs.
+    expect(() => resolveSdk(app.path, '2.7.0', copy('2.7.0-beta.1'))).toThrow(
+      /pins runtime SDK 2\.7\.0, but this broker has @platform\/server 2\.7\.0-beta\.1 \(it serves 2\.0\.0/,
+    );
+    expect(() => resolveSdk(app.path, '2.7.0-beta.2', copy('2.7.0-beta.1'))).toThrow(
+      /SDK 2\.7\.0-beta\.2/,
+    );
+  });
 });
 
 describe('bundleFunctions', () => {

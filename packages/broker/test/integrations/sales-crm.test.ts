@@ -521,6 +521,13 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       kind: 'accounts',
       accountIds: [ids.cy],
     });
+    // Administering sales is not enough: the call-time rule (the owner may Edit the consumer)
+    // is applied at bind time too, so the binding is refused with its reason instead of being
+    // accepted and revoked at the first call.
+    const cannotEdit = await refused(await bind('cy@example.com'));
+    expect(cannotEdit.code).toBe('PERMISSION_DENIED');
+    expect(cannotEdit.details).toMatchObject({ rule: 'personal-owner-edit' });
+    expect(cannotEdit.message).toContain('must be able to Edit sales');
     await ws.authority.setEditors('sales', [ids.cy]);
     await ok(await bind('cy@example.com'));
     expect(await lookup().then((r) => r.status)).toBe(200);

@@ -123,6 +123,63 @@ describe('platform jobs', () => {
   });
 });
 
+describe('platform jobs enqueue', () => {
+  it('enqueues a job into a declared queue as the system, once per idempotency key', async () => {
+    const made = await cli('jobs', 'enqueue', 'work', '{"todoId":"t1"}', '--json');
+    expect(made.code).toBe(0);
+    const { job, created } = JSON.parse(made.out) as { job: { id: string }; created: boolean };
+    expect(created).toBe(true);
+    expect(await env.broker.jobs.service.get(job.id)).toMatchObject({
+      queue: 'work',
+      state: 'queued',
+    });
+    // The payload reached the queue as given.
+    const stored = await env.broker.jobs.service.db.query<{ payload: unknown }>(
+      'select payload from platform.jobs where id = $1',
+      [job.id],
+    );
+    expect(stored.rows[0]?.payload).toEqual({ todoId: 't1' });
+
+    const once = await cli('jobs', 'enqueue', 'other', '{"n":1}', '--idempotency-key', 'cli-1');
+    expect(once).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^Enqueued:\n.* other {2}queued /),
+    });
+    const again = await cli('jobs', 'enqueue', 'other', '{"n":1}', '--idempotency-key', 'cli-1');
+    expect(again.out).toMatch(/^Already enqueued with this key:\n/);
+    expect(again.out.split('\n')[1]).toBe(once.out.split('\n')[1]);
+    const delayed = await cli('jobs', 'enqueue', 'work', '{}', '--delay', '60', '--json');
+    expect(JSON.parse(delayed.out).job.runAt).not.toBeNull();
+  });
+
+  it('refuses an undeclared queue, a payload that is not an object and bad usage', async () => {
+    expect(await cli('jobs', 'enqueue', 'nope', '{}')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('QUEUE_NOT_DECLARED (404)'),
+    });
+    expect(await cli('jobs', 'enqueue', 'work', '[1]')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('<json> must be a JSON object'),
+    });
+    expect((await cli('jobs', 'enqueue', 'work', '{oops')).code).toBe(2);
+    expect((await cli('jobs', 'enqueue', 'work')).code).toBe(2);
+    expect((await cli('jobs', 'enqueue', 'work', '{}', '--delay', 'soon')).code).toBe(2);
+    expect((await cli('jobs', 'push', 'work', '{}')).code).toBe(2);
+  });
+
+  it('the route takes JSON only, so a cross-site form cannot enqueue', async () => {
+    const response = await fetch(
+      `${env.broker.server.url}/v1/apps/${env.broker.appId}/queues/work/jobs`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'payload=x',
+      },
+    );
+    expect(response.status).toBe(415);
+  });
+});
+
 describe('platform cron', () => {
   it('runs a schedule now and waits for it (--wait)', async () => {
     const { code, out } = await cli('cron', 'run', 'tick', '--wait');

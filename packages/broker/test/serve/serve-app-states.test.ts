@@ -165,7 +165,8 @@ describe('a deployed app at its address under platform serve', () => {
   it('answers APP_DELETED (410) at its address once deleted, also after the service restarted', async () => {
     // What the deletion of the organisation's only member does to its apps: the organisation's
     // own erasure, in the central store (the account deletion flow runs it in one transaction).
-    const organisation = orgFeature({ apps: () => [] }).erasure?.organisation;
+    const organisation = orgFeature({ apps: () => [], visibility: 'private' }).erasure
+      ?.organisation;
     await withCentral(postgres.url, (central) =>
       central.transaction(async (tx) => organisation?.(tx)),
     );

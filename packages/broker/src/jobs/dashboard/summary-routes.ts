@@ -1,5 +1,7 @@
 import { PlatformError } from '@platform/errors';
+import { runtimeContract } from '@platform/schema/contract';
 import type { Hono } from 'hono';
+import { bodyLimits, parseWith, readJsonBody } from '../../http/body.ts';
 import type { BrokerEnv } from '../../http/broker-env.ts';
 import { jobsApiPaths } from '../../http/paths.ts';
 import { CronScheduler } from '../cron/cron-scheduler.ts';
@@ -20,7 +22,11 @@ import { summarizeJobs } from '../job-summary.ts';
  * - `POST /v1/apps/:appId/cron/:name/run` (`platform cron run`) runs a declared schedule now
  *   and answers 202 `{ run: { name, scheduledAt, runId } }`, or 404 `CRON_NOT_DECLARED`;
  * - `GET /v1/apps/:appId/cron/runs/:runId` answers `{ run }` (its state and latest error), or
- *   404 `JOB_NOT_FOUND`.
+ *   404 `JOB_NOT_FOUND`;
+ * - `POST /v1/apps/:appId/queues/:queue/jobs` (`platform jobs enqueue`) enqueues a job as the
+ *   system, with the body of `jobs.enqueue` in a Function (`payload`, `idempotencyKey`,
+ *   `delaySeconds`), and answers 201 `{ job, created }` (200 for a repeated key), or 404
+ *   `QUEUE_NOT_DECLARED`.
  *
  * Register it before the jobs API, whose `/jobs/:jobId` would otherwise take `/jobs/summary`.
  * Only counts, declarations and run states: never payloads, idempotency keys or users.
@@ -54,6 +60,16 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
     }
     const run = await scheduler.trigger(c.req.param('name'));
     return c.json({ run }, 202);
+  });
+  app.post(jobsApiPaths.enqueue, async (c) => {
+    jobs.checkApp(c.req.param('appId'));
+    // JSON only (readJsonBody refuses other types): a cross-site form cannot enqueue work.
+    const body = parseWith(
+      runtimeContract.jobsEnqueue.request,
+      await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json }),
+    );
+    const { job, created } = await jobs.enqueue(c.req.param('queue'), body);
+    return c.json({ job, created }, created ? 201 : 200);
   });
   app.get(jobsApiPaths.cronRunGet, async (c) => {
     jobs.checkApp(c.req.param('appId'));
