@@ -39,7 +39,7 @@ export function mountEmailLinkRoutes(app: Hono<BrokerEnv>, auth: AuthService): v
 
 function signIn(auth: AuthService, c: Context<BrokerEnv>): Response {
   const returnTo = safeReturnTo(c.req.query('returnTo'), c.req.raw);
-  return formPage(auth, c.req.raw, (csrf) => signInPage({ app: auth.appId, csrf, returnTo }));
+  return formPage(auth, c.req.raw, (csrf) => signInPage({ app: auth.displayName, csrf, returnTo }));
 }
 
 async function requestLink(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
@@ -50,7 +50,7 @@ async function requestLink(auth: AuthService, c: Context<BrokerEnv>): Promise<Re
   if (email === undefined) {
     const error = 'Enter an email address.';
     const page = (csrf: string) =>
-      signInPage({ app: auth.appId, csrf, returnTo, email: form.email, error });
+      signInPage({ app: auth.displayName, csrf, returnTo, email: form.email, error });
     return formPage(auth, c.req.raw, page, { status: 400 });
   }
   // The same page whether a link was sent or not, so the form does not reveal which addresses
@@ -65,7 +65,7 @@ async function confirmPage(auth: AuthService, c: Context<BrokerEnv>): Promise<Re
   if (!found.ok) return linkProblem(found.problem);
   const { link, preview, setCookie } = found;
   const page = reviewPage({
-    app: auth.appId,
+    app: auth.displayName,
     email: link.email,
     token,
     preview,
@@ -97,7 +97,7 @@ async function resendVerification(auth: AuthService, c: Context<BrokerEnv>): Pro
   const form = await readForm(c);
   if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
   if (!(await auth.resendVerification(c.req.raw))) return seeOther('/');
-  const page = (csrf: string) => verificationPage({ app: auth.appId, csrf, sent: true });
+  const page = (csrf: string) => verificationPage({ app: auth.displayName, csrf, sent: true });
   return formPage(auth, c.req.raw, page, { status: 503 });
 }
 

@@ -7,6 +7,7 @@ import { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
 import { declarationsOf, functionsOf } from '../app/app-config.ts';
 import { type Broker, startBroker } from '../app/start-broker.ts';
+import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -41,6 +42,11 @@ export interface DeployedAppsOptions {
   readonly central: Database;
   readonly clock: Clock;
   readonly logger: ServiceLogger;
+  /**
+   * The organisation's central sign-in, where each app's sign-in sends a browser without a
+   * session first. @default none: each app signs in on its own
+   */
+  readonly centralSignInAt?: OrgPeer;
 }
 
 /**
@@ -218,6 +224,12 @@ export class DeployedApps {
         print,
         appUrl: appUrlOf(settings.baseUrl, appId),
         clock: this.#options.clock,
+        // The deployed apps are the organisation's apps: a sign-in at one of them carries over.
+        peers: () =>
+          this.appIds().map((id) => ({ appId: id, url: appUrlOf(settings.baseUrl, id) })),
+        ...(this.#options.centralSignInAt
+          ? { centralSignInAt: this.#options.centralSignInAt }
+          : {}),
       },
       logWriter: print,
       databaseUrl,

@@ -23,10 +23,11 @@ import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
 import { wantsHtml } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
+import { startCentralSignIn } from './central-sign-in.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
-import { hostName, routeHost } from './host-routing.ts';
+import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -80,7 +81,24 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
   }
-  const deployed = new DeployedApps({ settings, central, clock, logger });
+  const appPeers = () =>
+    deployed.appIds().map((appId) => ({ appId, url: appUrlOf(settings.baseUrl, appId) }));
+  const signIn = await startCentralSignIn({
+    databaseUrl: settings.databaseUrl,
+    central,
+    baseUrl: settings.baseUrl,
+    organisation: settings.organisation,
+    clock,
+    apps: appPeers,
+    print: (line) => logger.info({ app: 'base' }, line),
+  });
+  const deployed: DeployedApps = new DeployedApps({
+    settings,
+    central,
+    clock,
+    logger,
+    centralSignInAt: signIn.at,
+  });
   const front = orgFrontApp({
     organisation: settings.organisation,
     apps: () =>
@@ -97,6 +115,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     print: (line) => logger.error({ event: 'broker error' }, line),
     routes: (app) => {
       mountFirstAdministrator(app, { central, clock });
+      signIn.mount(app);
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
     },
   });
@@ -129,7 +148,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (!files) return 'file storage unreachable';
     return deployed.notReady();
   };
-  const handle = async (request: Request): Promise<Response> => {
+  const handle = async (received: Request): Promise<Response> => {
+    const request = withServiceScheme(received, settings.baseUrl);
     const { pathname } = new URL(request.url);
     if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
     if (pathname === servicePaths.readyz) {
@@ -186,6 +206,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     server.close();
     await loading;
     await deployed.close();
+    await signIn.close();
     await central.close();
     throw error;
   }
@@ -235,6 +256,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await closed;
         await metricsServer.close();
         await deployed.close();
+        await signIn.close();
         await central.close();
         objectStorage?.close();
         logger.info({ unfinished }, 'stopped');
