@@ -6,6 +6,7 @@ import { appCommand } from './app.ts';
 import { cronCommand } from './cron.ts';
 import { deployCommand, deploymentsCommand, rollbackCommand } from './deploy.ts';
 import { devCommand } from './dev.ts';
+import { domainsCommand } from './domains.ts';
 import { initCommand } from './init.ts';
 import { integrationsCommand } from './integrations.ts';
 import { invokeCommand } from './invoke.ts';
@@ -32,6 +33,7 @@ export const commands: Readonly<Record<string, Command>> = {
   cron: cronCommand,
   deploy: deployCommand,
   deployments: deploymentsCommand,
+  domains: domainsCommand,
   dev: devCommand,
   init: initCommand,
   integrations: integrationsCommand,

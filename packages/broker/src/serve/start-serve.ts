@@ -12,6 +12,7 @@ import { AgentCredentials } from '../auth/agent-credentials.ts';
 import type { Database } from '../db/database.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
+import { CUSTOM_DOMAIN_HEADER } from '../http/custom-domain.ts';
 import { servicePaths } from '../http/paths.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { type Clock, inMinutes, systemClock } from '../kernel/clock.ts';
@@ -24,10 +25,13 @@ import { Memberships } from '../org/memberships.ts';
 import { wantsHtml } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
 import { startCentralSignIn } from './central-sign-in.ts';
+import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
+import { mountDomainRoutes } from './domain-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
+import { ownerAccess } from './owner-access.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -56,6 +60,11 @@ export interface ServeOptions {
   /** Writes the one line a person must read at the terminal (the setup link). */
   readonly announce: (line: string) => void;
   readonly clock?: Clock;
+  /**
+   * Where a custom domain's verification connects instead of the domain itself: for tests,
+   * whose loopback names stand for real domains. No setting or request sets it.
+   */
+  readonly domainFetchTarget?: DomainFetchTarget;
 }
 
 /**
@@ -99,6 +108,12 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     logger,
     centralSignInAt: signIn.at,
   });
+  const domains = new CustomDomains({
+    central,
+    clock,
+    fetchTarget: options.domainFetchTarget,
+  });
+  await domains.start();
   const front = orgFrontApp({
     organisation: settings.organisation,
     apps: () =>
@@ -117,6 +132,11 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       mountFirstAdministrator(app, { central, clock });
       signIn.mount(app);
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
+      mountDomainRoutes(app, {
+        access: ownerAccess({ central, clock, baseDomain: settings.baseDomain }),
+        domains,
+        baseDomain: settings.baseDomain,
+      });
     },
   });
   // Loaded while the service already listens: healthz answers at once, readyz once they run,
@@ -150,6 +170,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   };
   const handle = async (received: Request): Promise<Response> => {
     const request = withServiceScheme(received, settings.baseUrl);
+    // Only this service says a request came by a custom domain.
+    request.headers.delete(CUSTOM_DOMAIN_HEADER);
     const { pathname } = new URL(request.url);
     if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
     if (pathname === servicePaths.readyz) {
@@ -158,13 +180,22 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         ? Response.json({ status: 'ready' })
         : Response.json({ status: 'not ready', reason }, { status: 503 });
     }
-    const target = routeHost(hostName(request.headers.get('host')), settings.baseDomain);
+    const host = hostName(request.headers.get('host'));
+    const target = routeHost(host, settings.baseDomain);
     if (target.kind === 'base') return front.fetch(request);
     if (target.kind === 'app') {
       return (
         (await deployed.fetch(target.appId, request)) ??
         (await deletedAnswer(central, target.appId, request)) ??
         notDeployedPage(target.appId, settings.baseUrl)
+      );
+    }
+    const owner = domains.appFor(host);
+    if (owner !== undefined) {
+      return (
+        (await deployed.fetch(owner, viaCustomDomain(request))) ??
+        (await deletedAnswer(central, owner, request)) ??
+        unknownHostPage(settings.baseUrl)
       );
     }
     return unknownHostPage(settings.baseUrl);
@@ -174,9 +205,10 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     (request) => {
       const host = hostName(request.headers.get('host'));
       const target = routeHost(host, settings.baseDomain);
+      const owner = target.kind === 'unknown' ? domains.appFor(host) : undefined;
       return {
         host,
-        app: target.kind === 'app' ? target.appId : target.kind,
+        app: target.kind === 'app' ? target.appId : (owner ?? target.kind),
       };
     },
     { logger, metrics },
@@ -206,6 +238,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     server.close();
     await loading;
     await deployed.close();
+    domains.close();
     await signIn.close();
     await central.close();
     throw error;
@@ -256,6 +289,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await closed;
         await metricsServer.close();
         await deployed.close();
+        domains.close();
         await signIn.close();
         await central.close();
         objectStorage?.close();
@@ -313,4 +347,11 @@ function unknownHostPage(baseUrl: string): Response {
     },
     { status: 404 },
   );
+}
+
+/** `request` marked as come by a custom domain ({@link CUSTOM_DOMAIN_HEADER}). */
+function viaCustomDomain(request: Request): Request {
+  const marked = new Request(request);
+  marked.headers.set(CUSTOM_DOMAIN_HEADER, '1');
+  return marked;
 }
