@@ -22,6 +22,7 @@ import type { Clock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
 import { type DeployedApps, manifestOf, revisionDir } from './deployed-apps.ts';
 import { ownerAccess } from './owner-access.ts';
+import { pruneRevisions, REVISIONS_KEPT } from './revision-cleanup.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** One deployment as the owner API shows it. */
@@ -239,8 +240,18 @@ export function mountDeploymentRoutes(
       await rm(join(dirname(dir), `${id}.tar.gz`), { force: true });
       throw error;
     }
+    const replaced = apps.active(appId);
     await apps.activate(appId, id);
     await markActive(appId, id, accountId);
+    // Old revisions go, so the files folder does not grow with every deployment; a failure to
+    // remove one leaves it for the next deployment and fails nothing.
+    await pruneRevisions({
+      central,
+      filesDir: settings.filesDir,
+      appId,
+      keep: REVISIONS_KEPT,
+      protect: replaced === undefined ? [id] : [id, replaced],
+    }).catch(() => undefined);
     return one(appId, id);
   };
 

@@ -139,6 +139,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       });
     },
   });
+  metrics.trackApps(() => deployed.gauges());
   // Loaded while the service already listens: healthz answers at once, readyz once they run,
   // and a request for an app still starting waits for it.
   const loading = deployed.startActive();
