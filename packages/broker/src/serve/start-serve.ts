@@ -26,6 +26,7 @@ import { wantsHtml } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
 import { startCentralSignIn } from './central-sign-in.ts';
 import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
+import { removeDeletedApps } from './deleted-app-removal.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
 import { mountDomainRoutes } from './domain-routes.ts';
@@ -86,6 +87,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     dir: dirname(settings.filesDir),
     databaseUrl: settings.databaseUrl,
   });
+  // Before anything listens: no request or deployment of a deleted app can be under way.
+  await removeDeletedApps({ settings, central, logger });
   const metrics = new ServiceMetrics();
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
