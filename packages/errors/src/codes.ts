@@ -115,6 +115,9 @@ export const errorStatus = {
   TOKEN_REQUEST_NOT_FOUND: 404,
   TOKEN_REQUEST_DENIED: 403,
   TOKEN_REQUEST_EXPIRED: 410,
+  // Custom domains of platform serve
+  DOMAIN_TAKEN: 409,
+  DOMAIN_NOT_VERIFIED: 422,
   // Transport (raised on the client side)
   NETWORK_ERROR: 0,
   TIMEOUT: 0,

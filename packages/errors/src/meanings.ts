@@ -135,6 +135,9 @@ export const errorMeanings = {
   TOKEN_REQUEST_DENIED: 'The owner declined the credential request.',
   TOKEN_REQUEST_EXPIRED:
     'The credential request was not approved and claimed in time; make a new one.',
+  DOMAIN_TAKEN: 'Another app on this service has this custom domain already.',
+  DOMAIN_NOT_VERIFIED:
+    'The custom domain did not answer its verification token at its well-known path; serve it and verify again.',
   // Transport (raised on the client side)
   NETWORK_ERROR: 'The platform could not be reached.',
   TIMEOUT: 'The request did not finish within its timeout.',

@@ -3,6 +3,7 @@ import type { Context, Hono, Next } from 'hono';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { isCustomDomainBrowserCall } from '../http/custom-domain.ts';
 import type { Authenticate } from '../kernel/caller.ts';
 import type { RouteTable } from './route-table.ts';
 
@@ -69,6 +70,7 @@ export function mountAppRoutes(app: Hono<BrokerEnv>, services: AppRouteServices)
       input,
       caller,
       origin: 'route',
+      customDomain: isCustomDomainBrowserCall(c.req.raw),
       http: { method, pathname: url.pathname, params: match.params, query: queryOf(url) },
       signal: c.req.raw.signal,
     });

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { FunctionInvoker } from '../functions/invoker.ts';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { isCustomDomainBrowserCall } from '../http/custom-domain.ts';
 import type { Authenticate } from '../kernel/caller.ts';
 
 /**
@@ -22,6 +23,7 @@ export function mountFunctionRoutes(
       input: input === undefined ? {} : input,
       caller,
       origin: 'browser',
+      customDomain: isCustomDomainBrowserCall(c.req.raw),
       signal: c.req.raw.signal,
     });
     // The invoker's answer is the broker's own `Response` (mutable headers, a whole small body

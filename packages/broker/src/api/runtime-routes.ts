@@ -1,4 +1,5 @@
 import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import {
   type ContractRoute,
   encodeTextFrames,
@@ -17,6 +18,7 @@ import { bodyLimits, parseWith, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import type { AppIntegrationCalls, AppIntegrationEmit } from '../integrations/app-integrations.ts';
 import type { JobService } from '../jobs/job-service.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
 import type { LogSink } from '../logs/log-sink.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import type { PushService } from '../push/push-service.ts';
@@ -27,6 +29,8 @@ import type { SecretStore } from '../secrets/secret-store.ts';
 /** The services behind the runtime routes. */
 export interface RuntimeServices {
   readonly tokens: InvocationTokens;
+  /** What a custom-domain call's data authorization is checked against. @default the system clock */
+  readonly clock?: Clock;
   readonly data: DataService;
   readonly files: FileService;
   readonly secrets: SecretStore;
@@ -229,6 +233,16 @@ export function mountRuntimeRoutes(app: Hono<BrokerEnv>, services: RuntimeServic
         throw new PlatformError({
           code: 'INVOCATION_TOKEN_INVALID',
           message: 'The invocation token is missing, expired or unknown.',
+        });
+      }
+      if (
+        grant.dataExpiresAt !== undefined &&
+        name.startsWith('data') &&
+        (services.clock ?? systemClock).now().getTime() >= grant.dataExpiresAt
+      ) {
+        throw new PlatformError({
+          code: 'AUTH_REQUIRED',
+          message: `This call's data authorization has expired: a browser's call on a custom domain keeps its original authorization, which lasts ${limits.customDomainDataAuthorizationSeconds} seconds and is not refreshed. Finish the data work sooner, or move it to a job.`,
         });
       }
       if (!supports(grant.sdkVersion, route.since)) {

@@ -49,6 +49,7 @@ export function createBrokerApp(
   features.mount(app, 'admission', context);
   mountRuntimeRoutes(app, {
     tokens: base.tokens,
+    clock: base.clock,
     data: services.data,
     files: services.files,
     secrets: base.secrets,

@@ -55,6 +55,7 @@ export async function buildBrokerBase(
     sdkVersion: o.sdkVersion,
     environment: o.environment,
     redactor,
+    clock: o.clock,
     declared: {
       ...o.declared,
       ...(o.searches.length > 0 ? { searches: sdkSearchDeclarations(o.searches) } : {}),

@@ -21,6 +21,12 @@ import type { RealtimeSettings } from '../realtime/realtime-hub.ts';
 export interface BrokerOptions {
   /** The app folder (holds `migrations/`, `functions/`, and the broker's `.platform/`). */
   readonly appDir: string;
+  /**
+   * The broker's own state (secrets, Web Push keys, the Functions' Deno cache), made with mode
+   * 700 if missing: `platform serve` keeps one per app, so every revision of the app has the same.
+   * @default `<appDir>/.platform`
+   */
+  readonly stateDir?: string;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
   /**

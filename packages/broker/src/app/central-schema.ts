@@ -8,7 +8,11 @@ import {
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
-import { deletedAppsStep, deploymentsStep } from '../deploy/deployment-schema.ts';
+import {
+  customDomainsStep,
+  deletedAppsStep,
+  deploymentsStep,
+} from '../deploy/deployment-schema.ts';
 import {
   eventDeliveryEnvironmentStep,
   integrationsLifecycleStep,
@@ -52,4 +56,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 19, ...departuresStep },
   { version: 20, ...signInAttemptsStep },
   { version: 21, ...deletedAppsStep },
+  { version: 22, ...customDomainsStep },
 ];

@@ -30,7 +30,7 @@ import { buildBrokerBase } from './broker-base.ts';
 import { type BrokerOptions, resolveBrokerOptions } from './broker-options.ts';
 import { brokerFeatures } from './features.ts';
 import { platformSchema } from './platform-schema.ts';
-import { ensureStateDir } from './state-dir.ts';
+import { ensureOwnStateDir, ensureStateDir } from './state-dir.ts';
 import { Teardown } from './teardown.ts';
 
 export type { BrokerOptions } from './broker-options.ts';
@@ -142,7 +142,10 @@ export async function startBrokerWith(
   const teardown = new Teardown((error) => writer(`broker close error: ${printableError(error)}`));
   return teardown.run(async () => {
     if (given) teardown.add(() => given.db.close());
-    const stateDir = await ensureStateDir(resolve(options.appDir));
+    const stateDir =
+      options.stateDir === undefined
+        ? await ensureStateDir(resolve(options.appDir))
+        : await ensureOwnStateDir(resolve(options.stateDir));
     const o = await resolveBrokerOptions(options);
     const opened = given ?? (await openDatabaseIn(o.appDir, o));
     const { db } = opened;

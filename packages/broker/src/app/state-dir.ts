@@ -18,3 +18,10 @@ export async function ensureStateDir(dir: string): Promise<string> {
   await writeFile(join(stateDir, '.gitignore'), '*\n');
   return stateDir;
 }
+
+/** Makes `stateDir` itself the broker's state folder (mode 700), wherever it is. */
+export async function ensureOwnStateDir(stateDir: string): Promise<string> {
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  await chmod(stateDir, 0o700);
+  return stateDir;
+}

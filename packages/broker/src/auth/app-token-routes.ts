@@ -70,6 +70,15 @@ export function mountAppTokenRoutes(app: Hono<BrokerEnv>, auth: AuthService): vo
   app.post(`${ACCESS_TOKEN_PAGES}/reveal`, (c) => reveal(auth, c));
 }
 
+/**
+ * Only the approval page of `platform login`'s request ({@link accountApiPaths.approvePage}),
+ * for a sign-in that serves no app of its own (the central sign-in of `platform serve`).
+ */
+export function mountAccountApproval(app: Hono<BrokerEnv>, auth: AuthService): void {
+  app.get(accountApiPaths.approvePage, (c) => approvalPage(auth, c, auth.accountRequests));
+  app.post(accountApiPaths.approvePage, (c) => decide(auth, c, auth.accountRequests));
+}
+
 async function tokenName(c: Context<BrokerEnv>): Promise<string> {
   return nameOf(await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json, allowEmpty: true }));
 }
@@ -192,7 +201,9 @@ function approvalPage(
   requests: AppTokenRequests,
 ): Promise<Response> {
   return approverOnly(auth, c, requests, async (request) =>
-    formPage(auth, c.req.raw, (csrf) => approveRequestPage({ app: auth.appId, request, csrf })),
+    formPage(auth, c.req.raw, (csrf) =>
+      approveRequestPage({ app: auth.displayName, request, csrf }),
+    ),
   );
 }
 
@@ -218,14 +229,14 @@ function decide(
       return formPage(
         auth,
         c.req.raw,
-        (csrf) => approveRequestPage({ app: auth.appId, request: asked, csrf, error }),
+        (csrf) => approveRequestPage({ app: auth.displayName, request: asked, csrf, error }),
         { status: 400 },
       );
     }
     const request = await requests.decide(asked.id, approve, approver);
     if (request === undefined) return notFound();
     return formPage(auth, c.req.raw, (csrf) =>
-      approveRequestPage({ app: auth.appId, request, csrf }),
+      approveRequestPage({ app: auth.displayName, request, csrf }),
     );
   });
 }
@@ -236,7 +247,7 @@ function revealPage(auth: AuthService, c: Context<BrokerEnv>): Promise<Response>
     const token = await auth.appTokens.previewReveal(secret);
     if (typeof token === 'string') return revealProblem(token);
     return formPage(auth, c.req.raw, (csrf) =>
-      revealReviewPage({ app: auth.appId, token, secret, csrf }),
+      revealReviewPage({ app: auth.displayName, token, secret, csrf }),
     );
   });
 }

@@ -35,6 +35,19 @@ export interface AuthOptions {
    * here (docs/auth.md, "Several apps"). @default none: this app alone
    */
   readonly peers?: () => readonly OrgPeer[];
+  /**
+   * Whether this is the organisation's central sign-in (`{auth_url}` of `platform serve`): a
+   * browser without a session that the relay brings here signs in here and goes on to the
+   * asking app, rather than being passed to the next app. @default false
+   */
+  readonly centralSignIn?: boolean;
+  /**
+   * The organisation's central sign-in, where a browser without a session is sent first (spec
+   * 5.1.1), before the other apps. @default none: the apps relay among themselves
+   */
+  readonly centralSignInAt?: OrgPeer;
+  /** What the sign-in pages and mails call the app. @default its id */
+  readonly displayName?: string;
   /** The app's id: app access tokens and access JWTs are bound to it. @default the app folder's name */
   readonly appId?: string;
   /** @default 'private' (the manifest's default, the safe choice) */
@@ -127,6 +140,9 @@ export interface ResolvedAuthOptions {
   readonly devToken: string | undefined;
   readonly appUrl: string | undefined;
   readonly peers: () => readonly OrgPeer[];
+  readonly centralSignIn: boolean;
+  readonly centralSignInAt: OrgPeer | undefined;
+  readonly displayName: string;
   readonly isReviewer: (accountId: string) => Promise<boolean>;
   readonly agentAuthority: AgentAuthority | undefined;
   readonly ownerRecord: OwnerRecord | undefined;
@@ -156,6 +172,9 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     agentAuthority: options.agentAuthority,
     ownerRecord: options.ownerRecord,
     peers: options.peers ?? (() => []),
+    centralSignIn: options.centralSignIn ?? false,
+    centralSignInAt: options.centralSignInAt,
+    displayName: options.displayName ?? options.appId ?? basename(appDir),
     isReviewer: options.isReviewer ?? (async () => false),
   };
 }

@@ -326,6 +326,21 @@ export class AuthService {
     return this.#options.peers();
   }
 
+  /** Whether this is the organisation's central sign-in, where the relay ends. */
+  get centralSignIn(): boolean {
+    return this.#options.centralSignIn;
+  }
+
+  /** What the sign-in pages and mails call the app: its id unless told otherwise. */
+  get displayName(): string {
+    return this.#options.displayName;
+  }
+
+  /** The organisation's central sign-in this app relays a browser without a session to first. */
+  get centralSignInAt(): OrgPeer | undefined {
+    return this.#options.centralSignInAt;
+  }
+
   /**
    * A one-time code that signs `accountId` in at app `appId`, for the browser whose nonce hashes
    * to `stateHash`, carrying the time `signedInAt` of the sign-in behind it.

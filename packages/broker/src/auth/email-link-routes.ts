@@ -40,7 +40,7 @@ export function mountEmailLinkRoutes(app: Hono<BrokerEnv>, auth: AuthService): v
 
 function signIn(auth: AuthService, c: Context<BrokerEnv>): Response {
   const returnTo = safeReturnTo(c.req.query('returnTo'), c.req.raw);
-  return formPage(auth, c.req.raw, (csrf) => signInPage({ app: auth.appId, csrf, returnTo }));
+  return formPage(auth, c.req.raw, (csrf) => signInPage({ app: auth.displayName, csrf, returnTo }));
 }
 
 async function requestLink(auth: AuthService, c: Context<BrokerEnv>): Promise<Response> {
@@ -51,7 +51,7 @@ async function requestLink(auth: AuthService, c: Context<BrokerEnv>): Promise<Re
   if (email === undefined) {
     const error = 'Enter an email address.';
     const page = (csrf: string) =>
-      signInPage({ app: auth.appId, csrf, returnTo, email: form.email, error });
+      signInPage({ app: auth.displayName, csrf, returnTo, email: form.email, error });
     return formPage(auth, c.req.raw, page, { status: 400 });
   }
   // The same page whether a link was sent or not, so the form does not reveal which addresses
@@ -66,7 +66,7 @@ async function confirmPage(auth: AuthService, c: Context<BrokerEnv>): Promise<Re
   if (!found.ok) return linkProblem(found.problem);
   const { link, preview, setCookie } = found;
   const page = reviewPage({
-    app: auth.appId,
+    app: auth.displayName,
     email: link.email,
     token,
     preview,
@@ -98,7 +98,7 @@ async function resendVerification(auth: AuthService, c: Context<BrokerEnv>): Pro
   const form = await readForm(c);
   if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
   if (await auth.resendVerification(c.req.raw)) {
-    const page = (csrf: string) => verificationPage({ app: auth.appId, csrf, sent: true });
+    const page = (csrf: string) => verificationPage({ app: auth.displayName, csrf, sent: true });
     return formPage(auth, c.req.raw, page, { status: 503 });
   }
   // Not the paused owner: the signed-in account itself, told to confirm before it may open a
@@ -108,7 +108,8 @@ async function resendVerification(auth: AuthService, c: Context<BrokerEnv>): Pro
     return seeOther('/');
   }
   const { email } = identity.account;
-  const page = (csrf: string) => confirmEmailPage({ app: auth.appId, email, csrf, sent: true });
+  const page = (csrf: string) =>
+    confirmEmailPage({ app: auth.displayName, email, csrf, sent: true });
   return formPage(auth, c.req.raw, page, { status: 403 });
 }
 

@@ -94,7 +94,7 @@ export class EmailLinkSignIn {
     // The broker's own URL: a Host header chosen by the requester never names the link's site.
     const origin = new URL(this.#options.appUrl ?? request.url).origin;
     const url = `${origin}${AUTH_BASE}/confirm?token=${token}`;
-    const app = this.#options.appId;
+    const app = this.#options.displayName;
     const subject = purpose === 'sign-in' ? `Sign in to ${app}` : `Confirm your email for ${app}`;
     await this.#outbox.capture(
       {

@@ -9,6 +9,9 @@ const signedInPages = [
   `${AUTH_BASE}/account`,
   `${AUTH_BASE}/access-tokens/`,
   `${AUTH_BASE}/onboarding/`,
+  // The approval of a terminal's sign-in (platform login) and the central sign-in's relay.
+  `${AUTH_BASE}/account-logins/`,
+  `${AUTH_BASE}/relay`,
 ];
 
 /**

@@ -3,6 +3,8 @@ import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { sha256 } from '../kernel/crypto.ts';
+import { escapeHtml } from '../kernel/escape-html.ts';
+import { pageResponse } from '../pages/page-shell.ts';
 import type { OrgPeer } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
 import { authCookies, clearCookie, readCookie, setCookie } from './cookies.ts';
@@ -22,12 +24,17 @@ const STATE = /^[0-9a-f]{64}$/;
 /**
  * The start of a sign-in across the organisation's apps (docs/auth.md, "Several apps"): for a
  * page navigation to this private app without a session, when the organisation has other
- * apps. Sets the nonce cookie and sends the browser to the first other app's relay; that app,
+ * apps or a central sign-in. Sets the nonce cookie and sends the browser to the organisation's central sign-in, if
+ * it has one, else to the first other app's relay; that app,
  * where the browser may already be signed in, sends it back with a one-time code, or on to the
  * next app, and the last one to this app's sign-in page. `undefined` for an app alone.
  */
 export function startRelay(auth: AuthService, request: Request): Response | undefined {
-  const others = auth.peers().filter((peer) => peer.appId !== auth.appId);
+  const central = auth.centralSignInAt;
+  const others = [
+    ...(central === undefined ? [] : [central]),
+    ...auth.peers().filter((peer) => peer.appId !== auth.appId),
+  ];
   const first = others[0];
   if (first === undefined) return undefined;
   const url = new URL(request.url);
@@ -76,8 +83,15 @@ export function mountHandoffRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
       );
       const target = new URL(HANDOFF_PATH, asking.url);
       target.search = new URLSearchParams({ code, to }).toString();
+      // A browser that just signed in here arrives by the redirect that answered the sign-in
+      // form, and browsers hold such redirects to the form's own origin (CSP form-action): the
+      // central sign-in goes on to the app by a page of its own instead.
+      if (auth.centralSignIn) return continuePage(asking, target.href);
       return c.redirect(target.href, 302);
     }
+    // The central sign-in is where a browser signed in nowhere signs in: it comes back to this
+    // relay, which then hands the new sign-in to the asking app.
+    if (auth.centralSignIn) return c.redirect(signInPath(c.req.url), 302);
     const order = peers.filter((peer) => peer.appId !== asking.appId);
     const next = order[order.findIndex((peer) => peer.appId === auth.appId) + 1];
     if (next === undefined) return toSignIn(c, asking, to);
@@ -108,4 +122,16 @@ export function mountHandoffRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
 
 function toSignIn(c: Context<BrokerEnv>, asking: OrgPeer, to: string): Response {
   return c.redirect(new URL(signInPath(new URL(to, asking.url).href), asking.url).href, 302);
+}
+
+/** The page that sends a browser on to `href` of app `asking` at once (and links there). */
+function continuePage(asking: OrgPeer, href: string): Response {
+  return pageResponse(
+    {
+      title: 'Signed in',
+      forms: false,
+      body: `<h1>Signed in</h1><p><a id="continue" href="${escapeHtml(href)}">Continue to ${escapeHtml(asking.appId)}</a></p>`,
+    },
+    { headers: { refresh: `0;url=${href}` } },
+  );
 }

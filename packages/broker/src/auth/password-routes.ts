@@ -33,7 +33,7 @@ async function passwordSignIn(auth: AuthService, c: Context<BrokerEnv>): Promise
   if (!auth.checkForm(c.req.raw, form)) return staleFormPage();
   const returnTo = safeReturnTo(form.returnTo, c.req.raw);
   const again = (error: string, status: number) => {
-    const page = { app: auth.appId, returnTo, email: form.email, error, showPassword: true };
+    const page = { app: auth.displayName, returnTo, email: form.email, error, showPassword: true };
     return formPage(auth, c.req.raw, (csrf) => signInPage({ ...page, csrf }), { status });
   };
   const email = parseEmail(form.email);

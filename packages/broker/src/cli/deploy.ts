@@ -47,7 +47,7 @@ ${common}
   -h, --help       Show this help.`;
 
 /** The service, its account credential and the app id, or the exit code after a message. */
-async function target(
+export async function target(
   io: CliIO,
   label: string,
   values: { to?: string | undefined; app?: string | undefined },
@@ -74,11 +74,11 @@ async function target(
   return { base, token, appId };
 }
 
-/** One call to the service's deployments; a failure is a line for the terminal. */
-async function send(
+/** One call to the service's owner API; a failure is a line for the terminal. */
+export async function send(
   base: string,
   path: string,
-  init: { method: string; token: string; body?: Uint8Array; contentType?: string },
+  init: { method: string; token: string; body?: Uint8Array | string; contentType?: string },
 ): Promise<{ ok: true; body: unknown } | { ok: false; line: string; status?: number }> {
   let response: Response;
   try {
@@ -88,7 +88,7 @@ async function send(
         authorization: `Bearer ${init.token}`,
         ...(init.contentType ? { 'content-type': init.contentType } : {}),
       },
-      ...(init.body ? { body: init.body as Uint8Array<ArrayBuffer> } : {}),
+      ...(init.body ? { body: init.body as Uint8Array<ArrayBuffer> | string } : {}),
       redirect: 'error',
     });
   } catch (error) {
@@ -103,7 +103,8 @@ async function send(
 const deploymentsUrl = (appId: string) =>
   `${OWNER_API_PREFIX}/${encodeURIComponent(appId)}/deployments`;
 
-const failed = (io: CliIO, label: string, answer: { line: string; status?: number }) => {
+/** Prints a failed call and answers its exit code (signed out for a 401). */
+export const failed = (io: CliIO, label: string, answer: { line: string; status?: number }) => {
   io.stderr(`platform ${label}: ${answer.line}`);
   return answer.status === 401 ? exitCodes.signedOut : exitCodes.failed;
 };

@@ -8,6 +8,7 @@ import { completionCommand } from './completion.ts';
 import { cronCommand } from './cron.ts';
 import { deployCommand, deploymentsCommand, rollbackCommand } from './deploy.ts';
 import { devCommand } from './dev.ts';
+import { domainsCommand } from './domains.ts';
 import { initCommand } from './init.ts';
 import { integrationsCommand } from './integrations.ts';
 import { invokeCommand } from './invoke.ts';
@@ -44,6 +45,7 @@ export const commands: Readonly<Record<string, Command>> = {
   cron: cronCommand,
   deploy: deployCommand,
   deployments: deploymentsCommand,
+  domains: domainsCommand,
   dev: devCommand,
   init: initCommand,
   integrations: integrationsCommand,

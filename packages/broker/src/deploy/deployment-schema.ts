@@ -58,3 +58,24 @@ CREATE TRIGGER apps_record_deleted BEFORE DELETE ON platform.apps
   FOR EACH ROW EXECUTE FUNCTION platform.record_deleted_app();
 `,
 };
+
+/**
+ * The custom domains of `platform serve`'s apps (spec 2.4, 8; docs/production.md): each name
+ * belongs to one app, pending until its owner proves control by serving the verification token
+ * at the name's well-known path, then answered by that app. They go with their app (spec 3.5).
+ */
+export const customDomainsStep: SchemaChange = {
+  name: 'custom-domains',
+  sql: `
+CREATE TABLE platform.custom_domains (
+  domain text PRIMARY KEY,
+  app_id text NOT NULL REFERENCES platform.apps (app_id) ON DELETE CASCADE,
+  token text NOT NULL,
+  added_by uuid NOT NULL,
+  added_at timestamptz NOT NULL,
+  verified_at timestamptz,
+  last_check text
+);
+CREATE INDEX custom_domains_app ON platform.custom_domains (app_id);
+`,
+};

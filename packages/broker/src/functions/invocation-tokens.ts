@@ -36,6 +36,13 @@ export interface InvocationGrant {
   readonly fileGrant?: FileGrant | undefined;
   /** The integration invocation this call is (its connection and trigger), if it is one. */
   readonly integration?: { readonly connectionId: string; readonly trigger: string } | undefined;
+  /**
+   * When this call's data authorization ends (ms since the epoch, on the broker's clock): a
+   * browser's call on a custom domain keeps its original short-lived authorization, which is
+   * never refreshed (spec 2.4), so its later data calls fail with `AUTH_REQUIRED`. Absent: the
+   * data calls last as long as the token.
+   */
+  readonly dataExpiresAt?: number | undefined;
   /** An integration invocation's credential values, read as secrets by their names. */
   readonly credentials?: Readonly<Record<string, string | null>>;
 }

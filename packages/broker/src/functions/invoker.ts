@@ -9,6 +9,7 @@ import {
 } from '@platform/schema/contract';
 import { hostRoutes } from '@platform/schema/routes';
 import { type Caller, contextUser, systemCaller } from '../kernel/caller.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
 import type { FunctionProcess } from './function-process.ts';
 import type { FileGrant, InvocationTokens } from './invocation-tokens.ts';
 
@@ -80,6 +81,12 @@ export interface CallRequest {
    */
   readonly fileGrant?: FileGrant | undefined;
   /**
+   * A browser's call that came by a custom domain: its data authorization ends
+   * `limits.customDomainDataAuthorizationSeconds` after the call began and is not refreshed
+   * (spec 2.4). @default false
+   */
+  readonly customDomain?: boolean;
+  /**
    * The integration invocation of a provider's operation, sync or webhook Function: the
    * connection, the trigger and, for an operation, the consumer. @default null
    */
@@ -106,6 +113,8 @@ export interface InvokerOptions {
    * a job's stored error or a log. @default no redaction
    */
   readonly redactor?: Redactor | undefined;
+  /** What a custom-domain call's data authorization is timed by. @default the system clock */
+  readonly clock?: Clock;
 }
 
 /** The members of an invocation that are the same for every call of one Function. */
@@ -253,6 +262,13 @@ export class FunctionInvoker {
         secrets: declared.secrets,
         emailAliases: declared.emailAliases,
         fileGrant: request.fileGrant,
+        ...(request.customDomain
+          ? {
+              dataExpiresAt:
+                (this.#options.clock ?? systemClock).now().getTime() +
+                limits.customDomainDataAuthorizationSeconds * 1000,
+            }
+          : {}),
         ...(request.credentials ? { credentials: request.credentials } : {}),
         ...(request.integration
           ? {

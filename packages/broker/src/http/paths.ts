@@ -263,3 +263,9 @@ export const servicePaths = {
 
 /** An app's deployments under the owner API. */
 export const deploymentsPath = `${OWNER_API_PREFIX}/:appId/deployments`;
+
+/**
+ * The custom domains of a deployed app under `platform serve` (docs/production.md): `GET`,
+ * `POST { domain }`, `POST …/:domain/verify`, `DELETE …/:domain`.
+ */
+export const domainsPath = `${OWNER_API_PREFIX}/:appId/domains`;

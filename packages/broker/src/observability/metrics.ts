@@ -14,11 +14,24 @@ export interface PoolUse {
  * so two services in one process, as in tests, keep their counts apart): requests and their
  * latency per app, the process's own metrics, and the database pools' use read at each scrape.
  */
+/** What the service reads of its deployed apps at each scrape. */
+export interface AppGauges {
+  /** Function processes running, per app. */
+  readonly functionProcesses: ReadonlyMap<string, number>;
+  /** Jobs waiting to run (queued or waiting to retry), per app and queue. */
+  readonly queueDepth: readonly { app: string; queue: string; jobs: number }[];
+  /** Integration event deliveries not yet delivered, per consuming app. */
+  readonly deliveriesPending: ReadonlyMap<string, number>;
+}
+
 export class ServiceMetrics {
   readonly registry = new Registry();
   readonly #requests: Counter<'app' | 'method' | 'status'>;
   readonly #duration: Histogram<'app'>;
   readonly #pools = new Map<string, () => PoolUse>();
+  #apps: (() => Promise<AppGauges>) | undefined;
+  /** One reading for the three app gauges of a scrape, which collect one after another. */
+  #reading: Promise<AppGauges> | undefined;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'platform_' });
@@ -36,6 +49,40 @@ export class ServiceMetrics {
       registers: [this.registry],
     });
     const pools = this.#pools;
+    const apps = () => this.#appGauges();
+    new Gauge({
+      name: 'platform_function_processes',
+      help: 'Function processes running, by deployed app.',
+      labelNames: ['app'],
+      registers: [this.registry],
+      async collect() {
+        const read = await apps();
+        this.reset();
+        for (const [app, count] of read?.functionProcesses ?? []) this.set({ app }, count);
+      },
+    });
+    new Gauge({
+      name: 'platform_job_queue_depth',
+      help: 'Jobs waiting to run (queued or waiting to retry), by deployed app and queue.',
+      labelNames: ['app', 'queue'],
+      registers: [this.registry],
+      async collect() {
+        const read = await apps();
+        this.reset();
+        for (const { app, queue, jobs } of read?.queueDepth ?? []) this.set({ app, queue }, jobs);
+      },
+    });
+    new Gauge({
+      name: 'platform_event_deliveries_pending',
+      help: 'Integration event deliveries not delivered yet, by consuming app.',
+      labelNames: ['app'],
+      registers: [this.registry],
+      async collect() {
+        const read = await apps();
+        this.reset();
+        for (const [app, count] of read?.deliveriesPending ?? []) this.set({ app }, count);
+      },
+    });
     new Gauge({
       name: 'platform_db_pool_connections',
       help: 'Database pool connections by pool and state (total, idle, waiting callers).',
@@ -50,6 +97,22 @@ export class ServiceMetrics {
         }
       },
     });
+  }
+
+  /** Reports the deployed apps' Function processes, job queues and pending deliveries. */
+  trackApps(read: () => Promise<AppGauges>): void {
+    this.#apps = read;
+  }
+
+  #appGauges(): Promise<AppGauges> | undefined {
+    const read = this.#apps;
+    if (read === undefined) return undefined;
+    this.#reading ??= read().finally(() => {
+      setTimeout(() => {
+        this.#reading = undefined;
+      }, 100);
+    });
+    return this.#reading;
   }
 
   /** Counts one answered request. `app` is an app id, `base` or `unknown`: never a raw host. */

@@ -7,14 +7,26 @@ import { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
 import { declarationsOf, functionsOf } from '../app/app-config.ts';
 import { type Broker, startBroker } from '../app/start-broker.ts';
+import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
+import type { AppGauges } from '../observability/metrics.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** The folder under the files folder where revisions are kept: never an app id (those have no `_`). */
 export const DEPLOYMENTS_FOLDER = '_deployments';
+
+/** The folder of the apps' state that outlives their revisions: never an app id either. */
+export const APP_STATE_FOLDER = '_app-state';
+
+/**
+ * The state of app `appId` that every revision shares (its secrets, its Web Push keys, the
+ * Functions' Deno cache), beside the revisions rather than in one of them.
+ */
+export const appStateDir = (filesDir: string, appId: string): string =>
+  join(filesDir, APP_STATE_FOLDER, appId);
 
 /** The folder of one revision's unpacked files. */
 export const revisionDir = (filesDir: string, appId: string, deploymentId: string): string =>
@@ -41,6 +53,11 @@ export interface DeployedAppsOptions {
   readonly central: Database;
   readonly clock: Clock;
   readonly logger: ServiceLogger;
+  /**
+   * The organisation's central sign-in, where each app's sign-in sends a browser without a
+   * session first. @default none: each app signs in on its own
+   */
+  readonly centralSignInAt?: OrgPeer;
 }
 
 /**
@@ -207,6 +224,7 @@ export class DeployedApps {
     const print = (line: string) => logger.info({ app: appId, deployment: deploymentId }, line);
     const broker = await startBroker({
       appDir: dir,
+      stateDir: appStateDir(settings.filesDir, appId),
       appId,
       central,
       sdkVersion: manifest.runtime.sdk.version,
@@ -220,6 +238,12 @@ export class DeployedApps {
         print,
         appUrl: appUrlOf(settings.baseUrl, appId),
         clock: this.#options.clock,
+        // The deployed apps are the organisation's apps: a sign-in at one of them carries over.
+        peers: () =>
+          this.appIds().map((id) => ({ appId: id, url: appUrlOf(settings.baseUrl, id) })),
+        ...(this.#options.centralSignInAt
+          ? { centralSignInAt: this.#options.centralSignInAt }
+          : {}),
       },
       logWriter: print,
       databaseUrl,
@@ -249,6 +273,39 @@ export class DeployedApps {
       throw error;
     }
     return broker;
+  }
+
+  /**
+   * What the metrics report of the apps (docs/production.md, "Metrics"): each active revision's
+   * Function processes running, its jobs waiting per queue, and the integration event deliveries
+   * pending for it.
+   */
+  async gauges(): Promise<AppGauges> {
+    const functionProcesses = new Map<string, number>();
+    const queueDepth: { app: string; queue: string; jobs: number }[] = [];
+    await Promise.all(
+      [...this.#serving].map(async ([appId, one]) => {
+        const running = one.broker.invoker
+          .list()
+          .filter((fn) => fn.process.pid !== undefined).length;
+        functionProcesses.set(appId, running);
+        const { rows } = await one.broker.db.query<{ queue: string; jobs: string }>(
+          `SELECT queue, count(*) AS jobs FROM platform.jobs
+            WHERE kind = 'job' AND app_id = $1 AND state IN ('queued', 'retry_wait')
+            GROUP BY queue`,
+          [appId],
+        );
+        for (const row of rows)
+          queueDepth.push({ app: appId, queue: row.queue, jobs: Number(row.jobs) });
+      }),
+    );
+    const { rows } = await this.#options.central.query<{ app: string; pending: string }>(
+      `SELECT consumer_app_id AS app, count(*) AS pending
+         FROM platform.integration_event_deliveries WHERE state = 'pending'
+        GROUP BY consumer_app_id`,
+    );
+    const deliveriesPending = new Map(rows.map((row) => [row.app, Number(row.pending)]));
+    return { functionProcesses, queueDepth, deliveriesPending };
   }
 
   /** Stops every revision's broker, those draining included. */

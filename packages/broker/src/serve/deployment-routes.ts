@@ -3,9 +3,8 @@ import { dirname, join } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import { checkManifest, formatDiagnostic, type OrganisationApp } from '@platform/schema/manifest';
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { platformSchema } from '../app/platform-schema.ts';
-import { AccountCredentials } from '../auth/account-credentials.ts';
 import { backupBeforeMigrations } from '../backups/backup-service.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
@@ -19,15 +18,13 @@ import {
   writeDeployment,
 } from '../deploy/archive.ts';
 import { openFileStore } from '../files/files-feature.ts';
-import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { deploymentsPath } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
-import { centralAuthority } from '../org/authority.ts';
-import { roleOf } from '../org/memberships.ts';
-import { APP_ID_PATTERN } from '../project/app-id.ts';
 import { type DeployedApps, manifestOf, revisionDir } from './deployed-apps.ts';
+import { ownerAccess } from './owner-access.ts';
+import { pruneRevisions, REVISIONS_KEPT } from './revision-cleanup.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** One deployment as the owner API shows it. */
@@ -90,8 +87,11 @@ export function mountDeploymentRoutes(
   options: DeploymentRoutesOptions,
 ): void {
   const { central, settings, apps } = options;
-  const credentials = new AccountCredentials(central, options.clock);
-  const authority = centralAuthority(central);
+  const { authority, caller, appIdOf, ownerOf, denied } = ownerAccess({
+    central,
+    clock: options.clock,
+    baseDomain: settings.baseDomain,
+  });
   const queues = new Map<string, Promise<unknown>>();
   // One deployment or activation of an app at a time: the second waits for the first.
   const serially = <T>(appId: string, work: () => Promise<T>): Promise<T> => {
@@ -100,39 +100,6 @@ export function mountDeploymentRoutes(
     return next;
   };
 
-  const caller = async (c: Context<BrokerEnv>): Promise<string> => {
-    const presented = readBearer(c.req.header('authorization'));
-    const credential =
-      typeof presented === 'string' ? await credentials.verify(presented) : undefined;
-    if (credential === undefined || (await roleOf(central, credential.accountId)) === undefined) {
-      throw new PlatformError({
-        code: 'AUTH_REQUIRED',
-        message:
-          'Deployments need a live account credential of a member (Authorization: Bearer plat_account_...); sign in with: platform login --to <base_url>',
-      });
-    }
-    return credential.accountId;
-  };
-  const appIdOf = (c: Context<BrokerEnv>): string => {
-    const appId = c.req.param('appId') ?? '';
-    if (!APP_ID_PATTERN.test(appId)) {
-      throw new PlatformError({
-        code: 'INVALID_INPUT',
-        message: `"${appId}" is not an app id: lower-case letters, digits and inner hyphens, at most 40 characters (it becomes <app>.${settings.baseDomain}).`,
-        details: { appId },
-      });
-    }
-    return appId;
-  };
-  const ownerOf = async (appId: string): Promise<string | null | undefined> =>
-    (
-      await central.query<{ owner: string | null }>(
-        'SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = $1',
-        [appId],
-      )
-    ).rows[0]?.owner;
-  const denied = (message: string, appId: string) =>
-    new PlatformError({ code: 'PERMISSION_DENIED', message, details: { appId } });
   /** Whether `accountId` may deploy `appId`; `true` as `creates` when it is a new app. */
   const requireEdit = async (appId: string, accountId: string): Promise<{ creates: boolean }> => {
     const owner = await ownerOf(appId);
@@ -275,8 +242,18 @@ export function mountDeploymentRoutes(
       await rm(join(dirname(dir), `${id}.tar.gz`), { force: true });
       throw error;
     }
+    const replaced = apps.active(appId);
     await apps.activate(appId, id);
     await markActive(appId, id, accountId);
+    // Old revisions go, so the files folder does not grow with every deployment; a failure to
+    // remove one leaves it for the next deployment and fails nothing.
+    await pruneRevisions({
+      central,
+      filesDir: settings.filesDir,
+      appId,
+      keep: REVISIONS_KEPT,
+      protect: replaced === undefined ? [id] : [id, replaced],
+    }).catch(() => undefined);
     return one(appId, id);
   };
 

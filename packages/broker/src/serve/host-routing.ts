@@ -30,3 +30,17 @@ export function routeHost(name: string, baseDomain: string): HostTarget {
   }
   return { kind: 'unknown' };
 }
+
+/**
+ * `request` with the scheme people use to reach the service: the TLS-terminating proxy speaks
+ * plain HTTP to it, while browsers send `Origin: https://...` and need `Secure` cookies. The
+ * scheme is the one of `{base_url}` (`PLATFORM_BASE_URL`), never a request header a client
+ * could set. The request itself when the schemes agree.
+ */
+export function withServiceScheme(request: Request, baseUrl: string): Request {
+  const scheme = new URL(baseUrl).protocol;
+  const url = new URL(request.url);
+  if (url.protocol === scheme) return request;
+  url.protocol = scheme;
+  return new Request(url, request);
+}

@@ -12,6 +12,7 @@ import { AgentCredentials } from '../auth/agent-credentials.ts';
 import type { Database } from '../db/database.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
+import { CUSTOM_DOMAIN_HEADER } from '../http/custom-domain.ts';
 import { servicePaths } from '../http/paths.ts';
 import { webSocketServer } from '../http/serve.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
@@ -24,10 +25,15 @@ import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
 import { wantsHtml } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
+import { startCentralSignIn } from './central-sign-in.ts';
+import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
+import { removeDeletedApps } from './deleted-app-removal.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
+import { mountDomainRoutes } from './domain-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
-import { hostName, routeHost } from './host-routing.ts';
+import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
+import { ownerAccess } from './owner-access.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -56,6 +62,11 @@ export interface ServeOptions {
   /** Writes the one line a person must read at the terminal (the setup link). */
   readonly announce: (line: string) => void;
   readonly clock?: Clock;
+  /**
+   * Where a custom domain's verification connects instead of the domain itself: for tests,
+   * whose loopback names stand for real domains. No setting or request sets it.
+   */
+  readonly domainFetchTarget?: DomainFetchTarget;
 }
 
 /**
@@ -77,11 +88,36 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     dir: dirname(settings.filesDir),
     databaseUrl: settings.databaseUrl,
   });
+  // Before anything listens: no request or deployment of a deleted app can be under way.
+  await removeDeletedApps({ settings, central, logger });
   const metrics = new ServiceMetrics();
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
   }
-  const deployed = new DeployedApps({ settings, central, clock, logger });
+  const appPeers = () =>
+    deployed.appIds().map((appId) => ({ appId, url: appUrlOf(settings.baseUrl, appId) }));
+  const signIn = await startCentralSignIn({
+    databaseUrl: settings.databaseUrl,
+    central,
+    baseUrl: settings.baseUrl,
+    organisation: settings.organisation,
+    clock,
+    apps: appPeers,
+    print: (line) => logger.info({ app: 'base' }, line),
+  });
+  const deployed: DeployedApps = new DeployedApps({
+    settings,
+    central,
+    clock,
+    logger,
+    centralSignInAt: signIn.at,
+  });
+  const domains = new CustomDomains({
+    central,
+    clock,
+    fetchTarget: options.domainFetchTarget,
+  });
+  await domains.start();
   const front = orgFrontApp({
     organisation: settings.organisation,
     apps: () =>
@@ -98,9 +134,16 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     print: (line) => logger.error({ event: 'broker error' }, line),
     routes: (app) => {
       mountFirstAdministrator(app, { central, clock });
+      signIn.mount(app);
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
+      mountDomainRoutes(app, {
+        access: ownerAccess({ central, clock, baseDomain: settings.baseDomain }),
+        domains,
+        baseDomain: settings.baseDomain,
+      });
     },
   });
+  metrics.trackApps(() => deployed.gauges());
   // Loaded while the service already listens: healthz answers at once, readyz once they run,
   // and a request for an app still starting waits for it.
   const loading = deployed.startActive();
@@ -130,7 +173,10 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (!files) return 'file storage unreachable';
     return deployed.notReady();
   };
-  const handle = async (request: Request, env?: unknown): Promise<Response> => {
+  const handle = async (received: Request, env?: unknown): Promise<Response> => {
+    const request = withServiceScheme(received, settings.baseUrl);
+    // Only this service says a request came by a custom domain.
+    request.headers.delete(CUSTOM_DOMAIN_HEADER);
     const { pathname } = new URL(request.url);
     if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
     if (pathname === servicePaths.readyz) {
@@ -139,13 +185,22 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         ? Response.json({ status: 'ready' })
         : Response.json({ status: 'not ready', reason }, { status: 503 });
     }
-    const target = routeHost(hostName(request.headers.get('host')), settings.baseDomain);
+    const host = hostName(request.headers.get('host'));
+    const target = routeHost(host, settings.baseDomain);
     if (target.kind === 'base') return front.fetch(request);
     if (target.kind === 'app') {
       return (
         (await deployed.fetch(target.appId, request, env)) ??
         (await deletedAnswer(central, target.appId, request)) ??
         notDeployedPage(target.appId, settings.baseUrl)
+      );
+    }
+    const owner = domains.appFor(host);
+    if (owner !== undefined) {
+      return (
+        (await deployed.fetch(owner, viaCustomDomain(request))) ??
+        (await deletedAnswer(central, owner, request)) ??
+        unknownHostPage(settings.baseUrl)
       );
     }
     return unknownHostPage(settings.baseUrl);
@@ -155,9 +210,10 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     (request) => {
       const host = hostName(request.headers.get('host'));
       const target = routeHost(host, settings.baseDomain);
+      const owner = target.kind === 'unknown' ? domains.appFor(host) : undefined;
       return {
         host,
-        app: target.kind === 'app' ? target.appId : target.kind,
+        app: target.kind === 'app' ? target.appId : (owner ?? target.kind),
       };
     },
     { logger, metrics },
@@ -192,6 +248,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     server.close();
     await loading;
     await deployed.close();
+    domains.close();
+    await signIn.close();
     await central.close();
     throw error;
   }
@@ -241,6 +299,8 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await closed;
         await metricsServer.close();
         await deployed.close();
+        domains.close();
+        await signIn.close();
         await central.close();
         objectStorage?.close();
         logger.info({ unfinished }, 'stopped');
@@ -297,4 +357,11 @@ function unknownHostPage(baseUrl: string): Response {
     },
     { status: 404 },
   );
+}
+
+/** `request` marked as come by a custom domain ({@link CUSTOM_DOMAIN_HEADER}). */
+function viaCustomDomain(request: Request): Request {
+  const marked = new Request(request);
+  marked.headers.set(CUSTOM_DOMAIN_HEADER, '1');
+  return marked;
 }

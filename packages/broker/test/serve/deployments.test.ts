@@ -2,7 +2,8 @@
 // real PostgreSQL, the CLI in its own process with its account credential in a real Secret
 // Service (GNOME Keyring on a private D-Bus), the app answering at its Host-routed address.
 import type { ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { FolderFileStore } from '../../src/files/folder-store.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { createServiceLogger } from '../../src/observability/logger.ts';
 import { DeployedApps } from '../../src/serve/deployed-apps.ts';
+import { pruneRevisions } from '../../src/serve/revision-cleanup.ts';
 import type { ServeSettings } from '../../src/serve/serve-settings.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
@@ -95,6 +97,7 @@ describe('deployments to platform serve', () => {
   let base: string;
   let appDir: string;
   let eveToken: string;
+  let serviceOut = '';
 
   /** The CLI in its own process, with only the private Secret Service's environment. */
   const cli = (args: string[]) => platformCli(secrets.env, args);
@@ -118,6 +121,9 @@ describe('deployments to platform serve', () => {
       'public/index.html': '<h1>Notes</h1>',
     });
     service = startService(serveEnv(postgres.url, base, port, dir.path));
+    service.stdout?.on('data', (chunk: Buffer) => {
+      serviceOut += chunk.toString('utf8');
+    });
     expect((await setUpAdministrator(base, await setupKey(service))).status).toBe(200);
     // The credential platform login would keep, in the Secret Service under the account the CLI
     // reads; and one of a member who is neither an administrator nor the app's owner or editor.
@@ -338,5 +344,56 @@ describe('deployments to platform serve', () => {
       await apps.close();
       await central.close();
     }
+  }, 30_000);
+
+  it("keeps the app's state across revisions, beside them rather than in one", async () => {
+    const filesDir = join(dir.path, 'files');
+    const vapid = join(filesDir, '_app-state', 'todo', 'push', 'vapid.json');
+    const before = await readFile(vapid, 'utf8');
+    const again = await deploy();
+    expect(again.err).toBe('');
+    expect(again.code).toBe(0);
+    expect(await readFile(vapid, 'utf8')).toBe(before);
+    const revisions = join(filesDir, '_deployments', 'todo');
+    for (const one of await readdir(revisions)) {
+      if (!one.endsWith('.tar.gz'))
+        expect(existsSync(join(revisions, one, '.platform'))).toBe(false);
+    }
+  }, 60_000);
+
+  it('removes the revisions beyond the newest kept, never the active one', async () => {
+    const filesDir = join(dir.path, 'files');
+    const ids = async () =>
+      withCentral(postgres.url, async (central) =>
+        (
+          await central.query<{ id: string }>(
+            "SELECT id FROM platform.deployments WHERE app_id = 'todo' ORDER BY created_at DESC, id DESC",
+          )
+        ).rows.map((row) => row.id),
+      );
+    const all = await ids();
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    const [newest, older] = all as [string, string];
+    // An older revision active again, then everything but the newest one pruned.
+    expect((await cli(['rollback', older, '--to', base, '--app', 'todo'])).code).toBe(0);
+    const removed = await withCentral(postgres.url, (central) =>
+      pruneRevisions({ central, filesDir, appId: 'todo', keep: 1, protect: [] }),
+    );
+    expect(removed.sort()).toEqual(all.filter((id) => id !== newest && id !== older).sort());
+    expect((await ids()).sort()).toEqual([newest, older].sort());
+    for (const id of removed) {
+      expect(existsSync(join(filesDir, '_deployments', 'todo', id))).toBe(false);
+      expect(existsSync(join(filesDir, '_deployments', 'todo', `${id}.tar.gz`))).toBe(false);
+    }
+    expect((await callHello()).status).toBe(200);
+  }, 60_000);
+
+  it("reports the apps' Function processes, job queues and pending deliveries as metrics", async () => {
+    const url = /"metrics":"(http:[^"]+)"/.exec(serviceOut)?.[1] as string;
+    expect(url).toBeDefined();
+    const text = await (await fetch(url)).text();
+    expect(text).toMatch(/^platform_function_processes\{app="todo"\} 1$/m);
+    expect(text).toContain('# TYPE platform_job_queue_depth gauge');
+    expect(text).toContain('# TYPE platform_event_deliveries_pending gauge');
   }, 30_000);
 });

@@ -2,6 +2,7 @@
 // with no AI setting, the app while its owner is paused for verification, and once it was deleted. The service in its
 // own process on a real PostgreSQL, the app deployed by the CLI, as in deployments.test.ts.
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgFeature } from '../../src/org/org-feature.ts';
@@ -162,7 +163,7 @@ describe('a deployed app at its address under platform serve', () => {
     expect(await eventually(back, 10_000)).toBe(true);
   }, 60_000);
 
-  it('answers APP_DELETED (410) at its address once deleted, also after the service restarted', async () => {
+  it('answers APP_DELETED (410) at its address once deleted, also after the service restarted, which removed its database and files', async () => {
     // What the deletion of the organisation's only member does to its apps: the organisation's
     // own erasure, in the central store (the account deletion flow runs it in one transaction).
     const organisation = orgFeature({ apps: () => [], visibility: 'private' }).erasure
@@ -195,5 +196,18 @@ describe('a deployed app at its address under platform serve', () => {
     expect(page.body).toContain('This app was deleted');
     // An address where nothing was ever deployed keeps the plain 404.
     expect((await call(port, `crm.localhost:${port}`, '/api/hello')).status).toBe(404);
+    // What the service held of the app is gone: its database, revisions and state.
+    const databases = await withCentral(postgres.url, async (central) =>
+      (
+        await central.query<{ datname: string }>(
+          "SELECT datname FROM pg_database WHERE datname = 'platform_app_todo'",
+        )
+      ).rows.map((row) => row.datname),
+    );
+    expect(databases).toEqual([]);
+    const files = join(dir.path, 'files');
+    expect(existsSync(join(files, '_deployments', 'todo'))).toBe(false);
+    expect(existsSync(join(files, '_app-state', 'todo'))).toBe(false);
+    expect(existsSync(join(files, 'files', 'todo'))).toBe(false);
   }, 90_000);
 });

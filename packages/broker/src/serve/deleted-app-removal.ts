@@ -1,0 +1,51 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Database } from '../db/database.ts';
+import { appDatabaseName } from '../db/database-per-app.ts';
+import type { ServiceLogger } from '../observability/logger.ts';
+import { appStateDir, DEPLOYMENTS_FOLDER } from './deployed-apps.ts';
+import type { ServeSettings } from './serve-settings.ts';
+
+/**
+ * Removes what the service still holds of its deleted apps (spec 3.5): for each app recorded in
+ * `platform.deleted_apps` that was not deployed anew, its database (connections ended), its
+ * revisions, its state folder and, in the files folder, its files. Run at start, before the
+ * service listens, so no request or deployment of the app is under way. The files of apps in
+ * object storage stay in the bucket (docs/production.md). Answers the apps it removed.
+ */
+export async function removeDeletedApps(options: {
+  readonly settings: ServeSettings;
+  readonly central: Database;
+  readonly logger: ServiceLogger;
+}): Promise<string[]> {
+  const { settings, central, logger } = options;
+  const { rows } = await central.query<{ app_id: string }>(
+    `SELECT d.app_id FROM platform.deleted_apps d
+      WHERE NOT EXISTS (SELECT 1 FROM platform.apps a WHERE a.app_id = d.app_id)
+      ORDER BY d.app_id`,
+  );
+  if (rows.length === 0) return [];
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: settings.databaseUrl });
+  await client.connect();
+  const removed: string[] = [];
+  try {
+    for (const { app_id: appId } of rows) {
+      // The name is made from an app id (letters, digits, underscores): safe as an identifier.
+      await client.query(`DROP DATABASE IF EXISTS ${appDatabaseName(appId)} WITH (FORCE)`);
+      await rm(join(settings.filesDir, DEPLOYMENTS_FOLDER, appId), {
+        recursive: true,
+        force: true,
+      });
+      await rm(appStateDir(settings.filesDir, appId), { recursive: true, force: true });
+      if (settings.objectStorage === undefined) {
+        await rm(join(settings.filesDir, 'files', appId), { recursive: true, force: true });
+      }
+      removed.push(appId);
+      logger.info({ app: appId }, "a deleted app's database and files were removed");
+    }
+  } finally {
+    await client.end();
+  }
+  return removed;
+}

@@ -1,0 +1,72 @@
+import { PlatformError } from '@platform/errors';
+import type { Context } from 'hono';
+import { AccountCredentials } from '../auth/account-credentials.ts';
+import type { Database } from '../db/database.ts';
+import { readBearer } from '../http/bearer.ts';
+import type { BrokerEnv } from '../http/broker-env.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { type CentralAuthority, centralAuthority } from '../org/authority.ts';
+import { roleOf } from '../org/memberships.ts';
+import { APP_ID_PATTERN } from '../project/app-id.ts';
+
+/** Who may use the owner API of `platform serve`'s deployed apps, asked per request. */
+export interface OwnerAccess {
+  readonly authority: CentralAuthority;
+  /** The member's account id behind the request's account credential; `AUTH_REQUIRED` else. */
+  caller(c: Context<BrokerEnv>): Promise<string>;
+  /** The route's app id, checked; `INVALID_INPUT` for one that cannot be an app id. */
+  appIdOf(c: Context<BrokerEnv>): string;
+  /** The app's owner: `undefined` when the organisation has no such app, `null` when unowned. */
+  ownerOf(appId: string): Promise<string | null | undefined>;
+  /** `PERMISSION_DENIED` about `appId`. */
+  denied(message: string, appId: string): PlatformError;
+}
+
+/**
+ * The checks the owner API routes of `platform serve` share (deployments, domains): a member's
+ * live account credential from `platform login`, a well-formed app id, the app's owner.
+ */
+export function ownerAccess(options: {
+  readonly central: Database;
+  readonly clock: Clock;
+  readonly baseDomain: string;
+}): OwnerAccess {
+  const { central } = options;
+  const credentials = new AccountCredentials(central, options.clock);
+  return {
+    authority: centralAuthority(central),
+    async caller(c) {
+      const presented = readBearer(c.req.header('authorization'));
+      const credential =
+        typeof presented === 'string' ? await credentials.verify(presented) : undefined;
+      if (credential === undefined || (await roleOf(central, credential.accountId)) === undefined) {
+        throw new PlatformError({
+          code: 'AUTH_REQUIRED',
+          message:
+            'This needs a live account credential of a member (Authorization: Bearer plat_account_...); sign in with: platform login --to <base_url>',
+        });
+      }
+      return credential.accountId;
+    },
+    appIdOf(c) {
+      const appId = c.req.param('appId') ?? '';
+      if (!APP_ID_PATTERN.test(appId)) {
+        throw new PlatformError({
+          code: 'INVALID_INPUT',
+          message: `"${appId}" is not an app id: lower-case letters, digits and inner hyphens, at most 40 characters (it becomes <app>.${options.baseDomain}).`,
+          details: { appId },
+        });
+      }
+      return appId;
+    },
+    async ownerOf(appId) {
+      const { rows } = await central.query<{ owner: string | null }>(
+        'SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = $1',
+        [appId],
+      );
+      return rows[0]?.owner;
+    },
+    denied: (message, appId) =>
+      new PlatformError({ code: 'PERMISSION_DENIED', message, details: { appId } }),
+  };
+}
