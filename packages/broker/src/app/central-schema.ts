@@ -20,6 +20,7 @@ import {
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import {
   authorityStep,
+  companyAssignmentStep,
   departuresStep,
   membershipsStep,
   setupLinksStep,
@@ -52,4 +53,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 19, ...departuresStep },
   { version: 20, ...signInAttemptsStep },
   { version: 21, ...deletedAppsStep },
+  { version: 22, ...companyAssignmentStep },
 ];

@@ -16,7 +16,7 @@ import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbou
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobActiveIndexStep, jobGrantUserStep, jobTablesStep } from '../jobs/job-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
-import { departuresStep, membershipsStep } from '../org/org-schema.ts';
+import { companyAssignmentStep, departuresStep, membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
 import { pushTablesStep } from '../push/push-schema.ts';
 
@@ -62,4 +62,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 23, ...jobGrantUserStep },
   // Counted beside the accounts, so here for a broker running alone.
   { version: 24, ...signInAttemptsStep },
+  { version: 25, ...companyAssignmentStep },
 ];
