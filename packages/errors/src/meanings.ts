@@ -107,6 +107,7 @@ export const errorMeanings = {
   LAST_ADMINISTRATOR:
     "The organisation's only administrator must first make another member administrator.",
   MEMBER_NOT_FOUND: 'No member of the organisation has this address.',
+  INVITATION_NOT_FOUND: 'No live invitation to join the organisation is waiting for this address.',
   CRON_NOT_DECLARED: 'No cron schedule with this name is declared.',
   INTEGRATION_SLOT_NOT_DECLARED: 'No integration slot with this name is declared.',
   INTEGRATION_EVENT_INVALID: 'The emitted event breaks a rule of the integration contract.',

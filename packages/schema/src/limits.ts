@@ -17,6 +17,8 @@ export const limits = {
   /** The access token is refreshed during its final minute. */
   accessTokenRefreshWindowSeconds: 60,
   customDomainDataAuthorizationSeconds: 60,
+  /** How long an administrator's invitation into the organisation lives (ours). */
+  invitationSeconds: 7 * DAY,
   /**
    * The cookie that ties the confirmation of an email link to the browser that opened its
    * review page (ours; the spec shows none).

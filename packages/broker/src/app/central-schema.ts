@@ -24,6 +24,7 @@ import {
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
 import {
   authorityStep,
+  companyAssignmentStep,
   departuresStep,
   membershipsStep,
   setupLinksStep,
@@ -57,4 +58,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 20, ...signInAttemptsStep },
   { version: 21, ...deletedAppsStep },
   { version: 22, ...customDomainsStep },
+  { version: 23, ...companyAssignmentStep },
 ];

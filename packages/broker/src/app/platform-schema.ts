@@ -16,7 +16,7 @@ import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbou
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
 import { jobActiveIndexStep, jobGrantUserStep, jobTablesStep } from '../jobs/job-schema.ts';
 import { onboardingStep } from '../onboarding/onboarding-schema.ts';
-import { departuresStep, membershipsStep } from '../org/org-schema.ts';
+import { companyAssignmentStep, departuresStep, membershipsStep } from '../org/org-schema.ts';
 import { outboxTableStep } from '../outbox/outbox-schema.ts';
 import { pushTablesStep } from '../push/push-schema.ts';
 import { realtimeTablesStep } from '../realtime/realtime-schema.ts';
@@ -65,4 +65,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 24, ...signInAttemptsStep },
   { version: 25, ...fileHoldsStep },
   { version: 26, ...realtimeTablesStep },
+  { version: 27, ...companyAssignmentStep },
 ];

@@ -83,6 +83,8 @@ export async function moveAccountsToCentral(
   await app.transaction(async (tx) => {
     await tx.query('DELETE FROM platform.email_links');
     await tx.query('DELETE FROM platform.memberships');
+    await tx.query('DELETE FROM platform.personal_companies');
+    await tx.query('DELETE FROM platform.invitations');
     await tx.query('DELETE FROM platform.accounts');
   });
   return { moved: accounts.length - clashes.length, clashes };

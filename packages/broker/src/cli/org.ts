@@ -9,10 +9,12 @@ const usage = `Usage: platform org members [--json]
        platform org invite <email> --as <email>
        [--app <dir>]
 
-The organisation's members and their roles (docs/organisations.md). Only administrators change
+The organisation's members and their roles (docs/organisations.md). Every account belongs to
+exactly one company: the organisation, or a personal company of its own. Only an administrator's
+invitation, accepted by the person on their account page (or used by signing up with the invited
+address within 7 days), brings an account into the organisation. Only administrators change
 roles and remove members; the only administrator cannot step down or leave until another
-member is administrator. A member whose account was deleted leaves the organisation; the
-address joins again only when an administrator invites it. The dev token of this machine is not an account, so a change names the
+member is administrator. The dev token of this machine is not an account, so a change names the
 member on whose authority it is made (--as); the organisation's rules apply to that member.
 Talks to the running platform dev.
 
@@ -74,17 +76,16 @@ export const orgCommand = defineCommand({
     }
     if (action === 'invite' && email !== undefined && role === undefined) {
       if (actingAs === undefined) return usageError('--as <email> names who invites');
-      const answer = await callBroker<{ email: string; joined: boolean }>(
-        io,
-        app,
-        orgApiPaths.members,
-        { method: 'POST', json: { email, actingAs }, label },
-      );
+      const answer = await callBroker<{
+        email: string;
+        state: 'member' | 'invited';
+        expiresAt: string | null;
+      }>(io, app, orgApiPaths.members, { method: 'POST', json: { email, actingAs }, label });
       if (typeof answer === 'number') return answer;
       io.stdout(
-        answer.joined
-          ? `${answer.email} is now a member of the organisation.`
-          : `${answer.email} is invited: it joins the organisation when it signs up.`,
+        answer.state === 'member'
+          ? `${answer.email} is a member of the organisation already.`
+          : `${answer.email} is invited until ${answer.expiresAt}: an invitation email is on its way; the address joins when its account accepts on its account page, or when it signs up.`,
       );
       return exitCodes.ok;
     }

@@ -148,7 +148,7 @@ export class AccountDeletions {
           });
         }
         // The organisation's apps stay: those the person owned pass to an administrator.
-        departure = await depart(tx, { accountId: account.id, email: account.email }, now);
+        departure = await depart(tx, { accountId: account.id, email: account.email });
       }
       await tx.query(
         `UPDATE platform.accounts

@@ -1,6 +1,7 @@
 import type { AuthService } from '../auth/auth-service.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import type { Clock } from '../kernel/clock.ts';
+import type { Organisation } from '../org/org-feature.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { AccountDeletions } from './account-deletions.ts';
 import { mountAccountRoutes } from './account-routes.ts';
@@ -39,7 +40,7 @@ export function deletionFeature(settings: {
  */
 export const accountPageFeature: BrokerFeature<
   'accountPage',
-  { auth: AuthService; deletions: AccountDeletions },
+  { auth: AuthService; deletions: AccountDeletions; org: Organisation | undefined },
   void
 > = {
   name: 'accountPage',
@@ -47,5 +48,7 @@ export const accountPageFeature: BrokerFeature<
     deletions.whenDeleted(() => auth.forgetOwner());
     base.onClose(deletions.start());
   },
-  mount: { routes: (app, _none, { auth, deletions }) => mountAccountRoutes(app, auth, deletions) },
+  mount: {
+    routes: (app, _none, { auth, deletions, org }) => mountAccountRoutes(app, auth, deletions, org),
+  },
 };

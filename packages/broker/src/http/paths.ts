@@ -17,6 +17,9 @@ import {
 /** Where the broker serves its sign-in pages: `{auth_url}` = `{app_url}/_platform/auth`. */
 export const AUTH_BASE = `${PLATFORM_PATH_PREFIX}/auth`;
 
+/** The signed-in person's account page, under `{auth_url}`. */
+export const ACCOUNT_PAGE = `${AUTH_BASE}/account`;
+
 /** The owner API of apps (spec 4.1, 9). */
 export const OWNER_API_PREFIX = `${OWNER_PATH_PREFIX}/apps`;
 

@@ -3,7 +3,9 @@ import type { Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { orgApiPaths, ownerApiPaths } from '../http/paths.ts';
 import { normalizeEmail } from '../kernel/email.ts';
+import type { Outbox } from '../outbox/outbox.ts';
 import type { Audience, CentralAuthority } from './authority.ts';
+import { sendInvitation } from './invitation-mail.ts';
 import type { Member, Memberships } from './memberships.ts';
 
 /** What the authority routes of one app need. */
@@ -16,6 +18,10 @@ export interface AuthorityRouteServices {
   readonly apps: () => readonly { readonly appId: string; readonly url: string }[];
   /** The app's visibility: who may open it, answered beside the audiences. */
   readonly visibility: 'public' | 'private';
+  /** Where the invitation email goes out. */
+  readonly outbox: Outbox;
+  /** This app's `{app_url}`, whose account page the invitation email links to. */
+  readonly appUrl: string;
 }
 
 /**
@@ -31,7 +37,8 @@ export interface AuthorityRouteServices {
  *
  * Also the organisation (`GET /v1/organisation`: its apps and members, for the dashboard), its
  * members: `GET /v1/organisation/members`, `POST /v1/organisation/members` with
- * `{ email, actingAs }` (an administrator invites an address that left with its deleted account),
+ * `{ email, actingAs }` (an administrator invites an address: `{ email, state, expiresAt }`, and an
+ * invitation email goes to it),
  * `PUT /v1/organisation/members/:email/role` with `{ role, actingAs }` and
  * `DELETE /v1/organisation/members/:email?actingAs=<email>` (`ROLE_CHANGE_FORBIDDEN`,
  * `LAST_ADMINISTRATOR`, `MEMBER_NOT_FOUND`); and this machine's platform administrators:
@@ -42,7 +49,7 @@ export interface AuthorityRouteServices {
  */
 export function mountAuthorityRoutes(
   app: Hono<BrokerEnv>,
-  { appId, authority, members, apps, visibility }: AuthorityRouteServices,
+  { appId, authority, members, apps, visibility, outbox, appUrl }: AuthorityRouteServices,
 ): void {
   const checkApp = (id: string) => {
     if (id !== appId) {
@@ -123,11 +130,12 @@ export function mountAuthorityRoutes(
   // The organisation's members and roles. The dev token is the operator, not an account: a
   // change names the administrator on whose authority it is made (`actingAs`), and the rules
   // of Memberships (administrators only, never the last administrator) apply to that account.
-  const actor = async (email: unknown) => {
+  const actingMember = async (email: unknown) => {
     if (typeof email !== 'string')
       throw invalid('actingAs must be a member email address.', 'actingAs');
-    return memberByEmail(await members.list(), email).accountId;
+    return memberByEmail(await members.list(), email);
   };
+  const actor = async (email: unknown) => (await actingMember(email)).accountId;
   app.get(orgApiPaths.organisation, async (c) =>
     c.json({ apps: apps(), members: await members.list() }),
   );
@@ -135,7 +143,10 @@ export function mountAuthorityRoutes(
   app.post(orgApiPaths.members, async (c) => {
     const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     if (typeof body?.email !== 'string') throw invalid('email must be an email address.', 'email');
-    return c.json(await members.invite(await actor(body.actingAs), body.email));
+    const inviter = await actingMember(body.actingAs);
+    const invitation = await members.invite(inviter.accountId, body.email);
+    await sendInvitation(outbox, invitation, { inviter: inviter.email, appUrl });
+    return c.json(invitation);
   });
   app.put(orgApiPaths.memberRole, async (c) => {
     const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;

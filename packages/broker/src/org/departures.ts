@@ -10,15 +10,12 @@ export interface Departure {
   readonly heir: string | undefined;
 }
 
-// The digest a departure keeps of an address, the same one the join trigger computes.
-const DIGEST = "encode(sha256(convert_to(lower($1), 'UTF8')), 'hex')";
-
 /**
  * A member leaves the organisation with their deleted account (spec 3.5): the organisation's apps
  * stay, so each app they owned passes to the organisation's longest-standing other
- * administrator (recorded in the authority facts, `platform.apps`), and a digest of the address
- * is kept so that it does not rejoin by signing up again; an administrator's invitation
- * ({@link readmit}) lets it back. Run it in the deletion's transaction, after the
+ * administrator (recorded in the authority facts, `platform.apps`). The address signing up
+ * again makes a new account in a personal company of its own, like any stranger's: only an
+ * administrator's invitation lets it back. Run it in the deletion's transaction, after the
  * last-administrator rule (`keepAnAdministrator`), so an administrator to pass the apps to
  * exists; without one the apps cannot stay and it refuses with `ACCOUNT_OWNS_APPS`.
  *
@@ -26,14 +23,13 @@ const DIGEST = "encode(sha256(convert_to(lower($1), 'UTF8')), 'hex')";
  * ```ts
  * await central.transaction(async (tx) => {
  *   await keepAnAdministrator(tx, member);
- *   const { apps, heir } = await depart(tx, member, clock.now());
+ *   const { apps, heir } = await depart(tx, member);
  * });
  * ```
  */
 export async function depart(
   tx: Queryable,
   leaving: { readonly accountId: string; readonly email: string },
-  at: Date,
 ): Promise<Departure> {
   // A broker started alone keeps no authority facts: its owner is its configuration.
   const { rows } = (await tableExists(tx, 'apps'))
@@ -64,26 +60,5 @@ export async function depart(
       heir,
     ]);
   }
-  await tx.query(
-    `INSERT INTO platform.departures (email_digest, departed_at) VALUES (${DIGEST}, $2)
-     ON CONFLICT (email_digest) DO UPDATE SET departed_at = EXCLUDED.departed_at`,
-    [leaving.email, at],
-  );
   return { apps, heir };
-}
-
-/**
- * Lets a departed address back (an administrator's invitation): forgets its departure and makes
- * an account that signed up with it meanwhile a member. Resolves to whether such an account
- * joined now.
- */
-export async function readmit(tx: Queryable, email: string): Promise<boolean> {
-  await tx.query(`DELETE FROM platform.departures WHERE email_digest = ${DIGEST}`, [email]);
-  const { rowCount } = await tx.query(
-    `INSERT INTO platform.memberships (account_id, role, joined_at)
-     SELECT id, 'member', now() FROM platform.accounts WHERE email = $1
-     ON CONFLICT (account_id) DO NOTHING`,
-    [email],
-  );
-  return rowCount > 0;
 }

@@ -1,10 +1,23 @@
 import { PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import type { Database, Queryable, Transaction } from '../db/database.ts';
+import { type Clock, systemClock } from '../kernel/clock.ts';
 import { normalizeEmail, parseEmail } from '../kernel/email.ts';
-import { readmit } from './departures.ts';
 
 /** A member's role in the organisation. */
 export type OrgRole = 'member' | 'administrator';
+
+/** What an administrator's invitation did: the address is a member already, or is invited. */
+export interface Invitation {
+  readonly email: string;
+  /** `member`: the address's account is a member already; `invited`: it joins by accepting. */
+  readonly state: 'member' | 'invited';
+  /** When the invitation stops working; `null` for a member. */
+  readonly expiresAt: string | null;
+}
+
+// The digest an invitation keeps of an address, the same one the join trigger computes.
+const DIGEST = "encode(sha256(convert_to(lower($1), 'UTF8')), 'hex')";
 
 /** One member of the organisation. */
 export interface Member {
@@ -21,8 +34,10 @@ const ROLES_LOCK = 'platform.memberships roles';
  * The organisation's members and their roles (docs/organisations.md), in the store that holds
  * the accounts. Only administrators change roles (`ROLE_CHANGE_FORBIDDEN`, 403); the only
  * administrator cannot step down or leave until another member is administrator
- * (`LAST_ADMINISTRATOR`, 409). Administrators invite an address that left with its deleted
- * account back ({@link Memberships.invite}). A refused change writes nothing.
+ * (`LAST_ADMINISTRATOR`, 409). Every account belongs to exactly one company: the organisation
+ * or a personal company of its own (docs/organisations.md); only an administrator's invitation,
+ * accepted by the person, moves it into the organisation ({@link Memberships.invite},
+ * {@link Memberships.accept}). A refused change writes nothing.
  *
  * @example
  * ```ts
@@ -32,9 +47,11 @@ const ROLES_LOCK = 'platform.memberships roles';
  */
 export class Memberships {
   readonly #db: Database;
+  readonly #clock: Clock;
 
-  constructor(central: Database) {
+  constructor(central: Database, clock: Clock = systemClock) {
     this.#db = central;
+    this.#clock = clock;
   }
 
   /** Every member, administrators first, then by address. */
@@ -68,12 +85,13 @@ export class Memberships {
   }
 
   /**
-   * `actorId` (an administrator) invites the address `email` into the organisation: an address
-   * that left with its deleted account may join again (docs/organisations.md). An account that
-   * signed up with it meanwhile becomes a member now (`joined`); an address without an account
-   * joins when it signs up. `INVALID_INPUT` for something that is not an address.
+   * `actorId` (an administrator) invites the address `email` into the organisation for
+   * `limits.invitationSeconds`. The address joins when its account accepts the invitation
+   * ({@link accept}), or at once when it signs up while the invitation lives. Inviting again
+   * renews it; an address whose account is a member already answers `member`.
+   * `INVALID_INPUT` for something that is not an address.
    */
-  async invite(actorId: string, email: string): Promise<{ email: string; joined: boolean }> {
+  async invite(actorId: string, email: string): Promise<Invitation> {
     const address = parseEmail(email);
     if (address === undefined) {
       throw new PlatformError({
@@ -85,13 +103,80 @@ export class Memberships {
     return this.#db.transaction(async (tx) => {
       await tx.lock(ROLES_LOCK);
       await requireAdministrator(tx, actorId, 'invite people');
-      return { email: address, joined: await readmit(tx, address) };
+      const member = await tx.query(
+        `SELECT 1 FROM platform.memberships m JOIN platform.accounts a ON a.id = m.account_id
+         WHERE a.email = $1`,
+        [address],
+      );
+      if (member.rows.length > 0) return { email: address, state: 'member', expiresAt: null };
+      const now = this.#clock.now();
+      const expiresAt = new Date(now.getTime() + limits.invitationSeconds * 1000);
+      await tx.query(
+        `INSERT INTO platform.invitations (email_digest, invited_by, invited_at, expires_at)
+         VALUES (${DIGEST}, $2, $3, $4)
+         ON CONFLICT (email_digest) DO UPDATE
+           SET invited_by = EXCLUDED.invited_by, invited_at = EXCLUDED.invited_at,
+               expires_at = EXCLUDED.expires_at`,
+        [address, actorId, now, expiresAt],
+      );
+      return { email: address, state: 'invited', expiresAt: expiresAt.toISOString() };
+    });
+  }
+
+  /** Whether a live invitation waits for the address of the account `accountId`. */
+  async invited(accountId: string): Promise<boolean> {
+    const { rows } = await this.#db.query(
+      `SELECT 1 FROM platform.invitations i JOIN platform.accounts a
+         ON i.email_digest = encode(sha256(convert_to(lower(a.email), 'UTF8')), 'hex')
+       WHERE a.id = $1 AND i.expires_at > $2
+         AND NOT EXISTS (SELECT 1 FROM platform.memberships m WHERE m.account_id = a.id)`,
+      [accountId, this.#clock.now()],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The account `accountId` accepts the live invitation waiting for its address: it leaves its
+   * personal company and becomes a member, in one transaction. A member already stays as it is;
+   * without a live invitation, `INVITATION_NOT_FOUND` (404).
+   */
+  async accept(accountId: string): Promise<Member> {
+    return this.#db.transaction(async (tx) => {
+      await tx.lock(ROLES_LOCK);
+      const { rows } = await tx.query<{ email: string; role: OrgRole | null }>(
+        `SELECT a.email, m.role FROM platform.accounts a
+         LEFT JOIN platform.memberships m ON m.account_id = a.id WHERE a.id = $1`,
+        [accountId],
+      );
+      const account = rows[0];
+      if (account?.role) return { accountId, email: account.email, role: account.role };
+      const used = account
+        ? await tx.query(
+            `DELETE FROM platform.invitations WHERE email_digest = ${DIGEST} AND expires_at > $2
+             RETURNING 1`,
+            [account.email, this.#clock.now()],
+          )
+        : { rows: [] };
+      if (account === undefined || used.rows.length === 0) {
+        throw new PlatformError({
+          code: 'INVITATION_NOT_FOUND',
+          message:
+            'No live invitation to join the organisation waits for your address: ask one of its administrators to invite you (platform org invite).',
+        });
+      }
+      await tx.query('DELETE FROM platform.personal_companies WHERE account_id = $1', [accountId]);
+      await tx.query(
+        `INSERT INTO platform.memberships (account_id, role, joined_at) VALUES ($1, 'member', $2)`,
+        [accountId, this.#clock.now()],
+      );
+      return { accountId, email: account.email, role: 'member' };
     });
   }
 
   /**
    * The member leaves the organisation (or is removed by an administrator, `actorId`): the
-   * membership ends; the account itself is the account deletion's business.
+   * membership ends and the account is in a personal company of its own again, so it still
+   * belongs to exactly one; the account itself is the account deletion's business.
    */
   async remove(actorId: string, email: string): Promise<void> {
     await this.#db.transaction(async (tx) => {
@@ -100,6 +185,11 @@ export class Memberships {
       if (target.accountId !== actorId) await requireAdministrator(tx, actorId);
       await keepAnAdministrator(tx, target);
       await tx.query('DELETE FROM platform.memberships WHERE account_id = $1', [target.accountId]);
+      await tx.query(
+        `INSERT INTO platform.personal_companies (account_id, created_at) VALUES ($1, $2)
+         ON CONFLICT (account_id) DO NOTHING`,
+        [target.accountId, this.#clock.now()],
+      );
     });
   }
 }

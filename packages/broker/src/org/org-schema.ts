@@ -131,3 +131,58 @@ BEGIN
 END $$;
 `,
 };
+
+/**
+ * Company assignment (docs/organisations.md, "Which company an account belongs to"): every
+ * account is assigned to exactly one company when it is created, and only an act of its own
+ * (accepting an invitation) moves it. The first account of the store founds the organisation as
+ * its administrator; an address with a live invitation joins it; every other account (an app's
+ * end user registering, an address that left with a deleted account) gets a personal company of
+ * its own, with no apps. Invitations keep a digest of the address, never the address.
+ */
+export const companyAssignmentStep: SchemaChange = {
+  name: 'company assignment',
+  sql: `
+CREATE TABLE platform.personal_companies (
+  account_id uuid PRIMARY KEY,
+  created_at timestamptz NOT NULL
+);
+CREATE TABLE platform.invitations (
+  email_digest text PRIMARY KEY,
+  invited_by uuid,
+  invited_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+-- An address that left with its deleted account was waiting for an invitation: it still is, as
+-- every address outside the organisation is, so the departures' digests have nothing left to do.
+DROP TABLE IF EXISTS platform.departures;
+INSERT INTO platform.personal_companies (account_id, created_at)
+  SELECT a.id, a.created_at FROM platform.accounts a
+  WHERE NOT EXISTS (SELECT 1 FROM platform.memberships m WHERE m.account_id = a.id);
+CREATE OR REPLACE FUNCTION platform.join_organisation() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  invited integer;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM platform.memberships WHERE role = 'administrator') THEN
+    INSERT INTO platform.memberships (account_id, role, joined_at)
+    VALUES (NEW.id, 'administrator', NEW.created_at) ON CONFLICT (account_id) DO NOTHING;
+    RETURN NEW;
+  END IF;
+  WITH used AS (
+    DELETE FROM platform.invitations
+    WHERE email_digest = encode(sha256(convert_to(lower(NEW.email), 'UTF8')), 'hex')
+      AND expires_at > NEW.created_at
+    RETURNING 1
+  ) SELECT count(*) INTO invited FROM used;
+  IF invited > 0 THEN
+    INSERT INTO platform.memberships (account_id, role, joined_at)
+    VALUES (NEW.id, 'member', NEW.created_at) ON CONFLICT (account_id) DO NOTHING;
+  ELSE
+    INSERT INTO platform.personal_companies (account_id, created_at)
+    VALUES (NEW.id, NEW.created_at) ON CONFLICT (account_id) DO NOTHING;
+  END IF;
+  RETURN NEW;
+END $$;
+`,
+};

@@ -126,15 +126,20 @@ export function mountFirstAdministrator(
       );
       if (used.rows.length === 0) return 'invalid' as const;
       const id = randomUUID();
-      // The memberships trigger makes the account a member of the organisation.
       await tx.query(
         `INSERT INTO platform.accounts (id, email, state, confirm_deadline, password_verifier, created_at)
          VALUES ($1, $2, 'confirmed', NULL, $3, $4)`,
         [id, email, verifier, now],
       );
+      // The join trigger founds the organisation with the first account; an account made
+      // before (an app's end user) leaves this one in a personal company: the setup link's
+      // holder administers the organisation whatever came first.
+      await tx.query('DELETE FROM platform.personal_companies WHERE account_id = $1', [id]);
       await tx.query(
-        `UPDATE platform.memberships SET role = 'administrator' WHERE account_id = $1`,
-        [id],
+        `INSERT INTO platform.memberships (account_id, role, joined_at)
+         VALUES ($1, 'administrator', $2)
+         ON CONFLICT (account_id) DO UPDATE SET role = 'administrator'`,
+        [id, now],
       );
       await tx.query('INSERT INTO platform.platform_admins (account_id) VALUES ($1)', [id]);
       return 'made' as const;

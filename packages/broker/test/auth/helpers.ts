@@ -6,6 +6,7 @@ import { Accounts } from '../../src/auth/accounts.ts';
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
+import { Memberships } from '../../src/org/memberships.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -305,6 +306,22 @@ export async function latestLinkToken(broker: Broker, email: string): Promise<st
 export async function addAccount(broker: Broker, email: string, password: string): Promise<void> {
   const verifier = await hashPassword(password, 10);
   await new Accounts(broker.central, broker.db, systemClock).create(email, 'confirmed', verifier);
+}
+
+/**
+ * Adds a confirmed account with `password` that is a member of the broker's organisation: its
+ * first administrator invites the address, then the account is made (the only way in).
+ */
+export async function addMember(broker: Broker, email: string, password: string): Promise<void> {
+  // The configured owner's account, made on first use, is the organisation's first.
+  await broker.auth.owner();
+  const { rows } = await broker.central.query<{ account_id: string }>(
+    "SELECT account_id FROM platform.memberships WHERE role = 'administrator' ORDER BY joined_at LIMIT 1",
+  );
+  const administrator = rows[0]?.account_id;
+  if (administrator === undefined) throw new Error('the organisation has no administrator yet');
+  await new Memberships(broker.central).invite(administrator, email);
+  await addAccount(broker, email, password);
 }
 
 /** Confirms an account's address the way its owner does: an email link, opened and confirmed. */

@@ -3,6 +3,7 @@
 import { errorFromResponse } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker } from '../../src/app/start-broker.ts';
+import { Memberships } from '../../src/org/memberships.ts';
 import { authBroker, FakeBrowser, MINUTE, TestClock } from '../auth/helpers.ts';
 import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -60,6 +61,8 @@ describe('deleting a member of an organisation', () => {
 
   beforeAll(async () => {
     env = await authBroker();
+    // Bob is a member: the owner, who founded the organisation, invited him before he signed up.
+    await new Memberships(env.broker.db).invite((await env.broker.auth.owner()).id, BOB);
     await env.broker.auth.grantAccess(BOB);
     bob = new FakeBrowser(env.broker);
     await bob.signInByEmail(BOB);

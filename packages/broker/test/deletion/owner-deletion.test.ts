@@ -34,8 +34,9 @@ const ownerApi = (path: string, method = 'GET', body?: unknown) =>
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 
+const account = '/_platform/auth/account';
+
 async function deleteAccount(browser: FakeBrowser, typed: string) {
-  const account = '/_platform/auth/account';
   const page = await (await browser.navigate(account)).text();
   const csrf = /name="csrf" value="([^"]*)"/.exec(page)?.[1] ?? '';
   const response = await browser.request(`${account}/delete`, { form: { csrf, email: typed } });
@@ -65,6 +66,8 @@ beforeAll(async () => {
     central,
     auth: { appId: 'notes', passwordCost: 10, clock, visibility: 'private' },
   });
+  // The configured owner founded the organisation; it invites the others in.
+  for (const email of [ADA, BOB]) await members().invite((await broker.auth.owner()).id, email);
   const accounts = new Accounts(central, broker.db, clock);
   await accounts.create(ADA, 'confirmed');
   await accounts.create(BOB, 'confirmed');
@@ -121,11 +124,17 @@ describe('deleting the owner of an organisation app', { timeout: 30_000 }, () =>
     expect(await members().roleOf(ownerId)).toBeUndefined();
   });
 
+  let again: FakeBrowser;
   it('makes the address a new account outside the organisation when it signs in again', async () => {
-    const again = await signedIn(OWNER);
+    again = await signedIn(OWNER);
     const newId = await idOf(OWNER);
     expect(newId).not.toBe(ownerId);
     expect(await members().roleOf(newId)).toBeUndefined();
+    const { rows } = await central.query(
+      'SELECT 1 FROM platform.personal_companies WHERE account_id = $1',
+      [newId],
+    );
+    expect(rows).toHaveLength(1);
     expect((await members().list()).map((m) => m.email)).not.toContain(OWNER);
     // Neither owner nor granted: the private app refuses it.
     expect((await again.navigate('/')).status).toBe(403);
@@ -137,7 +146,24 @@ describe('deleting the owner of an organisation app', { timeout: 30_000 }, () =>
     expect(await members().roleOf(await idOf(OWNER))).toBeUndefined();
 
     const invited = await ownerApi(orgApiPaths.members, 'POST', { email: OWNER, actingAs: ADA });
-    expect(await invited.json()).toEqual({ email: OWNER, joined: true });
+    expect(await invited.json()).toEqual({
+      email: OWNER,
+      state: 'invited',
+      expiresAt: expect.any(String),
+    });
+    // Being invited moves nothing: the person accepts on their account page.
+    expect(await members().roleOf(await idOf(OWNER))).toBeUndefined();
+    const page = await (await again.navigate(account)).text();
+    expect(page).toContain('Join the organisation');
+    const csrf = /name="csrf" value="([^"]*)"/.exec(page)?.[1] ?? '';
+    const joined = await again.request(`${account}/join`, { form: { csrf } });
+    expect(joined.status).toBe(200);
+    expect(await joined.text()).toContain('You joined the organisation');
     expect(await members().roleOf(await idOf(OWNER))).toBe('member');
+    // The invitation email names the account page, and no secret.
+    const mail = await broker.outbox.list();
+    const invitation = mail.find((m) => m.subject === 'You are invited to join an organisation');
+    expect(invitation?.to).toEqual([OWNER]);
+    expect(invitation?.text).toContain(`${account}`);
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
 import { main } from '../../src/cli/main.ts';
 import { readDevState } from '../../src/project/dev-state.ts';
-import { addAccount, FakeBrowser } from '../auth/helpers.ts';
+import { addMember, FakeBrowser } from '../auth/helpers.ts';
 import { ada, privateNotesDev } from './helpers.ts';
 
 const PAT = 'pat@example.com';
@@ -90,7 +90,7 @@ describe('the CLI on a private app (dev token)', { timeout: 60_000 }, () => {
     expect(shown.out).toContain(
       'Open:        the owner and confirmed accounts granted access (platform access grant <email>; platform access list)',
     );
-    await addAccount(dev.broker, 'member@example.com', PASSWORD);
+    await addMember(dev.broker, 'member@example.com', PASSWORD);
     const member = new FakeBrowser(dev.broker);
     await member.signInByPassword('member@example.com', PASSWORD);
     const refused = await member.navigate('/');
@@ -220,9 +220,14 @@ describe('the organisation from the command line', { timeout: 60_000 }, () => {
   it('platform org invite: an administrator invites, a member cannot', async () => {
     const refused = await cli('org', 'invite', 'new@example.com', '--as', PAT);
     expect(refused.err).toContain('ROLE_CHANGE_FORBIDDEN');
-    expect(await cli('org', 'invite', 'New@Example.com', '--as', 'owner@localhost')).toMatchObject({
+    const invited = await cli('org', 'invite', 'New@Example.com', '--as', 'owner@localhost');
+    expect(invited).toMatchObject({ code: 0 });
+    expect(invited.out).toMatch(
+      /^new@example\.com is invited until \d{4}-\d\d-\d\dT[\d:.]+Z: an invitation email is on its way/,
+    );
+    expect(await cli('org', 'invite', PAT, '--as', 'owner@localhost')).toMatchObject({
       code: 0,
-      out: 'new@example.com is invited: it joins the organisation when it signs up.',
+      out: `${PAT} is a member of the organisation already.`,
     });
     expect((await cli('org', 'invite', 'new@example.com')).code).not.toBe(0);
   });
@@ -231,7 +236,7 @@ describe('the organisation from the command line', { timeout: 60_000 }, () => {
 describe('a platform administrator', { timeout: 60_000 }, () => {
   it('opens the private app for review with their own identity, without owner control', async () => {
     const REVIEWER = 'rev@example.com';
-    await addAccount(dev.broker, REVIEWER, PASSWORD);
+    await addMember(dev.broker, REVIEWER, PASSWORD);
     const rev = new FakeBrowser(dev.broker);
     expect((await rev.signInByPassword(REVIEWER, PASSWORD)).status).toBe(303);
     expect((await rev.navigate('/')).status).toBe(403);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type DevOptions, type DevServer, startDev } from '../../src/app/start-dev.ts';
-import { addAccount, TestClock } from '../auth/helpers.ts';
+import { addMember, TestClock } from '../auth/helpers.ts';
 import { headerAuthenticate } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -79,7 +79,7 @@ export async function privateNotesDev(
     },
     'sign-in',
   );
-  await addAccount(dev.broker, email, password);
+  await addMember(dev.broker, email, password);
   await dev.broker.auth.grantAccess(email);
   return { app, dev };
 }

@@ -33,9 +33,10 @@ beforeAll(async () => {
     logWriter: () => {},
   });
   const central = ws.apps[0]!.broker.central;
-  await new Accounts(central, central, new TestClock()).create('ada@example.com', 'confirmed');
   const members = new Memberships(central);
   const [first] = (await members.list()).filter((m) => m.role === 'administrator');
+  await members.invite(first!.accountId, 'ada@example.com');
+  await new Accounts(central, central, new TestClock()).create('ada@example.com', 'confirmed');
   await members.setRole(first!.accountId, 'ada@example.com', 'administrator');
   const ada = (await members.list()).find((m) => m.email === 'ada@example.com')!.accountId;
   await ws.authority.setOwner('crm', ada);

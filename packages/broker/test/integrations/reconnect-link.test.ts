@@ -7,7 +7,6 @@
 import { isPlatformError, PlatformError } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import {
   type OrgIntegrations,
@@ -16,8 +15,8 @@ import {
 import { anonymousCaller, type Caller, systemCaller, userCaller } from '../../src/kernel/caller.ts';
 import { centralAuthority } from '../../src/org/authority.ts';
 import { Memberships } from '../../src/org/memberships.ts';
-import { TestClock } from '../auth/helpers.ts';
 import { openTestCentral } from '../helpers/db.ts';
+import { organisationMembers } from '../helpers/organisation.ts';
 import { orgApp } from './helpers.ts';
 
 const head = 'schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\n';
@@ -57,11 +56,12 @@ const rejectAll = async () => {
 
 beforeAll(async () => {
   central = await openTestCentral();
-  const accounts = new Accounts(central, central, new TestClock());
-  for (const name of ['ada', 'bob', 'pat']) {
-    id[name] = (await accounts.create(`${name}@example.com`, 'confirmed')).id;
-  }
   const members = new Memberships(central);
+  const ids = await organisationMembers(
+    central,
+    ['ada', 'bob', 'pat'].map((name) => `${name}@example.com`),
+  );
+  for (const name of ['ada', 'bob', 'pat']) id[name] = ids[`${name}@example.com`]!;
   const admin = (await members.list()).find((m) => m.role === 'administrator')!.accountId;
   for (const name of ['ada', 'bob']) {
     await members.setRole(admin, `${name}@example.com`, 'administrator');

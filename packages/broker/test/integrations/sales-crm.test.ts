@@ -72,12 +72,14 @@ ${keyCheck}`,
   });
   const central = ws.apps[0]!.broker.central;
   const accounts = new Accounts(central, central, new TestClock());
-  // ada: an organisation administrator; bob owns sales; cy is a member.
-  for (const name of ['ada', 'bob', 'cy'])
-    await accounts.create(`${name}@example.com`, 'confirmed');
-  const ids = await ids_();
   const members = new Memberships(central);
   const [administrator] = (await members.list()).filter((m) => m.role === 'administrator');
+  // ada: an organisation administrator; bob owns sales; cy is a member. All were invited.
+  for (const name of ['ada', 'bob', 'cy']) {
+    await members.invite(administrator!.accountId, `${name}@example.com`);
+    await accounts.create(`${name}@example.com`, 'confirmed');
+  }
+  const ids = await ids_();
   await members.setRole(administrator!.accountId, 'ada@example.com', 'administrator');
   await ws.authority.setOwner('crm', ids.ada);
   await ws.authority.setOwner('sales', ids.bob);

@@ -6,6 +6,7 @@ import { type Broker, startBroker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { dashboardPaths, ownerApiPaths } from '../../src/http/paths.ts';
+import { Memberships } from '../../src/org/memberships.ts';
 import { decideRequest, FakeBrowser, TestClock } from '../auth/helpers.ts';
 import { openTestCentral, testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -71,6 +72,10 @@ beforeAll(async () => {
   removeDir = dir.remove;
   appDir = dir.path;
   broker = await start();
+  // Owners are members: the configured owner (the organisation's first account) invites both.
+  const members = new Memberships(central, clock);
+  for (const email of [ADA, UNCONFIRMED])
+    await members.invite((await broker.auth.owner()).id, email);
   const accounts = new Accounts(central, broker.db, clock);
   await accounts.create(ADA, 'confirmed');
 }, 60_000);

@@ -3,12 +3,11 @@
 // non-member write nothing.
 import { isPlatformError } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { type CentralAuthority, centralAuthority } from '../../src/org/authority.ts';
 import { Memberships } from '../../src/org/memberships.ts';
-import { TestClock } from '../auth/helpers.ts';
 import { openTestCentral } from '../helpers/db.ts';
+import { organisationMembers } from '../helpers/organisation.ts';
 
 let central: Database;
 let authority: CentralAuthority;
@@ -17,10 +16,11 @@ const id: Record<string, string> = {};
 
 beforeAll(async () => {
   central = await openTestCentral();
-  const accounts = new Accounts(central, central, new TestClock());
-  for (const name of ['ada', 'bob', 'cy', 'out']) {
-    id[name] = (await accounts.create(`${name}@example.com`, 'confirmed')).id;
-  }
+  const ids = await organisationMembers(
+    central,
+    ['ada', 'bob', 'cy', 'out'].map((name) => `${name}@example.com`),
+  );
+  for (const name of ['ada', 'bob', 'cy', 'out']) id[name] = ids[`${name}@example.com`]!;
   await new Memberships(central).remove(id.ada!, 'out@example.com');
   authority = centralAuthority(central);
   await authority.register(['crm', 'notes']);

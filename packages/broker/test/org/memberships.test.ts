@@ -1,13 +1,13 @@
-// The organisation's members in the central store: every new account joins it (the first as
-// administrator); only administrators change roles; the only administrator cannot step down
-// or leave; a refused change writes nothing.
+// The organisation's members in the central store: every account belongs to exactly one company
+// (the organisation, or a personal company of its own) from its creation; only an invitation the
+// person accepts brings it in; only administrators change roles; the only administrator cannot
+// step down or leave; a refused change writes nothing.
 import { isPlatformError } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { Memberships } from '../../src/org/memberships.ts';
-import { TestClock } from '../auth/helpers.ts';
 import { openTestCentral } from '../helpers/db.ts';
+import { organisationMembers } from '../helpers/organisation.ts';
 
 let central: Database;
 let members: Memberships;
@@ -15,11 +15,10 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   central = await openTestCentral();
-  // Sessions are no concern here: the central store stands in for the app database too.
-  const accounts = new Accounts(central, central, new TestClock());
-  for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) {
-    ids[email] = (await accounts.create(email, 'confirmed')).id;
-  }
+  Object.assign(
+    ids,
+    await organisationMembers(central, ['ada@example.com', 'bob@example.com', 'cy@example.com']),
+  );
   members = new Memberships(central);
 }, 60_000);
 
@@ -36,7 +35,7 @@ const codeOf = async (promise: Promise<unknown>) => {
 };
 
 describe('the organisation', { timeout: 30_000 }, () => {
-  it('has every account as a member, the first as administrator', async () => {
+  it('has the invited accounts as members, the first as administrator', async () => {
     expect(await members.list()).toEqual([
       { accountId: ids['ada@example.com'], email: 'ada@example.com', role: 'administrator' },
       { accountId: ids['bob@example.com'], email: 'bob@example.com', role: 'member' },
