@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { parseEmail } from '../kernel/email.ts';
 import { printable } from '../logs/printable.ts';
+import { Memberships } from '../org/memberships.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { ONBOARDING_CONFIRM } from './onboarding-pages.ts';
 import {
@@ -143,7 +144,9 @@ export class Onboarding {
 
   /**
    * Company setup (spec 5.2.2): names the company when nobody has yet (1 to 100 characters,
-   * `INVALID_INPUT` otherwise), or accepts the invitation into the one set up.
+   * `INVALID_INPUT` otherwise), or accepts the invitation into the one set up; either way the
+   * person's account joins the organisation, leaving its personal company
+   * (docs/organisations.md).
    */
   async setUpCompany(request: OnboardingRequest, name: string | undefined): Promise<void> {
     if ((await this.company()) === undefined) {
@@ -161,6 +164,7 @@ export class Onboarding {
         [trimmed, request.accountId, this.#o.clock.now()],
       );
     }
+    await new Memberships(this.#o.accounts, this.#o.clock).join(request.accountId);
     await this.requests.companySetUp(request.id);
   }
 }

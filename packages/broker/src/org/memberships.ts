@@ -174,6 +174,30 @@ export class Memberships {
   }
 
   /**
+   * Makes the account `accountId` a member (the administrator when the organisation has none),
+   * leaving its personal company, in one transaction; a member stays as it is. For company
+   * setup at onboarding (spec 5.2): the organisation's operator started the onboarding request
+   * for this address, which invites it as surely as `platform org invite` does.
+   */
+  async join(accountId: string): Promise<OrgRole> {
+    return this.#db.transaction(async (tx) => {
+      await tx.lock(ROLES_LOCK);
+      const current = await roleOf(tx, accountId);
+      if (current) return current;
+      const { rows } = await tx.query(
+        "SELECT 1 FROM platform.memberships WHERE role = 'administrator' LIMIT 1",
+      );
+      const role: OrgRole = rows.length > 0 ? 'member' : 'administrator';
+      await tx.query('DELETE FROM platform.personal_companies WHERE account_id = $1', [accountId]);
+      await tx.query(
+        'INSERT INTO platform.memberships (account_id, role, joined_at) VALUES ($1, $2, $3)',
+        [accountId, role, this.#clock.now()],
+      );
+      return role;
+    });
+  }
+
+  /**
    * The member leaves the organisation (or is removed by an administrator, `actorId`): the
    * membership ends and the account is in a personal company of its own again, so it still
    * belongs to exactly one; the account itself is the account deletion's business.

@@ -1,7 +1,9 @@
 // Onboarding's edges (spec 5.2): an existing address, replayed, unknown and expired links, a
 // confirmation without the review page's cookie, the agent's wrong or repeated claims.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
+import { Memberships } from '../../src/org/memberships.ts';
 import { FakeBrowser, field, HOUR, TestClock } from '../auth/helpers.ts';
 import { copyExample, devFor } from '../e2e/helpers.ts';
 
@@ -147,5 +149,16 @@ describe('onboarding', { timeout: 60_000 }, () => {
       { headers: { accept: 'application/json' } },
     );
     expect(await status.json()).toMatchObject({ state: 'ready', companySetUp: true });
+    // Setting up or accepting moves the account from its personal company into the organisation.
+    const members = new Memberships(dev.broker.central);
+    for (const email of ['first@example.com', 'second@example.com']) {
+      const id = (await dev.broker.auth.account(email))?.id as string;
+      expect(await members.roleOf(id), email).toBeDefined();
+      const { rows } = await dev.broker.central.query(
+        'SELECT 1 FROM platform.personal_companies WHERE account_id = $1',
+        [id],
+      );
+      expect(rows, email).toHaveLength(0);
+    }
   });
 });
