@@ -6,9 +6,9 @@ import { Accounts } from '../../src/auth/accounts.ts';
 import type { AuthOptions } from '../../src/auth/auth-options.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
-import { Memberships } from '../../src/org/memberships.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
+import { inviteToOrganisation } from '../helpers/organisation.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 /** A clock tests move by hand. */
@@ -313,14 +313,7 @@ export async function addAccount(broker: Broker, email: string, password: string
  * first administrator invites the address, then the account is made (the only way in).
  */
 export async function addMember(broker: Broker, email: string, password: string): Promise<void> {
-  // The configured owner's account, made on first use, is the organisation's first.
-  await broker.auth.owner();
-  const { rows } = await broker.central.query<{ account_id: string }>(
-    "SELECT account_id FROM platform.memberships WHERE role = 'administrator' ORDER BY joined_at LIMIT 1",
-  );
-  const administrator = rows[0]?.account_id;
-  if (administrator === undefined) throw new Error('the organisation has no administrator yet');
-  await new Memberships(broker.central).invite(administrator, email);
+  await inviteToOrganisation(broker, email);
   await addAccount(broker, email, password);
 }
 

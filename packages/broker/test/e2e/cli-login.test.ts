@@ -10,6 +10,7 @@ import { startWorkspace, type WorkspaceServer } from '../../src/app/start-worksp
 import { decideRequest, FakeBrowser, TestClock } from '../auth/helpers.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
+import { inviteToOrganisation } from '../helpers/organisation.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
@@ -110,6 +111,8 @@ beforeAll(async () => {
   const notes = ws.apps[0];
   if (!notes) throw new Error('no app');
   browser = new FakeBrowser(notes.broker, notes.url);
+  // Ada is a developer of the organisation: invited before she signs up.
+  await inviteToOrganisation(notes.broker, 'ada@example.com');
   const signedIn = await browser.signInByEmail('ada@example.com');
   expect(signedIn.status).toBe(200);
 }, 120_000);

@@ -1,3 +1,4 @@
+import type { Broker } from '../../src/app/start-broker.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import { Memberships } from '../../src/org/memberships.ts';
@@ -27,4 +28,19 @@ export async function organisationMembers(
     ids[email] = (await accounts.create(email, 'confirmed')).id;
   }
   return ids;
+}
+
+/**
+ * Invites `email` into the organisation of `broker` on behalf of its first administrator (the
+ * configured owner's account, made on first use, when nothing came before it), so that the
+ * address joins as a member when it signs up.
+ */
+export async function inviteToOrganisation(broker: Broker, email: string): Promise<void> {
+  await broker.auth.owner();
+  const { rows } = await broker.central.query<{ account_id: string }>(
+    "SELECT account_id FROM platform.memberships WHERE role = 'administrator' ORDER BY joined_at LIMIT 1",
+  );
+  const administrator = rows[0]?.account_id;
+  if (administrator === undefined) throw new Error('the organisation has no administrator yet');
+  await new Memberships(broker.central).invite(administrator, email);
 }

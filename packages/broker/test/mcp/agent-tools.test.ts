@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
 import { decideRequest, FakeBrowser } from '../auth/helpers.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
+import { inviteToOrganisation } from '../helpers/organisation.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
@@ -484,6 +485,8 @@ describe('with an agent credential', { timeout: 120_000 }, () => {
 
     // An editor's agent may use the tools but not bind.
     const { broker } = app('sales');
+    // Editors are members of the organisation: Ada was invited before she signed up.
+    await inviteToOrganisation(broker, 'ada@example.com');
     const ada = new FakeBrowser(broker);
     await ada.signInByEmail('ada@example.com');
     const adaId = (await broker.auth.account('ada@example.com'))?.id as string;

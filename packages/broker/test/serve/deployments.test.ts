@@ -12,6 +12,7 @@ import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { FolderFileStore } from '../../src/files/folder-store.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { createServiceLogger } from '../../src/observability/logger.ts';
+import { Memberships } from '../../src/org/memberships.ts';
 import { DeployedApps } from '../../src/serve/deployed-apps.ts';
 import { pruneRevisions } from '../../src/serve/revision-cleanup.ts';
 import type { ServeSettings } from '../../src/serve/serve-settings.ts';
@@ -128,6 +129,8 @@ describe('deployments to platform serve', () => {
     // The credential platform login would keep, in the Secret Service under the account the CLI
     // reads; and one of a member who is neither an administrator nor the app's owner or editor.
     const token = await withCentral(postgres.url, async (central) => {
+      // Eve is a member: the administrator invited her before her account was made.
+      await new Memberships(central).invite(await adaId(central), 'eve@example.com');
       const eve = await central.query<{ id: string }>(
         `INSERT INTO platform.accounts (id, email, state, created_at)
          VALUES (gen_random_uuid(), 'eve@example.com', 'confirmed', now()) RETURNING id::text`,
