@@ -1,4 +1,5 @@
 import { limits } from '@platform/schema';
+import type { PresenceMember, RealtimeJson, RealtimeSender } from '../realtime/types.ts';
 
 type Frame = Record<string, unknown> & { type: string };
 
@@ -11,13 +12,18 @@ export interface MockRealtime {
   /** Channels and table subscriptions the client holds now. */
   readonly joined: ReadonlySet<string>;
   /** Delivers a broadcast on `channel`, as from a Function unless `from` says otherwise. */
-  broadcast(channel: string, event: string, payload: unknown, from?: Frame['from']): void;
+  broadcast(channel: string, event: string, payload: unknown, from?: RealtimeSender): void;
   /** Delivers presence joins and leaves on `channel`. */
-  presence(channel: string, change: { joins?: readonly Frame[]; leaves?: readonly Frame[] }): void;
+  presence(
+    channel: string,
+    change: { joins?: readonly PresenceMember[]; leaves?: readonly PresenceMember[] },
+  ): void;
   /** Delivers a row change to the subscription of `table`. */
   change(
     table: string,
-    change: { op: 'insert' | 'update'; row: Frame } | { op: 'delete'; old: { id: string } },
+    change:
+      | { op: 'insert' | 'update'; row: Readonly<Record<string, RealtimeJson>> }
+      | { op: 'delete'; old: { id: string } },
   ): void;
   /**
    * Cuts the connection, as a network loss would. Messages sent with `broadcast` while it is down
