@@ -113,6 +113,10 @@ const agentRoutes: ReadonlyArray<readonly [method: string, path: RegExp]> = [
   ['POST', /^\/v1\/apps\/([^/]+)\/dev\/integration-events$/],
   ['PUT', /^\/v1\/apps\/([^/]+)\/bindings\/[^/]+$/],
   ['POST', /^\/v1\/apps\/([^/]+)\/invoke\/[^/]+$/],
+  // Listing and taking backups, for the app's owner only (the backups' routes check `owns`);
+  // restoring and removing replace or lose data, a person's action.
+  ['GET', /^\/v1\/apps\/([^/]+)\/backups$/],
+  ['POST', /^\/v1\/apps\/([^/]+)\/backups$/],
 ];
 
 // An agent credential: live, made for this app, its account still able to Edit it, and only

@@ -41,6 +41,19 @@ export function mountBackupRoutes(
   const { backups } = services;
   const base = ownerApiPaths.backups;
   scopeToApp(app, services.appId, [base]);
+  // Only the app's owner or an administrator manages backups: an agent reaches list and take
+  // (control-plane admission) only when its account owns the app.
+  app.use(base, async (c, next) => {
+    const agent = c.get('agent');
+    if (agent !== undefined && !agent.owns) {
+      throw new PlatformError({
+        code: 'PERMISSION_DENIED',
+        message: `Only an agent of ${services.appId}'s owner lists or takes its backups.`,
+        details: { rule: 'agent-exact-app-owner' },
+      });
+    }
+    await next();
+  });
   app.get(base, async (c) => c.json({ backups: await backups.list() }));
   app.post(base, async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { kind?: unknown };

@@ -3,16 +3,20 @@ import { appPath, callBroker } from './broker-call.ts';
 import { defineCommand, exitCodes } from './io.ts';
 
 const usage = `Usage: platform backups list | create | restore <id> --yes | remove <id>  [--app <dir>] [--json]
+       platform backups restore <id> --to <new app>
        platform backups schedule <hours>
 
 Backups of the app's database and of the files its rows reference, taken on demand, before a
 deployment that runs migrations, and daily (docs/backups.md). restore replaces the app's data
 with the backup's: the app answers APP_RESTORING meanwhile, and what was written since the backup
-is gone, so it asks for --yes. Talks to the running platform dev.
+is gone, so it asks for --yes. restore --to, which would restore into a new app beside the live
+one, is not available yet: the broker answers FEATURE_NOT_AVAILABLE and changes nothing. Talks to
+the running platform dev.
 
 Options:
   --app <dir>     The app folder (default: the current directory).
   --yes           Confirm a restore.
+  --to <app>      Restore into a new app beside the live one (not available yet).
   --json          Print the broker's answer as JSON.
   -h, --help      Show this help.`;
 
@@ -36,6 +40,7 @@ export const backupsCommand = defineCommand({
   options: {
     app: { type: 'string', default: '.' },
     yes: { type: 'boolean', default: false },
+    to: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
   maxPositionals: 2,
@@ -49,6 +54,12 @@ export const backupsCommand = defineCommand({
       answer = await callBroker(io, app, appPath(base), { label });
     } else if (action === 'create' && !arg) {
       answer = await callBroker(io, app, appPath(base), { json: { kind: 'manual' }, label });
+    } else if (action === 'restore' && arg && parsed.values.to !== undefined) {
+      // Leaves the live app alone, so it needs no --yes; the broker says whether it can.
+      answer = await callBroker(io, app, appPath(`${base}/:id/restore`, { id: arg }), {
+        json: { to: parsed.values.to },
+        label,
+      });
     } else if (action === 'restore' && arg) {
       if (!parsed.values.yes) {
         return usageError(

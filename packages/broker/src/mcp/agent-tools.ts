@@ -119,6 +119,37 @@ export const agentTools: readonly AgentTool[] = [
     }),
   }),
   tool({
+    name: 'list_backups',
+    title: 'List backups',
+    description:
+      'The app’s backups, newest first (id, kind, when, size, file generations), as GET /v1/apps/{appId}/backups answers them.',
+    surfaces: ['full'],
+    input: z.strictObject({ appId }),
+    output: z.looseObject({ backups: z.array(record) }),
+    annotations: readOnly,
+    twin: ({ appId: id }) => ({
+      appId: id,
+      method: 'GET',
+      path: fillPath(ownerApiPaths.backups, { appId: id }),
+    }),
+  }),
+  tool({
+    name: 'create_backup',
+    title: 'Take a backup',
+    description:
+      'Takes a manual backup of the app’s database and files now, e.g. before a risky change. Restoring one replaces the app’s data and is the person’s action (platform backups restore or the console), not a tool.',
+    surfaces: ['full'],
+    input: z.strictObject({ appId }),
+    output: z.looseObject({ backup: record }),
+    annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
+    twin: ({ appId: id }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(ownerApiPaths.backups, { appId: id }),
+      json: {},
+    }),
+  }),
+  tool({
     name: 'list_integration_event_deliveries',
     title: 'List integration event deliveries',
     description:

@@ -1,7 +1,8 @@
 // The app console in a real headless Chromium against a real broker with sign-in: the owner
 // signs in by email link, moves through the sections with the keyboard, runs a Function and
 // sees its lines arrive live in Logs, makes an app access token in Access and uses it, and
-// every section passes axe-core. Every response the browser received is searched for the
+// takes a backup in Backups and restores it behind a typed confirmation, and every section
+// passes axe-core. Every response the browser received is searched for the
 // values the test planted (a secret, a job payload, the dev token, the made token).
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -326,12 +327,67 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
     await page.locator('#cron tr', { hasText: '(manual)' }).waitFor();
   });
 
+  it('takes a backup from Backups, and restores it after the app id is typed', async () => {
+    const notes = async () =>
+      (
+        await env.broker.db.query<{ body: string }>('select body from notes order by body')
+      ).rows.map((r) => r.body);
+    const before = await notes();
+    await page.goto(`${url}/_platform/dashboard#backups`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.click('#backup-create-button');
+    await page.waitForFunction(() => Boolean(document.body.dataset.lastBackup));
+    const id = (await page.evaluate(() => document.body.dataset.lastBackup)) ?? '';
+    expect(id).toMatch(/^bak_/);
+    const listed = page.locator('#backups tr', { hasText: id });
+    await listed.waitFor();
+    // Taken, age, kind, size: the broker's clock is fixed, so the age is whatever it is.
+    expect(await listed.textContent()).toMatch(/\d+ (s|min|h|d) agomanual[\d.]+ [KM]B/);
+    // The data changes after the backup: one note rewritten, one gone, one added.
+    await env.broker.db.query("update notes set body = 'rewritten' where body = 'the user note'");
+    await env.broker.db.query("delete from notes where body = 'another user note'");
+    await env.broker.db.query("insert into notes (owner_id, body) values ($1, 'added later')", [
+      USER,
+    ]);
+    expect(await notes()).not.toEqual(before);
+    await page.click(`button[aria-label="Restore backup ${id}"]`);
+    expect(await page.textContent('#backup-restore-id')).toBe(id);
+    const restore = page.locator('#backup-restore-button');
+    // Anything but the app id (here the backup's own id) leaves Restore disabled, and the form
+    // submitted anyway restores nothing.
+    await page.fill('#backup-restore-confirm', id);
+    expect(await restore.isDisabled()).toBe(true);
+    await page.evaluate(() =>
+      (document.getElementById('backup-restore') as HTMLFormElement).requestSubmit(),
+    );
+    await page.waitForFunction(() => !document.getElementById('error')?.hidden);
+    expect(await page.textContent('#error')).toContain('Type the app id');
+    expect(await notes()).toContain('added later');
+    expect(await page.evaluate(() => document.body.dataset.lastRestore)).toBeUndefined();
+    await page.fill('#backup-restore-confirm', env.broker.appId);
+    expect(await restore.isEnabled()).toBe(true);
+    await page.screenshot({ path: `${shots}backups-restore.png`, fullPage: true });
+    await restore.click();
+    await page.waitForFunction((b) => document.body.dataset.lastRestore === b, id);
+    expect(await page.isHidden('#backup-restore')).toBe(true);
+    expect(await page.textContent('#backup-status')).toBe(`Restored backup ${id}.`);
+    expect(await notes()).toEqual(before);
+  });
+
   it('passes axe-core on every section, with a screenshot of each', async () => {
     const groups = await page.$$eval('nav.sections li:not([hidden]) a', (links) =>
       links.map((a) => (a.getAttribute('href') ?? '').slice(1)),
     );
     expect(groups).toEqual(
-      expect.arrayContaining(['overview', 'logs', 'functions', 'data', 'jobs', 'access']),
+      expect.arrayContaining([
+        'overview',
+        'logs',
+        'functions',
+        'data',
+        'jobs',
+        'access',
+        'backups',
+      ]),
     );
     for (const group of groups) {
       await page.goto(`${url}/_platform/dashboard#${group}`);

@@ -73,10 +73,12 @@ describe('the agent tools', () => {
     const focused = (await (await connect('focused')).listTools()).tools;
     const full = (await (await connect('full')).listTools()).tools;
     expect(full.map((t) => t.name).sort()).toEqual([
+      'create_backup',
       'get_background_job',
       'inject_dev_integration_event',
       'invoke_dev_function',
       'list_background_jobs',
+      'list_backups',
       'list_custom_integrations',
       'list_integration_event_deliveries',
       'set_dev_integration_mode',
@@ -85,6 +87,9 @@ describe('the agent tools', () => {
     ]);
     expect(focused.map((t) => t.name)).not.toContain('list_background_jobs');
     expect(focused.map((t) => t.name)).not.toContain('get_background_job');
+    // Backups are the owner's business, not a builder's: the full surface only, and no restore.
+    expect(focused.map((t) => t.name)).not.toContain('list_backups');
+    expect(focused.map((t) => t.name)).not.toContain('create_backup');
     expect(focused).toHaveLength(7);
     for (const tool of full) {
       expect(tool.inputSchema.type).toBe('object');
@@ -95,6 +100,8 @@ describe('the agent tools', () => {
     }
     const hints = Object.fromEntries(full.map((t) => [t.name, t.annotations]));
     expect(hints.list_background_jobs).toMatchObject({ readOnlyHint: true });
+    expect(hints.list_backups).toMatchObject({ readOnlyHint: true });
+    expect(hints.create_backup).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(hints.invoke_dev_function).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints.set_dev_integration_mode).toMatchObject({ idempotentHint: true });
     // The parameters of spec 4.4, no more and no fewer.
@@ -354,7 +361,7 @@ describe('the MCP Inspector', { timeout: 120_000 }, () => {
     ]);
     expect(listed.code, listed.err).toBe(0);
     expect(toolNames(listed.out)).toContain('list_background_jobs');
-    expect(toolNames(listed.out)).toHaveLength(9);
+    expect(toolNames(listed.out)).toHaveLength(11);
   });
 
   it('lists the tools of platform mcp over stdio', async () => {
@@ -509,5 +516,54 @@ describe('with an agent credential', { timeout: 120_000 }, () => {
     });
     expect(linkByAgent.status).toBe(403);
     expect(await codeOfResponse(linkByAgent)).toBe('PERMISSION_DENIED');
+  });
+
+  it('list and take backups only as the app owner’s agent; restoring stays a person’s action', async () => {
+    const { broker } = app('sales');
+    await inviteToOrganisation(app('sales').broker, 'ada@example.com');
+    const ada = new FakeBrowser(broker);
+    await ada.signInByEmail('ada@example.com');
+    const adaId = (await broker.auth.account('ada@example.com'))?.id as string;
+    await ws.authority.setEditors('sales', [adaId]);
+    const connectAs = async (credential: string) => {
+      const client = new Client({ name: 'agent-backups', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${ws.url}/v1/mcp?surface=full`), {
+          requestInit: { headers: { authorization: `Bearer ${credential}` } },
+        }),
+      );
+      clients.push(client);
+      return client;
+    };
+    const ownerCredential = await agentOf('sales', 'owner@localhost');
+    const owner = await connectAs(ownerCredential);
+    const taken = await call(owner, 'create_backup', { appId: 'sales' });
+    expect(taken.isError ?? false).toBe(false);
+    const { backup } = taken.structuredContent as { backup: { id: string; kind: string } };
+    expect(backup).toMatchObject({ id: expect.stringMatching(/^bak_/), kind: 'manual' });
+    const listed = await call(owner, 'list_backups', { appId: 'sales' });
+    expect(listed.isError ?? false).toBe(false);
+    expect(listed.structuredContent).toEqual((await rest('/v1/apps/sales/backups')).body);
+    expect(JSON.stringify(listed.structuredContent)).toContain(backup.id);
+    // Restoring replaces the app's data: even the owner's agent is refused it.
+    for (const path of [`${backup.id}/restore`, backup.id]) {
+      const response = await fetch(`${ws.url}/v1/apps/sales/backups/${path}`, {
+        method: path.endsWith('restore') ? 'POST' : 'DELETE',
+        headers: { authorization: `Bearer ${ownerCredential}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(response.status, path).toBe(403);
+      expect(await codeOfResponse(response)).toBe('PERMISSION_DENIED');
+    }
+    // An editor's agent may use the builder's tools, not the owner's backups.
+    const editor = await connectAs(await agentOf('sales', 'ada@example.com'));
+    for (const name of ['list_backups', 'create_backup']) {
+      const refused = await call(editor, name, { appId: 'sales' });
+      expect(refused.isError, name).toBe(true);
+      expect(codeOf(refused)).toBe('PERMISSION_DENIED');
+    }
+    expect(
+      ((await rest('/v1/apps/sales/backups')).body as { backups: unknown[] }).backups,
+    ).toHaveLength(1);
   });
 });
