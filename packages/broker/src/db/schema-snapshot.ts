@@ -85,11 +85,17 @@ export async function openPgliteWithSchema(
 }
 
 /**
- * The prepared snapshots made when the package is built (`scripts/ship-snapshots.ts`), beside
- * the built code: `<name>.tar.gz` and `snapshots.json` naming each one's SHA-256. Run from the
- * sources, this folder does not exist and each machine prepares its own.
+ * The prepared snapshots made when the package is built (`scripts/ship-snapshots.ts`), in
+ * `dist/snapshots`: `<name>.tar.gz` and `snapshots.json` naming each one's SHA-256. Run from the
+ * sources, the same folder of the package is used when it was built; when it was not, or was
+ * built for another schema (the names differ), each machine prepares its own.
  */
-export const SHIPPED_SNAPSHOTS_DIR = fileURLToPath(new URL('./snapshots/', import.meta.url));
+export const SHIPPED_SNAPSHOTS_DIR = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts') ? '../../dist/snapshots/' : './snapshots/',
+    import.meta.url,
+  ),
+);
 
 /** The list of shipped snapshots: each file's name and the SHA-256 of its unpacked tar. */
 export const SHIPPED_SNAPSHOTS_LIST = 'snapshots.json';
