@@ -328,6 +328,7 @@ async function runWorkspace(
         port,
         watch: watch !== false,
         logWriter: io.stdout,
+        onPreparing: (work) => io.stdout(preparingLine(work)),
         ...served,
       }),
     stopped,

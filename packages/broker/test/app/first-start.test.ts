@@ -5,6 +5,7 @@ import { copyFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type DevServer, startDev } from '../../src/app/start-dev.ts';
+import { startWorkspace } from '../../src/app/start-workspace.ts';
 import { preparingLine } from '../../src/cli/dev.ts';
 import { headerAuthenticate, writeFiles } from '../helpers/broker.ts';
 import { privateSnapshot } from '../helpers/db.ts';
@@ -22,6 +23,18 @@ runtime:
 visibility: public
 functions: []
 `;
+
+/** A machine cache with the fresh cluster only: no prepared snapshot of either schema. */
+async function emptyCache(): Promise<string> {
+  // initdb is what a machine does first; it is not the subject here.
+  const fresh = await privateSnapshot();
+  removals.push(fresh.remove);
+  const cache = await tempDir('first-start-cache-');
+  removals.push(cache.remove);
+  const snapshotPath = join(cache.path, basename(fresh.path));
+  await copyFile(fresh.path, snapshotPath);
+  return snapshotPath;
+}
 
 /** A new app folder started with the machine cache `snapshotPath`; the lines it printed. */
 async function start(snapshotPath: string): Promise<string[]> {
@@ -45,15 +58,7 @@ async function start(snapshotPath: string): Promise<string[]> {
 
 describe('a first start on a machine', () => {
   it('prints a line while it prepares the embedded database, once, and none when the cache is warm', async () => {
-    // A cache with the fresh cluster only (initdb is what a machine does first; it is not the
-    // subject here): no prepared snapshot of the platform schema or the central store's.
-    const fresh = await privateSnapshot();
-    removals.push(fresh.remove);
-    const cache = await tempDir('first-start-cache-');
-    removals.push(cache.remove);
-    const snapshotPath = join(cache.path, basename(fresh.path));
-    await copyFile(fresh.path, snapshotPath);
-
+    const snapshotPath = await emptyCache();
     const first = await start(snapshotPath);
     const preparing = first.filter((line) => line.startsWith('Preparing '));
     // Both databases were prepared; the start says so once.
@@ -63,5 +68,25 @@ describe('a first start on a machine', () => {
 
     const warm = await start(snapshotPath);
     expect(warm.filter((line) => line.startsWith('Preparing '))).toEqual([]);
+  });
+
+  it('prints the line once for a workspace whose store and apps are all prepared', async () => {
+    const snapshotPath = await emptyCache();
+    const dir = await tempDir('first-start-ws-');
+    removals.push(dir.remove);
+    await writeFiles(dir.path, { 'a/platform.yaml': manifest, 'b/platform.yaml': manifest });
+    const lines: string[] = [];
+    const ws = await startWorkspace({
+      appDirs: [join(dir.path, 'a'), join(dir.path, 'b')],
+      port: 0,
+      watch: false,
+      databaseUrl: '',
+      snapshotPath,
+      authenticate: headerAuthenticate,
+      logWriter: (line) => lines.push(line),
+      onPreparing: (work) => lines.push(preparingLine(work)),
+    });
+    await ws.close();
+    expect(lines.filter((line) => line.startsWith('Preparing '))).toHaveLength(1);
   });
 });
