@@ -7,15 +7,22 @@
 // in a new folder, measured settled and again once every Function has been called (so each has
 // its process), against the 1-Function app; and what each further Function adds.
 //
+// The first start on a new machine: the example in a new folder with an empty machine cache
+// (`PLATFORM_CACHE_DIR` a new folder: no database snapshot, no compiled code of the CLI), against
+// a new folder started right after on that now warm cache; the median of
+// DEV_BENCH_FIRST_ROUNDS=2 rounds, each with a cache of its own. The row says whether the
+// package's prepared snapshots were there (`npm run build` makes them in dist/snapshots).
+//
 // As a suite of bench/run.ts: `dev: () => import('./dev/dev.ts')`.
 // Alone: `npx tsx --conditions=@platform/source bench/dev/dev.ts`.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { numbersFromEnv, type Row, row } from '../report.ts';
+import { median, numbersFromEnv, type Row, row } from '../report.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const example = join(root, 'examples', 'todo');
@@ -23,6 +30,7 @@ const example = join(root, 'examples', 'todo');
 const fromSource = ['--conditions=@platform/source'];
 const CALLS = Number(process.env.DEV_BENCH_CALLS ?? 1000);
 const SETTLE_MS = 5000;
+const FIRST_ROUNDS = Number(process.env.DEV_BENCH_FIRST_ROUNDS ?? 2);
 /** App sizes of the scale figures (`DEV_BENCH_SCALE=1,10,50`; empty skips them). */
 const SCALE = numbersFromEnv('DEV_BENCH_SCALE', '1,10,50');
 
@@ -241,6 +249,44 @@ async function scaleRows(): Promise<Row[]> {
   ];
 }
 
+/**
+ * The example's first start on an empty machine cache against a new folder on the warm cache,
+ * each round with a new cache folder and new app folders; goal: within 2x.
+ */
+async function firstStartRow(): Promise<Row> {
+  const empty: number[] = [];
+  const warm: number[] = [];
+  for (let round = 0; round < FIRST_ROUNDS; round += 1) {
+    const cache = await mkdtemp(join(tmpdir(), 'dev-bench-cache-'));
+    const folders: string[] = [];
+    try {
+      const newFolder = async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'dev-bench-first-'));
+        folders.push(dir);
+        await cp(example, dir, { recursive: true, filter: (path) => !path.includes('.platform') });
+        return dir;
+      };
+      for (const into of [empty, warm]) {
+        const dev = await platformDev(await newFolder(), [], { PLATFORM_CACHE_DIR: cache });
+        into.push(dev.readyMs);
+        await stop(dev);
+      }
+    } finally {
+      for (const dir of [...folders, cache]) await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const shipped = existsSync(join(root, 'packages/broker/dist/snapshots/snapshots.json'));
+  const first = median(empty);
+  const baseline = median(warm);
+  return row(
+    `dev: ready, todo example, empty machine cache (${shipped ? 'shipped snapshots' : 'no shipped snapshots: not built'}) vs new folder on a warm cache`,
+    ms(first),
+    ms(baseline),
+    first / baseline,
+    { text: '< 2x', met: first / baseline < 2 },
+  );
+}
+
 // The example's public Function (its stats), called in turn: a caller needs no sign-in.
 async function calls(url: string, count: number): Promise<void> {
   for (let i = 0; i < count; i += 1) await call(url, 'publicStats');
@@ -279,6 +325,7 @@ export async function run(): Promise<Row[]> {
       memory('dev: memory, broker and children, at ready (new folder)', readyRss),
       memory(`dev: memory ${SETTLE_MS / 1000} s after ready (new folder)`, settledRss),
       memory(`dev: memory after ${CALLS} calls (warm start)`, calledRss),
+      ...(FIRST_ROUNDS > 0 ? [await firstStartRow()] : []),
       ...(SCALE.length > 1 ? await scaleRows() : []),
       ...(process.env.DEV_BENCH_DATABASES === '0'
         ? []

@@ -28,6 +28,8 @@ export interface CentralStoreOptions {
   readonly inMemory?: boolean;
   /** Snapshot of a fresh cluster, to skip initdb. */
   readonly snapshotPath?: string | undefined;
+  /** Told when the embedded store must be prepared from nothing on this machine (once). */
+  readonly onPreparing?: (() => void) | undefined;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function openCentralStore(options: CentralStoreOptions): Promise<Da
       snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
       vector: false,
       bufferCacheMb: CENTRAL_BUFFER_CACHE_MB,
+      onPreparing: options.onPreparing,
     },
     centralSchema,
   );

@@ -89,7 +89,10 @@ export interface Broker {
 type AppDatabaseOptions = Pick<
   BrokerOptions,
   'appDir' | 'databaseUrl' | 'inMemory' | 'snapshotPath'
->;
+> & {
+  /** Told when the embedded database must be prepared from nothing on this machine (once). */
+  readonly onPreparing?: (() => void) | undefined;
+};
 
 /**
  * Opens the app's database as {@link startBroker} does when it is given none: PGlite in
@@ -110,6 +113,7 @@ function openDatabaseIn(appDir: string, options: AppDatabaseOptions): Promise<Op
     inMemory: options.inMemory ?? false,
     snapshotPath: options.snapshotPath,
     platformSchema,
+    onPreparing: options.onPreparing,
   });
 }
 

@@ -132,7 +132,16 @@ export interface DevOptions {
   readonly activity?: { readonly write: LogWriter; readonly verbose?: boolean };
   /** Told each step of the start as it begins (`platform dev --verbose` prints them). @default none */
   readonly onStep?: (step: DevStartStep) => void;
+  /**
+   * Told, at most once per start, of work that takes seconds and happens once per machine
+   * (`platform dev` prints it even without `--verbose`, so a first start is never silent).
+   * @default none
+   */
+  readonly onPreparing?: (work: DevPreparation) => void;
 }
+
+/** Work of a first start on a machine that later starts skip, as {@link DevOptions.onPreparing} is told it. */
+export type DevPreparation = 'the embedded database';
 
 /** The steps of a start, in order, as {@link DevOptions.onStep} is told them. */
 export type DevStartStep =
@@ -208,6 +217,13 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     options.onStep?.(name);
   };
   step('reading platform.yaml');
+  // The central store and the app's database may both find no prepared snapshot: one line.
+  let preparing = false;
+  const onPreparing = () => {
+    if (preparing) return;
+    preparing = true;
+    options.onPreparing?.('the embedded database');
+  };
   const others = (): OrganisationApp[] =>
     (options.otherApps?.() ?? []).map((one) => ({ name: one.appId, manifest: one.manifest }));
   const manifest = await validManifest(appDir, print, others());
@@ -262,9 +278,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
           dir: appDir,
           databaseUrl: centralUrl,
           snapshotPath: options.snapshotPath,
+          onPreparing,
           ...(options.inMemory ? { inMemory: true } : {}),
         }),
-      openAppDatabase({ ...options, appDir, databaseUrl }),
+      openAppDatabase({ ...options, appDir, databaseUrl, onPreparing }),
     ]);
     let database = databaseOpened.status === 'fulfilled' ? databaseOpened.value : undefined;
     teardown.add(() => database?.db.close());

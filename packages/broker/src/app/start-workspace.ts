@@ -18,7 +18,7 @@ import { usesPrivateCluster } from './dev-database-engine.ts';
 import { openCentralStore } from './open-central.ts';
 import { startOrgFront } from './org-front.ts';
 import { describeError } from './reload.ts';
-import { type DevOptions, type DevServer, startDev } from './start-dev.ts';
+import { type DevOptions, type DevPreparation, type DevServer, startDev } from './start-dev.ts';
 import { Teardown } from './teardown.ts';
 
 /** How to run several apps of one organisation under one `platform dev`. */
@@ -84,6 +84,13 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
   const twice = appDirs.find((dir, i) => appDirs.indexOf(dir) !== i);
   if (twice) throw new Error(`${twice} is listed twice; each app folder runs once.`);
   const print: LogWriter = options.logWriter ?? ((line) => console.log(line));
+  // The store and each app may find no prepared snapshot: the workspace says so once.
+  let preparing = false;
+  const onPreparing = (work: DevPreparation) => {
+    if (preparing) return;
+    preparing = true;
+    options.onPreparing?.(work);
+  };
   const organisation = options.organisation ?? (basename(commonParent(appDirs)) || 'organisation');
   const taken = new Set<string>();
   const ids: string[] = [];
@@ -123,6 +130,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
       dir: workspaceDir,
       databaseUrl: serverUrl ?? '',
       snapshotPath: options.snapshotPath,
+      onPreparing: () => onPreparing('the embedded database'),
       ...(options.inMemory ? { inMemory: true } : {}),
     });
     teardown.add(() => central.close());
@@ -167,6 +175,7 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
         databaseUrl: databaseUrls[i],
         port: first === 0 ? 0 : first + i,
         logWriter: (line) => print(`[${appId}] ${line}`),
+        onPreparing,
       });
       teardown.add(() => dev.close());
       apps.push(dev);

@@ -6,7 +6,7 @@ import {
   type DevDatabaseEngine,
   devDatabaseEngine,
 } from '../app/dev-database-engine.ts';
-import type { DevServer } from '../app/start-dev.ts';
+import type { DevPreparation, DevServer } from '../app/start-dev.ts';
 import type { WorkspaceOptions, WorkspaceServer } from '../app/start-workspace.ts';
 import { parseAllowNet } from '../functions/deno.ts';
 import {
@@ -128,6 +128,15 @@ async function startUnlessStopped<T extends { close(): Promise<void> }>(
 }
 
 /** The line that tells where the app receives mail. */
+/**
+ * The line a start prints before work that takes seconds once per machine: what it does, that it
+ * happens once, and about how long it takes (the embedded database: initdb and every schema step,
+ * 5-15 s on a laptop).
+ */
+export function preparingLine(work: DevPreparation): string {
+  return `Preparing ${work} (once per machine, about 10 s)...`;
+}
+
 function mailLine(dev: DevServer): string {
   const mail = dev.broker.inboundMail;
   const addresses = mail.addresses.list();
@@ -253,6 +262,7 @@ export const devCommand = defineCommand({
             ? {}
             : { activity: { write: io.stdout, verbose: parsed.values.verbose } }),
           ...(parsed.values.verbose ? { onStep: (step) => io.stdout(`Starting: ${step}`) } : {}),
+          onPreparing: (work) => io.stdout(preparingLine(work)),
         }),
       stopped,
       io,
@@ -318,6 +328,7 @@ async function runWorkspace(
         port,
         watch: watch !== false,
         logWriter: io.stdout,
+        onPreparing: (work) => io.stdout(preparingLine(work)),
         ...served,
       }),
     stopped,

@@ -29,6 +29,11 @@ export interface OpenDatabaseOptions {
    * up to date before the app's migrations.
    */
   readonly platformSchema: readonly SchemaStep[];
+  /**
+   * Told when a new embedded database must be prepared from nothing on this machine (no
+   * prepared snapshot in the cache or the package): the seconds that follow happen once.
+   */
+  readonly onPreparing?: (() => void) | undefined;
 }
 
 /** An open, bootstrapped and migrated database. */
@@ -74,6 +79,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
         {
           dataDir: options.inMemory ? undefined : join(options.appDir, '.platform', 'db'),
           snapshotPath: options.snapshotPath ?? defaultSnapshotPath(),
+          onPreparing: options.onPreparing,
         },
         options.platformSchema,
       );

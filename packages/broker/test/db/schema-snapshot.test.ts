@@ -2,16 +2,22 @@
 // so `platform dev` in a new folder skips running every step. What must hold: the first new
 // database runs the steps and writes that snapshot; the next one runs none and has every table;
 // a schema that differs in any step never loads another's snapshot; an existing data directory
-// is opened as it is; the snapshots of schemas no longer used do not pile up in the cache.
+// is opened as it is; the snapshots of schemas no longer used do not pile up in the cache. A
+// snapshot the package ships is used on a machine whose cache has none, once its checksum
+// matches; and the one slow case, preparing a database from nothing, is announced before it runs.
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { platformSchema } from '../../src/app/platform-schema.ts';
 import type { SchemaStep } from '../../src/db/platform-schema.ts';
 import {
   openPgliteWithSchema,
+  type PgliteWithSchemaOptions,
   pruneSchemaSnapshots,
+  SHIPPED_SNAPSHOTS_LIST,
   schemaSnapshotPath,
 } from '../../src/db/schema-snapshot.ts';
 import { privateSnapshot } from '../helpers/db.ts';
@@ -30,8 +36,13 @@ async function fresh(): Promise<string> {
   return snapshot.path;
 }
 
-async function open(snapshotPath: string, steps: readonly SchemaStep[], dataDir?: string) {
-  const opened = await openPgliteWithSchema({ snapshotPath, dataDir }, steps);
+async function open(
+  snapshotPath: string,
+  steps: readonly SchemaStep[],
+  dataDir?: string,
+  more: Partial<PgliteWithSchemaOptions> = {},
+) {
+  const opened = await openPgliteWithSchema({ snapshotPath, dataDir, ...more }, steps);
   cleanups.push(() => opened.db.close());
   return opened;
 }
@@ -137,5 +148,105 @@ describe('the prepared schema snapshot', () => {
     await utimes(prepared, month, month);
     await open(base, platformSchema);
     expect((await stat(prepared)).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+  });
+});
+
+describe('a first start on a machine', () => {
+  /** A cache folder holding only the fresh-cluster snapshot of `base`'s name: no prepared one. */
+  async function emptyCache(base: string): Promise<string> {
+    const dir = await tempDir('schema-cache-');
+    cleanups.push(dir.remove);
+    const path = join(dir.path, basename(base));
+    await copyFile(base, path);
+    return path;
+  }
+
+  /** A shipped-snapshots folder as the build makes it, from the prepared snapshot `tar`. */
+  async function shipped(tar: string, checksum?: string): Promise<string> {
+    const dir = await tempDir('schema-shipped-');
+    cleanups.push(dir.remove);
+    const bytes = await readFile(tar);
+    await writeFile(join(dir.path, `${basename(tar)}.gz`), gzipSync(bytes));
+    const sha256 = checksum ?? createHash('sha256').update(bytes).digest('hex');
+    await writeFile(
+      join(dir.path, SHIPPED_SNAPSHOTS_LIST),
+      JSON.stringify({ snapshots: { [basename(tar)]: { sha256 } } }),
+    );
+    return dir.path;
+  }
+
+  it('is told it prepares the database on an empty cache, and not once the cache is warm', async () => {
+    const base = await fresh();
+    let told = 0;
+    const first = await open(base, platformSchema, undefined, { onPreparing: () => told++ });
+    expect(first.platformSchema.applied).toEqual(platformSchema);
+    expect(told).toBe(1);
+    await open(base, platformSchema, undefined, { onPreparing: () => told++ });
+    expect(told).toBe(1);
+  });
+
+  it('is not told anything for a data directory that exists', async () => {
+    const base = await fresh();
+    const dir = await tempDir('schema-data-');
+    cleanups.push(dir.remove);
+    const dataDir = join(dir.path, 'db');
+    await (await open(base, platformSchema, dataDir)).db.close();
+    await rm(schemaSnapshotPath(base, platformSchema));
+    let told = 0;
+    const reopened = await open(base, platformSchema, dataDir, { onPreparing: () => told++ });
+    expect(reopened.db.openInfo.how).toBe('opened');
+    expect(told).toBe(0);
+  });
+
+  it('uses the snapshot the package ships once its checksum matches, and runs no step', async () => {
+    const base = await fresh();
+    await open(base, platformSchema);
+    const ships = await shipped(schemaSnapshotPath(base, platformSchema));
+    const cache = await emptyCache(base);
+    let told = 0;
+    const opened = await open(cache, platformSchema, undefined, {
+      shippedSnapshots: ships,
+      onPreparing: () => told++,
+    });
+    expect(told).toBe(0);
+    expect(opened.db.openInfo.how).toBe('snapshot');
+    expect(opened.platformSchema).toEqual({ from: latest, to: latest, applied: [] });
+    expect(await tables(opened.db)).toContain('platform.jobs');
+    // Copied into the cache: later new databases load it from there.
+    const prepared = schemaSnapshotPath(cache, platformSchema);
+    expect(await readFile(prepared)).toEqual(
+      await readFile(schemaSnapshotPath(base, platformSchema)),
+    );
+  });
+
+  it('prepares its own when the shipped snapshot does not match its checksum', async () => {
+    const base = await fresh();
+    await open(base, platformSchema);
+    const ships = await shipped(schemaSnapshotPath(base, platformSchema), '0'.repeat(64));
+    const cache = await emptyCache(base);
+    let told = 0;
+    const opened = await open(cache, platformSchema, undefined, {
+      shippedSnapshots: ships,
+      onPreparing: () => told++,
+    });
+    expect(told).toBe(1);
+    expect(opened.platformSchema.applied).toEqual(platformSchema);
+    // The one it wrote is its own, made by running the steps.
+    expect(existsSync(schemaSnapshotPath(cache, platformSchema))).toBe(true);
+  });
+
+  it('prepares its own when the package ships none of its schema', async () => {
+    const base = await fresh();
+    await open(base, platformSchema);
+    const ships = await shipped(schemaSnapshotPath(base, platformSchema));
+    const cache = await emptyCache(base);
+    const extra: SchemaStep = { version: latest + 1, name: 'extra', sql: 'SELECT 1' };
+    let told = 0;
+    const opened = await open(cache, [...platformSchema, extra], undefined, {
+      shippedSnapshots: ships,
+      onPreparing: () => told++,
+    });
+    expect(told).toBe(1);
+    expect(opened.platformSchema.applied).toHaveLength(platformSchema.length + 1);
   });
 });
