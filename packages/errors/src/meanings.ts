@@ -118,6 +118,8 @@ export const errorMeanings = {
   INTEGRATION_BINDING_REQUIRED:
     'The slot has no usable binding: none was made, or it was suspended or revoked.',
   INTEGRATION_CONNECTION_NOT_FOUND: 'No connection with this id exists in the organisation.',
+  INTEGRATION_EVENT_DELIVERY_NOT_FOUND:
+    'No event delivery with this id was recorded for the app, or its record has expired.',
   INVOCATION_TOKEN_INVALID:
     'The invocation token is missing, expired or not valid for this runtime route.',
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',

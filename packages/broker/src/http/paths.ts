@@ -219,6 +219,8 @@ export const integrationApiPaths = {
   devModes: `${OWNER_API_PREFIX}/:appId/dev/integrations`,
   calls: `${OWNER_API_PREFIX}/:appId/integration-calls`,
   events: `${OWNER_API_PREFIX}/:appId/integration-events`,
+  /** `POST`: a failed event delivery is delivered again, with the payload it kept. */
+  eventReplay: `${OWNER_API_PREFIX}/:appId/integration-events/:deliveryId/replay`,
   devEvents: `${OWNER_API_PREFIX}/:appId/dev/integration-events`,
 } as const;
 

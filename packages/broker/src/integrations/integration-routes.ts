@@ -73,7 +73,10 @@ const invalid = (message: string, field: string) =>
  * - `GET /v1/apps/:appId/integration-events`: the event deliveries to the app's slots, and
  *   `POST /v1/apps/:appId/dev/integration-events` `{ sessionId?, integrationName, type, data? }`:
  *   a synthetic event with a new id delivered now to the slot `integrationName` (`data`
- *   defaults to the event's declared `fake`).
+ *   defaults to the event's declared `fake`);
+ * - `POST /v1/apps/:appId/integration-events/:deliveryId/replay`: a failed delivery delivered
+ *   again with the payload it kept (`{ delivery }`); a delivered or pending one is
+ *   `INVALID_REQUEST`, an unknown or expired one `INTEGRATION_EVENT_DELIVERY_NOT_FOUND`.
  *
  * And, admitted by the secret in their addresses: the connect page,
  * `GET|POST /v1/custom-integrations/connect/:token`, the webhook URLs,
@@ -231,6 +234,15 @@ export function mountIntegrationRoutes(
   hono.get(paths.events, async (c) => {
     checkApp(c);
     return c.json({ deliveries: await services.events.list(appId) });
+  });
+  hono.post(paths.eventReplay, async (c) => {
+    checkApp(c);
+    const delivery = await services.events.replay(
+      appId,
+      c.req.param('deliveryId') ?? '',
+      c.get('requestId'),
+    );
+    return c.json({ delivery });
   });
   hono.post(paths.devEvents, async (c) => {
     checkApp(c);
