@@ -1,11 +1,11 @@
 import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import {
   checkEmit,
   type IntegrationEventPayload,
   integrationEventPayload,
 } from '@platform/schema/contract';
 import type { Database } from '../db/database.ts';
-import { limits } from '@platform/schema';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
 import type { Bindings } from './bindings.ts';

@@ -1,11 +1,14 @@
 // The dashboard's Integration calls and event deliveries, in the browser.
 import {
   $,
+  actionCell,
+  confirmed,
   fill,
   get,
   localTime,
   row,
   type SectionScript,
+  send,
 } from '../pages/dashboard/dashboard-client-kit.ts';
 import type { IntegrationCallRecord as IntegrationCall } from './integration-audit.ts';
 import type { EventDelivery } from './integration-events.ts';
@@ -14,10 +17,23 @@ import type { EventDelivery } from './integration-events.ts';
  * The app's integration calls and event deliveries; the section stays hidden where the broker
  * serves none.
  */
-async function loadIntegrationCalls(api: {
-  readonly calls: string;
-  readonly events: string;
-}): Promise<void> {
+type Api = Readonly<Record<'calls' | 'events' | 'replay', string>>;
+
+// Replay on a failed delivery that kept its payload; it asks first, then reloads the section.
+function replayCell(api: Api, d: EventDelivery): HTMLTableCellElement {
+  if (!d.replayable) return document.createElement('td');
+  return actionCell(
+    'Replay',
+    async () => {
+      if (!confirmed(`Deliver ${d.type} ${d.eventId} to ${d.slot} again?`)) return;
+      await send('POST', api.replay.replace(':deliveryId', encodeURIComponent(d.id)));
+      await loadIntegrationCalls(api);
+    },
+    `Replay delivery ${d.eventId}`,
+  );
+}
+
+async function loadIntegrationCalls(api: Api): Promise<void> {
   let calls: IntegrationCall[];
   let deliveries: EventDelivery[];
   try {
@@ -28,14 +44,16 @@ async function loadIntegrationCalls(api: {
   }
   fill(
     'integration-events',
-    deliveries.map((d) =>
-      row(
+    deliveries.map((d) => {
+      const tr = row(
         [localTime(d.createdAt), d.slot, d.type, d.eventId, d.state, d.attempts, d.lastError ?? ''],
         d.state === 'delivered' ? {} : { 4: 'error' },
-      ),
-    ),
+      );
+      tr.append(replayCell(api, d));
+      return tr;
+    }),
     'No events delivered yet.',
-    7,
+    8,
   );
   fill(
     'integration-calls',
@@ -63,4 +81,4 @@ async function loadIntegrationCalls(api: {
 export default {
   open: loadIntegrationCalls,
   refresh: loadIntegrationCalls,
-} satisfies SectionScript<'calls' | 'events'>;
+} satisfies SectionScript<'calls' | 'events' | 'replay'>;
