@@ -68,7 +68,8 @@ const invalid = (message: string, field: string) =>
  *   agents' rule of spec 5.4), `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
  * - `GET|PUT /v1/apps/:appId/dev/integrations`: the session's live slot (`{ slot, mode }`) and
  *   test connection (`{ testConnection, actingAs }`, chosen on the authority of the member
- *   acting or the agent), answered as `{ sessionId, liveSlot, testConnection }`;
+ *   acting or the agent), answered as `{ sessionId, liveSlot, testConnection, environment,
+ *   slots }` (`slots`: each declared slot's `{ slot, integration, account, mode }`);
  * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served;
  * - `GET /v1/apps/:appId/integration-events`: the event deliveries to the app's slots, and
  *   `POST /v1/apps/:appId/dev/integration-events` `{ sessionId?, integrationName, type, data? }`:
@@ -189,6 +190,8 @@ export function mountIntegrationRoutes(
     sessionId: DEV_SESSION_ID,
     liveSlot: services.modes.liveSlot(appId) ?? null,
     testConnection: services.modes.testConnection(appId) ?? null,
+    environment: admin.environment,
+    slots: admin.slotModes(appId),
   });
   hono.get(paths.devModes, (c) => {
     checkApp(c);

@@ -10,6 +10,7 @@ import {
   type SectionScript,
   send,
 } from '../pages/dashboard/dashboard-client-kit.ts';
+import type { DevSlotMode } from './integration-admin.ts';
 import type { IntegrationCallRecord as IntegrationCall } from './integration-audit.ts';
 import type { EventDelivery } from './integration-events.ts';
 
@@ -17,7 +18,34 @@ import type { EventDelivery } from './integration-events.ts';
  * The app's integration calls and event deliveries; the section stays hidden where the broker
  * serves none.
  */
-type Api = Readonly<Record<'calls' | 'events' | 'replay', string>>;
+type Api = Readonly<Record<'calls' | 'events' | 'replay' | 'modes', string>>;
+
+/** The development session's modes, as the owner API answers them. */
+interface DevModes {
+  readonly environment: 'development' | 'production';
+  readonly slots: readonly DevSlotMode[];
+}
+
+// Switch live or fake on an `account: app` slot in development; it asks first, then reloads.
+function modeCell(api: Api, modes: DevModes, s: DevSlotMode): HTMLTableCellElement {
+  if (modes.environment !== 'development' || s.account !== 'app') {
+    return document.createElement('td');
+  }
+  const to = s.mode === 'live' ? 'fake' : 'live';
+  return actionCell(
+    `Switch ${to}`,
+    async () => {
+      const question =
+        to === 'live'
+          ? `Switch ${s.slot} live? Its calls reach the provider for real until platform dev stops, and any other live slot goes back to fake.`
+          : `Switch ${s.slot} back to its contract's fakes?`;
+      if (!confirmed(question)) return;
+      await send('PUT', api.modes, { slot: s.slot, mode: to });
+      await loadIntegrationCalls(api);
+    },
+    `Switch ${s.slot} ${to}`,
+  );
+}
 
 // Replay on a failed delivery that kept its payload; it asks first, then reloads the section.
 function replayCell(api: Api, d: EventDelivery): HTMLTableCellElement {
@@ -36,12 +64,24 @@ function replayCell(api: Api, d: EventDelivery): HTMLTableCellElement {
 async function loadIntegrationCalls(api: Api): Promise<void> {
   let calls: IntegrationCall[];
   let deliveries: EventDelivery[];
+  let modes: DevModes;
   try {
     ({ calls } = await get<{ calls: IntegrationCall[] }>(api.calls, {}));
     ({ deliveries } = await get<{ deliveries: EventDelivery[] }>(api.events, {}));
+    modes = await get<DevModes>(api.modes, {});
   } catch {
     return;
   }
+  fill(
+    'integration-slots',
+    modes.slots.map((s) => {
+      const tr = row([s.slot, s.integration, s.account, s.mode]);
+      tr.append(modeCell(api, modes, s));
+      return tr;
+    }),
+    'The app declares no integration slot.',
+    5,
+  );
   fill(
     'integration-events',
     deliveries.map((d) => {
@@ -81,4 +121,4 @@ async function loadIntegrationCalls(api: Api): Promise<void> {
 export default {
   open: loadIntegrationCalls,
   refresh: loadIntegrationCalls,
-} satisfies SectionScript<'calls' | 'events' | 'replay'>;
+} satisfies SectionScript<'calls' | 'events' | 'replay' | 'modes'>;

@@ -745,6 +745,29 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
         attempts: 2,
         replayable: false,
       });
+
+      // The slot is switched live from the console after a confirmation, and back to fake.
+      const modeOf = async () =>
+        (await ok<{ liveSlot: string | null }>(await owner('/v1/apps/sales/dev/integrations')))
+          .liveSlot;
+      expect(await modeOf()).toBeNull();
+      page.once('dialog', (dialog) => dialog.dismiss());
+      await page.click('button[aria-label="Switch crm live"]');
+      expect(await modeOf()).toBeNull();
+      page.once('dialog', (dialog) => dialog.accept());
+      await page.click('button[aria-label="Switch crm live"]');
+      await page
+        .locator('#integration-slots tr', { hasText: 'crm' })
+        .locator('td:text-is("live")')
+        .waitFor();
+      expect(await modeOf()).toBe('crm');
+      page.once('dialog', (dialog) => dialog.accept());
+      await page.click('button[aria-label="Switch crm fake"]');
+      await page
+        .locator('#integration-slots tr', { hasText: 'crm' })
+        .locator('td:text-is("fake")')
+        .waitFor();
+      expect(await modeOf()).toBeNull();
       expect(await page.content()).not.toContain(KEY);
     } finally {
       await browser.close();
