@@ -71,6 +71,7 @@ export const errorMeanings = {
   EMAIL_MESSAGE_INVALID: 'The message is not a readable email (RFC 5322 headers and MIME body).',
   EMAIL_HANDLER_FAILED:
     'The inbound email Function failed; the message was not taken and may be sent again.',
+  EMAIL_NOT_FOUND: 'No captured email with this id is in the app’s outbox.',
   NOTIFICATION_TOO_LARGE:
     'The encoded notification is larger than a Web Push message can carry; shorten it.',
   PUSH_SUBSCRIPTION_INVALID:

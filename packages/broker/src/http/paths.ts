@@ -57,6 +57,8 @@ export const ownerApiPaths = {
   aiCalls: `${OWNER_API_PREFIX}/:appId/ai/calls`,
   /** `platform mail receive`: deliver a message (`.eml` bytes) to the inbound email Function. */
   mailInbound: `${OWNER_API_PREFIX}/:appId/mail/inbound`,
+  /** `POST`: deliver a captured (sent) email to the inbound email Function, as if it arrived. */
+  outboxReceive: `${OWNER_API_PREFIX}/:appId/outbox/:emailId/receive`,
   /** Notifications the local push service received (development). */
   pushDeliveries: `${OWNER_API_PREFIX}/:appId/push/deliveries`,
   /** `platform invoke`: run a Function directly. */
