@@ -53,6 +53,8 @@ export const ownerApiPaths = {
   agents: `${OWNER_API_PREFIX}/:appId/agents`,
   /** Captured development email, sent and received. */
   outbox: `${OWNER_API_PREFIX}/:appId/outbox`,
+  /** `GET ?limit=&offset=`: the app's files, newest first: name, type, size, owner, never contents. */
+  files: `${OWNER_API_PREFIX}/:appId/files`,
   /** The recent AI calls (no prompts, outputs or keys). */
   aiCalls: `${OWNER_API_PREFIX}/:appId/ai/calls`,
   /** `platform mail receive`: deliver a message (`.eml` bytes) to the inbound email Function. */

@@ -43,7 +43,7 @@ function modeCell(api: Api, modes: DevModes, s: DevSlotMode): HTMLTableCellEleme
       await send('PUT', api.modes, { slot: s.slot, mode: to });
       await loadIntegrationCalls(api);
     },
-    `Switch ${s.slot} ${to}`,
+    `Switch ${to}: ${s.slot}`,
   );
 }
 
@@ -57,7 +57,7 @@ function replayCell(api: Api, d: EventDelivery): HTMLTableCellElement {
       await send('POST', api.replay.replace(':deliveryId', encodeURIComponent(d.id)));
       await loadIntegrationCalls(api);
     },
-    `Replay delivery ${d.eventId}`,
+    `Replay: ${d.eventId}`,
   );
 }
 

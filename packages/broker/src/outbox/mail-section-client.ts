@@ -23,7 +23,7 @@ function receiveCell(api: Api, e: MailLogEntry): HTMLTableCellElement {
       await send('POST', api.receive.replace(':emailId', encodeURIComponent(e.id)), {});
       await loadMail(api);
     },
-    `Deliver ${e.id} to the inbound email Function`,
+    `Deliver to inbound: ${e.id}`,
   );
 }
 

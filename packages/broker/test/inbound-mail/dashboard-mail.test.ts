@@ -92,9 +92,7 @@ describe('the dashboard in Chromium', { timeout: 60_000 }, () => {
           "SELECT sender, recipients, body FROM mails WHERE subject = 'Sent one'",
         )
       ).rows;
-    const button = page.locator(
-      `button[aria-label="Deliver ${sentId} to the inbound email Function"]`,
-    );
+    const button = page.locator(`button[aria-label="Deliver to inbound: ${sentId}"]`);
     page.once('dialog', (dialog) => dialog.dismiss());
     await button.click();
     expect(await mails()).toEqual([]);

@@ -728,7 +728,7 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
           'contact.updated',
           null,
         ]);
-      const replay = page.locator(`button[aria-label="Replay delivery ${failedOne.eventId}"]`);
+      const replay = page.locator(`button[aria-label="Replay: ${failedOne.eventId}"]`);
       page.once('dialog', (dialog) => dialog.dismiss());
       await replay.click();
       page.once('dialog', (dialog) => dialog.accept());
@@ -752,17 +752,17 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
           .liveSlot;
       expect(await modeOf()).toBeNull();
       page.once('dialog', (dialog) => dialog.dismiss());
-      await page.click('button[aria-label="Switch crm live"]');
+      await page.click('button[aria-label="Switch live: crm"]');
       expect(await modeOf()).toBeNull();
       page.once('dialog', (dialog) => dialog.accept());
-      await page.click('button[aria-label="Switch crm live"]');
+      await page.click('button[aria-label="Switch live: crm"]');
       await page
         .locator('#integration-slots tr', { hasText: 'crm' })
         .locator('td:text-is("live")')
         .waitFor();
       expect(await modeOf()).toBe('crm');
       page.once('dialog', (dialog) => dialog.accept());
-      await page.click('button[aria-label="Switch crm fake"]');
+      await page.click('button[aria-label="Switch fake: crm"]');
       await page
         .locator('#integration-slots tr', { hasText: 'crm' })
         .locator('td:text-is("fake")')
