@@ -46,7 +46,10 @@ describe('the owner API paths begin with /v1/', () => {
   it('every path of the developer’s tools lies under /v1/ and on the control plane', () => {
     for (const path of Object.values(ownerApiPaths)) {
       expect(path.startsWith('/v1/'), path).toBe(true);
-      expect(isControlPlane(fillPath(path, { appId: 'notes', name: 'f', emailId: 'e' })), path).toBe(true);
+      expect(
+        isControlPlane(fillPath(path, { appId: 'notes', name: 'f', emailId: 'e' })),
+        path,
+      ).toBe(true);
     }
   });
 
