@@ -71,6 +71,7 @@ export const errorMeanings = {
   EMAIL_MESSAGE_INVALID: 'The message is not a readable email (RFC 5322 headers and MIME body).',
   EMAIL_HANDLER_FAILED:
     'The inbound email Function failed; the message was not taken and may be sent again.',
+  EMAIL_NOT_FOUND: 'No captured email with this id is in the app’s outbox.',
   NOTIFICATION_TOO_LARGE:
     'The encoded notification is larger than a Web Push message can carry; shorten it.',
   PUSH_SUBSCRIPTION_INVALID:
@@ -118,6 +119,8 @@ export const errorMeanings = {
   INTEGRATION_BINDING_REQUIRED:
     'The slot has no usable binding: none was made, or it was suspended or revoked.',
   INTEGRATION_CONNECTION_NOT_FOUND: 'No connection with this id exists in the organisation.',
+  INTEGRATION_EVENT_DELIVERY_NOT_FOUND:
+    'No event delivery with this id was recorded for the app, or its record has expired.',
   INVOCATION_TOKEN_INVALID:
     'The invocation token is missing, expired or not valid for this runtime route.',
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',

@@ -20,6 +20,7 @@ const usage = `Usage: platform integrations connections
        platform integrations calls
        platform integrations inject <slot> <event type> [--data <json>]
        platform integrations events
+       platform integrations replay <delivery id>
        [--app <dir>] [--json]
 
 Connections, bindings and calls of the organisation's integrations (docs/integrations.md).
@@ -28,7 +29,8 @@ integration the app (--app) publishes; bindings, bind, unbind, live, fake and ca
 slots it declares. webhook-url prints the connection's secret webhook URL, for its upstream to
 post to. inject delivers a synthetic event with a new id to a slot (the spec's integration
 name) now, in the development session of platform dev (its data defaults to the event's
-declared fake); events lists the deliveries to the app's slots. test-connection chooses, for a
+declared fake); events lists the deliveries to the app's slots, and replay delivers a failed
+one again with the payload it kept. test-connection chooses, for a
 member with Edit access to the app, one of their own connections or an organisation one.
 connect and reconnect print a one-time link to the page where that member enters the
 credentials: values are never typed on the command line. A change names the member on whose
@@ -214,6 +216,23 @@ export const integrationsCommand = defineCommand({
           : `The ${delivery.slot} handler failed: ${delivery.lastError}`,
       ]);
     }
+    if (action === 'replay' && first !== undefined) {
+      const answer = await callBroker<{ delivery: Delivery }>(
+        io,
+        app,
+        appPath(paths.eventReplay, { deliveryId: first }),
+        { method: 'POST', label },
+      );
+      if (typeof answer === 'number') return answer;
+      const { delivery } = answer;
+      return print(answer, () => [
+        delivery.state === 'delivered'
+          ? `Delivered ${delivery.type} ${delivery.eventId} to ${delivery.slot} again.`
+          : delivery.state === 'pending'
+            ? `${delivery.type} ${delivery.eventId} is due for ${delivery.slot} again now.`
+            : `The ${delivery.slot} handler failed again: ${delivery.lastError}`,
+      ]);
+    }
     if (action === 'events') {
       const answer = await callBroker<{ deliveries: Delivery[] }>(io, app, appPath(paths.events), {
         label,
@@ -222,7 +241,7 @@ export const integrationsCommand = defineCommand({
       return print(answer, () =>
         answer.deliveries.map(
           (d) =>
-            `${d.createdAt}  ${d.slot}  ${d.type}  ${d.eventId}  ${d.state}  ${d.attempts}${d.lastError ? `  ${d.lastError}` : ''}`,
+            `${d.createdAt}  ${d.id}  ${d.slot}  ${d.type}  ${d.eventId}  ${d.state}  ${d.attempts}${d.lastError ? `  ${d.lastError}` : ''}`,
         ),
       );
     }

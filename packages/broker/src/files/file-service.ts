@@ -282,6 +282,25 @@ export class FileService {
    * the store may be shared with, or restored from, another database. Resolves to how many
    * were removed.
    */
+  /**
+   * The app's files for its owner's console, newest first: metadata and the uploading user,
+   * never contents. `limit` 1..100.
+   */
+  async listForOwner(
+    limit: number,
+    offset: number,
+  ): Promise<{ files: (FileInfo & { ownerId: string | null })[]; total: number }> {
+    const { rows } = await this.#db.query<FileRow>(
+      'SELECT * FROM platform.files ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2',
+      [limit, offset],
+    );
+    const counted = await this.#db.query<{ n: string }>('SELECT count(*) AS n FROM platform.files');
+    return {
+      files: rows.map((row) => ({ ...toInfo(row), ownerId: row.owner_id })),
+      total: Number(counted.rows[0]?.n ?? 0),
+    };
+  }
+
   async sweep(olderThanMs = SWEEP_AFTER_MS): Promise<number> {
     return sweepLeftovers(this.#db, this.store, olderThanMs);
   }

@@ -5,6 +5,7 @@ import { printableError } from '../logs/printable.ts';
 import { mountFileRoutes } from './file-routes.ts';
 import { FileService } from './file-service.ts';
 import type { FileStore } from './file-store.ts';
+import { filesSection, mountFileListingRoute } from './files-section.ts';
 import { FolderFileStore } from './folder-store.ts';
 import { S3FileStore, type S3StoreSettings } from './s3-store.ts';
 
@@ -56,9 +57,12 @@ export function filesFeature(settings: {
         );
       return files;
     },
+    dashboard: [filesSection],
     mount: {
-      routes: (app, files, _needs, { authenticate }) =>
-        mountFileRoutes(app, { files, authenticate }),
+      routes: (app, files, _needs, { appId, authenticate }) => {
+        mountFileRoutes(app, { files, authenticate });
+        mountFileListingRoute(app, { appId, files });
+      },
     },
   };
 }

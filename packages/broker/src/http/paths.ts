@@ -53,10 +53,14 @@ export const ownerApiPaths = {
   agents: `${OWNER_API_PREFIX}/:appId/agents`,
   /** Captured development email, sent and received. */
   outbox: `${OWNER_API_PREFIX}/:appId/outbox`,
+  /** `GET ?limit=&offset=`: the app's files, newest first: name, type, size, owner, never contents. */
+  files: `${OWNER_API_PREFIX}/:appId/files`,
   /** The recent AI calls (no prompts, outputs or keys). */
   aiCalls: `${OWNER_API_PREFIX}/:appId/ai/calls`,
   /** `platform mail receive`: deliver a message (`.eml` bytes) to the inbound email Function. */
   mailInbound: `${OWNER_API_PREFIX}/:appId/mail/inbound`,
+  /** `POST`: deliver a captured (sent) email to the inbound email Function, as if it arrived. */
+  outboxReceive: `${OWNER_API_PREFIX}/:appId/outbox/:emailId/receive`,
   /** Notifications the local push service received (development). */
   pushDeliveries: `${OWNER_API_PREFIX}/:appId/push/deliveries`,
   /** `platform invoke`: run a Function directly. */
@@ -219,6 +223,8 @@ export const integrationApiPaths = {
   devModes: `${OWNER_API_PREFIX}/:appId/dev/integrations`,
   calls: `${OWNER_API_PREFIX}/:appId/integration-calls`,
   events: `${OWNER_API_PREFIX}/:appId/integration-events`,
+  /** `POST`: a failed event delivery is delivered again, with the payload it kept. */
+  eventReplay: `${OWNER_API_PREFIX}/:appId/integration-events/:deliveryId/replay`,
   devEvents: `${OWNER_API_PREFIX}/:appId/dev/integration-events`,
 } as const;
 

@@ -52,7 +52,7 @@ export function inboundMailFeature(settings: {
     mount: {
       routes: (app, inbound, { outbox }, { appId }) => {
         mountOutboxRoutes(app, { appId, outbox, received: inbound });
-        mountInboundMailRoutes(app, { appId, inbound });
+        mountInboundMailRoutes(app, { appId, inbound, outbox });
       },
     },
     erasure: {

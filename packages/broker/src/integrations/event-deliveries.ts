@@ -43,8 +43,8 @@ interface DueRow {
  * order. A failed attempt is retried with a growing delay (10 s doubling, at most 30 min) until
  * about three hours after the event, when the delivery counts as failed. Everything lives in the
  * central store, so deliveries survive a broker restart and brokers sharing one PostgreSQL each
- * take a delivery once (a lease per attempt). Payloads are dropped once delivered or failed;
- * records are kept 14 days.
+ * take a delivery once (a lease per attempt). A payload is dropped once delivered; a failed
+ * delivery keeps it, so its owner can replay it, until its record goes: records are kept 14 days.
  *
  * A delivery belongs to the environment whose broker recorded it: a broker delivers only its own
  * environment's, so an event left pending by a production run waits for production and never
@@ -183,6 +183,25 @@ export class EventDeliveries {
     });
   }
 
+  /**
+   * Makes the failed emitted delivery `id` pending again, due now (the owner's replay): attempted
+   * as any pending one, it keeps being retried while the event is younger than the delivery
+   * window and fails again after one more attempt when it is older. Answers whether it was
+   * failed with its payload kept; the caller explains a refusal.
+   */
+  async replay(id: string): Promise<boolean> {
+    const now = this.#clock.now();
+    const { rowCount } = await this.#db.query(
+      `UPDATE platform.integration_event_deliveries
+          SET state = 'pending', next_attempt_at = $2, lease_until = NULL
+        WHERE id = $1 AND state = 'failed' AND payload IS NOT NULL AND source = 'emitted'
+          AND environment = $3`,
+      [id, now, this.#environment],
+    );
+    if (rowCount > 0) this.kick();
+    return rowCount > 0;
+  }
+
   /** Attempts the deliveries that are due now, once each; answers how many it attempted. */
   async deliverDue(): Promise<number> {
     const now = this.#clock.now();
@@ -290,7 +309,7 @@ export class EventDeliveries {
       `UPDATE platform.integration_event_deliveries
           SET state = $2, attempts = $3, last_error = $4, lease_until = NULL,
               next_attempt_at = $5, delivered_at = $6,
-              payload = CASE WHEN $2 = 'pending' THEN payload ELSE NULL END
+              payload = CASE WHEN $2 = 'delivered' THEN NULL ELSE payload END
         WHERE id = $1`,
       [
         row.id,

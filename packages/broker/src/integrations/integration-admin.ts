@@ -39,6 +39,14 @@ export interface IntegrationAdminOptions {
   readonly environment: 'development' | 'production';
 }
 
+/** One declared slot of an app and the mode its operation calls are answered in now. */
+export interface DevSlotMode {
+  readonly slot: string;
+  readonly integration: string;
+  readonly account: SlotDeclaration['account'];
+  readonly mode: IntegrationMode;
+}
+
 const fail = (code: string, message: string, details?: Record<string, JsonValue>) =>
   new PlatformError({ code, message, ...(details ? { details } : {}) });
 
@@ -74,6 +82,25 @@ export class IntegrationAdmin {
       throw fail('INTEGRATION_NOT_FOUND', `The app ${appId} publishes no integration.`, { appId });
     }
     return contract;
+  }
+
+  /** The environment this broker runs in: only development switches slots live or fake. */
+  get environment(): 'development' | 'production' {
+    return this.#o.environment;
+  }
+
+  /**
+   * The app's declared slots with the mode each answers in now: `live` or `fake` in development
+   * (a `calling_user` slot always fake), `live` for every slot in production.
+   */
+  slotModes(appId: string): DevSlotMode[] {
+    const app = this.#o.apps().find((one) => one.appId === appId);
+    return Object.entries(app?.manifest.integrations ?? {}).map(([slot, declared]) => ({
+      slot,
+      integration: declared.integration,
+      account: declared.account,
+      mode: this.#o.environment === 'development' ? this.#o.modes.mode(appId, slot) : 'live',
+    }));
   }
 
   /** The slot `slot` of the app `appId`; `INTEGRATION_SLOT_NOT_DECLARED` otherwise. */

@@ -1,4 +1,5 @@
 import { type JsonObject, type JsonValue, PlatformError } from '@platform/errors';
+import { limits } from '@platform/schema';
 import {
   checkEmit,
   type IntegrationEventPayload,
@@ -29,6 +30,8 @@ export interface EventDelivery {
   readonly lastError: string | null;
   readonly createdAt: string;
   readonly deliveredAt: string | null;
+  /** Whether its owner may replay it: it failed, and its payload is kept until its record goes. */
+  readonly replayable: boolean;
 }
 
 /** The payload an event handler receives (spec 2.11). */
@@ -39,7 +42,8 @@ export type EventPayload = IntegrationEventPayload;
  * `platform dev` an `emit` is checked against the provider's contract as it is served now and
  * delivers nothing (production events never reach a development session); a developer injects a
  * synthetic event into a consumer slot instead, which is delivered to the slot's events
- * Function at once and recorded. Delivery records keep no payload.
+ * Function at once and recorded. A delivery record keeps its payload only while it has not
+ * been delivered: a failed one can be replayed by its owner until its record expires.
  */
 export class IntegrationEvents {
   readonly #db: Database;
@@ -149,6 +153,98 @@ export class IntegrationEvents {
     return rows.map(toDelivery);
   }
 
+  /**
+   * Replays the failed delivery `id` to `appId`'s slot (the owner's action): an emitted one is
+   * made pending again and attempted by {@link EventDeliveries} as any other; an injected one is
+   * delivered to the slot's events Function again now, with the same payload. A delivered or
+   * still pending delivery is refused, and so is one of another environment, which only that
+   * environment attempts (spec 6.1.6).
+   */
+  async replay(appId: string, id: string, requestId: string): Promise<EventDelivery> {
+    const found = await this.#find(appId, id);
+    if (found.environment !== this.#environment) {
+      throw new PlatformError({
+        code: 'INVALID_REQUEST',
+        message: `The delivery ${id} was recorded in ${found.environment}; only a broker running in ${found.environment} replays it.`,
+        details: { id, environment: found.environment },
+      });
+    }
+    if (found.state !== 'failed' || !found.replayable) {
+      throw new PlatformError({
+        code: 'INVALID_REQUEST',
+        message:
+          found.state === 'delivered'
+            ? `The delivery ${id} was delivered; only a failed delivery is replayed, and a delivered one keeps no payload.`
+            : found.state === 'pending'
+              ? `The delivery ${id} is still pending; it is attempted again on its own.`
+              : `The delivery ${id} failed before payloads were kept, so there is nothing to replay.`,
+        details: { id, state: found.state },
+      });
+    }
+    if (found.source === 'emitted') {
+      if (!(await this.#deliveries.replay(id))) {
+        throw new PlatformError({
+          code: 'INVALID_REQUEST',
+          message: `The delivery ${id} changed while it was replayed; look at it again.`,
+          details: { id },
+        });
+      }
+      return toDelivery((await this.#find(appId, id)) as Row);
+    }
+    const declared = this.#apps().find((app) => app.appId === appId)?.manifest.integrations[
+      found.slot
+    ];
+    const consumer = this.#apps().find((app) => app.appId === appId);
+    let lastError: string | null = null;
+    if (!consumer || !declared?.events) {
+      lastError = `The slot ${found.slot} no longer subscribes to events.`;
+    } else {
+      try {
+        await consumer.runSystem(declared.events.function, found.payload as JsonValue, requestId);
+      } catch (error) {
+        lastError =
+          error instanceof PlatformError ? `${error.code}: ${error.message}` : String(error);
+      }
+    }
+    const now = this.#clock.now();
+    const { rows } = await this.#db.query<Row>(
+      `UPDATE platform.integration_event_deliveries
+          SET state = $3, attempts = attempts + 1, last_error = $4, delivered_at = $5,
+              payload = CASE WHEN $3 = 'delivered' THEN NULL ELSE payload END
+        WHERE id = $1 AND consumer_app_id = $2 RETURNING ${COLUMNS}`,
+      [
+        id,
+        appId,
+        lastError === null ? 'delivered' : 'failed',
+        lastError?.slice(0, limits.jobs.errorMaxLength) ?? null,
+        lastError === null ? now : null,
+      ],
+    );
+    return toDelivery(rows[0] as Row);
+  }
+
+  async #find(
+    appId: string,
+    id: string,
+  ): Promise<Row & { source: 'injected' | 'emitted'; payload: JsonValue | null }> {
+    const { rows } = await this.#db.query<
+      Row & { source: 'injected' | 'emitted'; payload: JsonValue | null }
+    >(
+      `SELECT ${COLUMNS}, source, payload FROM platform.integration_event_deliveries
+        WHERE id = $1 AND consumer_app_id = $2`,
+      [id, appId],
+    );
+    const row = rows[0];
+    if (!row) {
+      throw new PlatformError({
+        code: 'INTEGRATION_EVENT_DELIVERY_NOT_FOUND',
+        message: `${appId} has no event delivery ${id}; records are kept 14 days.`,
+        details: { id },
+      });
+    }
+    return row;
+  }
+
   async #record(
     appId: string,
     slot: string,
@@ -158,8 +254,8 @@ export class IntegrationEvents {
     const now = this.#clock.now();
     const { rows } = await this.#db.query<Row>(
       `INSERT INTO platform.integration_event_deliveries
-         (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at, environment)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+         (id, consumer_app_id, slot, binding_id, event_id, type, state, attempts, last_error, created_at, delivered_at, environment, payload)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
       [
         newId('eventDelivery'),
         appId,
@@ -172,6 +268,8 @@ export class IntegrationEvents {
         now,
         lastError === null ? now : null,
         this.#environment,
+        // Kept for a replay while the delivery has failed, never once delivered.
+        lastError === null ? null : JSON.stringify(payload),
       ],
     );
     return toDelivery(rows[0] as Row);
@@ -191,10 +289,12 @@ interface Row {
   last_error: string | null;
   created_at: Date | string;
   delivered_at: Date | string | null;
+  replayable: boolean;
 }
 
+// `replayable` says whether a payload is kept without reading it: listings never carry one.
 const COLUMNS =
-  'id, consumer_app_id, slot, binding_id, event_id, type, environment, state, attempts, last_error, created_at, delivered_at';
+  "id, consumer_app_id, slot, binding_id, event_id, type, environment, state, attempts, last_error, created_at, delivered_at, (state = 'failed' AND payload IS NOT NULL) AS replayable";
 
 function toDelivery(row: Row): EventDelivery {
   return {
@@ -210,5 +310,6 @@ function toDelivery(row: Row): EventDelivery {
     lastError: row.last_error,
     createdAt: new Date(row.created_at).toISOString(),
     deliveredAt: row.delivered_at === null ? null : new Date(row.delivered_at).toISOString(),
+    replayable: row.replayable,
   };
 }

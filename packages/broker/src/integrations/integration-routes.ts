@@ -68,12 +68,16 @@ const invalid = (message: string, field: string) =>
  *   agents' rule of spec 5.4), `DELETE /v1/apps/:appId/bindings/:slot?actingAs=`;
  * - `GET|PUT /v1/apps/:appId/dev/integrations`: the session's live slot (`{ slot, mode }`) and
  *   test connection (`{ testConnection, actingAs }`, chosen on the authority of the member
- *   acting or the agent), answered as `{ sessionId, liveSlot, testConnection }`;
+ *   acting or the agent), answered as `{ sessionId, liveSlot, testConnection, environment,
+ *   slots }` (`slots`: each declared slot's `{ slot, integration, account, mode }`);
  * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served;
  * - `GET /v1/apps/:appId/integration-events`: the event deliveries to the app's slots, and
  *   `POST /v1/apps/:appId/dev/integration-events` `{ sessionId?, integrationName, type, data? }`:
  *   a synthetic event with a new id delivered now to the slot `integrationName` (`data`
- *   defaults to the event's declared `fake`).
+ *   defaults to the event's declared `fake`);
+ * - `POST /v1/apps/:appId/integration-events/:deliveryId/replay`: a failed delivery delivered
+ *   again with the payload it kept (`{ delivery }`); a delivered or pending one is
+ *   `INVALID_REQUEST`, an unknown or expired one `INTEGRATION_EVENT_DELIVERY_NOT_FOUND`.
  *
  * And, admitted by the secret in their addresses: the connect page,
  * `GET|POST /v1/custom-integrations/connect/:token`, the webhook URLs,
@@ -186,6 +190,8 @@ export function mountIntegrationRoutes(
     sessionId: DEV_SESSION_ID,
     liveSlot: services.modes.liveSlot(appId) ?? null,
     testConnection: services.modes.testConnection(appId) ?? null,
+    environment: admin.environment,
+    slots: admin.slotModes(appId),
   });
   hono.get(paths.devModes, (c) => {
     checkApp(c);
@@ -231,6 +237,15 @@ export function mountIntegrationRoutes(
   hono.get(paths.events, async (c) => {
     checkApp(c);
     return c.json({ deliveries: await services.events.list(appId) });
+  });
+  hono.post(paths.eventReplay, async (c) => {
+    checkApp(c);
+    const delivery = await services.events.replay(
+      appId,
+      c.req.param('deliveryId') ?? '',
+      c.get('requestId'),
+    );
+    return c.json({ delivery });
   });
   hono.post(paths.devEvents, async (c) => {
     checkApp(c);

@@ -1,19 +1,38 @@
 // The dashboard's Email section, in the browser.
 import {
+  actionCell,
+  confirmed,
   fill,
   get,
   localTime,
   row,
   type SectionScript,
+  send,
 } from '../pages/dashboard/dashboard-client-kit.ts';
 import type { MailLogEntry } from './mail-log.ts';
 
-async function loadMail(api: { readonly mail: string }): Promise<void> {
+type Api = Readonly<Record<'mail' | 'receive', string>>;
+
+// Deliver to inbound on a sent email; it asks first, then reloads the list.
+function receiveCell(api: Api, e: MailLogEntry): HTMLTableCellElement {
+  if (e.direction === 'inbound') return document.createElement('td');
+  return actionCell(
+    'Deliver to inbound',
+    async () => {
+      if (!confirmed(`Deliver "${e.subject}" to the inbound email Function?`)) return;
+      await send('POST', api.receive.replace(':emailId', encodeURIComponent(e.id)), {});
+      await loadMail(api);
+    },
+    `Deliver to inbound: ${e.id}`,
+  );
+}
+
+async function loadMail(api: Api): Promise<void> {
   const { emails } = await get<{ emails: MailLogEntry[] }>(api.mail, {});
   fill(
     'mail',
-    emails.map((e) =>
-      row(
+    emails.map((e) => {
+      const tr = row(
         [
           localTime(e.createdAt),
           e.direction === 'inbound' ? 'received' : 'sent',
@@ -26,11 +45,13 @@ async function loadMail(api: { readonly mail: string }): Promise<void> {
             : '',
         ],
         { 1: `mail-${e.direction}` },
-      ),
-    ),
+      );
+      tr.append(receiveCell(api, e));
+      return tr;
+    }),
     'No email sent or received yet.',
-    7,
+    8,
   );
 }
 
-export default { open: loadMail, refresh: loadMail } satisfies SectionScript<'mail'>;
+export default { open: loadMail, refresh: loadMail } satisfies SectionScript<'mail' | 'receive'>;

@@ -123,23 +123,44 @@ export class Outbox {
     return { id, captured: true };
   }
 
+  /** The captured email `id`; `EMAIL_NOT_FOUND` when the outbox has none. */
+  async get(id: string): Promise<CapturedEmail> {
+    const { rows } = await this.#db.query<OutboxRow>(
+      'SELECT * FROM platform.outbox WHERE id = $1',
+      [id],
+    );
+    const row = rows[0];
+    if (!row) {
+      throw new PlatformError({
+        code: 'EMAIL_NOT_FOUND',
+        message: `The outbox has no captured email ${id}.`,
+        details: { id },
+      });
+    }
+    return toCaptured(row);
+  }
+
   /** Captured emails, newest first. */
   async list(limit = 50): Promise<CapturedEmail[]> {
     const { rows } = await this.#db.query<OutboxRow>(
       'SELECT * FROM platform.outbox ORDER BY created_at DESC, id DESC LIMIT $1',
       [limit],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      from: row.from_alias,
-      to: row.recipients,
-      subject: row.subject,
-      text: row.text_body,
-      html: row.html_body,
-      replyTo: row.reply_to,
-      requestId: row.request_id,
-      functionName: row.function_name,
-      createdAt: new Date(row.created_at).toISOString(),
-    }));
+    return rows.map(toCaptured);
   }
+}
+
+function toCaptured(row: OutboxRow): CapturedEmail {
+  return {
+    id: row.id,
+    from: row.from_alias,
+    to: row.recipients,
+    subject: row.subject,
+    text: row.text_body,
+    html: row.html_body,
+    replyTo: row.reply_to,
+    requestId: row.request_id,
+    functionName: row.function_name,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
 }

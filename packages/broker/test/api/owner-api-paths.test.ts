@@ -38,6 +38,7 @@ const reads = () => [
   at(ownerApiPaths.outbox),
   at(ownerApiPaths.aiCalls),
   at(ownerApiPaths.pushDeliveries),
+  at(ownerApiPaths.files),
   ownerApiPaths.platformAdministrators,
 ];
 
@@ -45,7 +46,10 @@ describe('the owner API paths begin with /v1/', () => {
   it('every path of the developer’s tools lies under /v1/ and on the control plane', () => {
     for (const path of Object.values(ownerApiPaths)) {
       expect(path.startsWith('/v1/'), path).toBe(true);
-      expect(isControlPlane(fillPath(path, { appId: 'notes', name: 'f' })), path).toBe(true);
+      expect(
+        isControlPlane(fillPath(path, { appId: 'notes', name: 'f', emailId: 'e' })),
+        path,
+      ).toBe(true);
     }
   });
 
@@ -77,6 +81,7 @@ describe('the owner API paths begin with /v1/', () => {
       ownerApiPaths.outbox,
       ownerApiPaths.aiCalls,
       ownerApiPaths.pushDeliveries,
+      ownerApiPaths.files,
     ];
     for (const path of paths) {
       const response = await env.broker.app.request(fillPath(path, { appId: 'other' }), {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountBrokerApi } from '../../src/api/dev-api.ts';
+import { userCaller } from '../../src/kernel/caller.ts';
 import { dashboardLinkKey } from '../../src/project/dev-state.ts';
 import { authBroker, latestLinkToken } from '../auth/helpers.ts';
 import { launchChromium } from '../helpers/chromium.ts';
@@ -21,6 +22,7 @@ const PAYLOAD = 'planted-job-payload-5521';
 const USER = '6f1c1c6e-8f7d-4c8e-9a7b-1d2e3f405162';
 const OTHER = '0b7e2a4c-1d3f-4e5a-8b6c-7d8e9f0a1b2c';
 const DEV_TOKEN = 'dev-token-planted-00112233445566778899';
+const FILE_CONTENTS = 'planted-file-contents-9931';
 const shots = fileURLToPath(new URL('../../../../test-results/console/', import.meta.url));
 const axeSource = await readFile(
   createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
@@ -112,6 +114,11 @@ beforeAll(async () => {
   await env.broker.jobs.service.enqueue('greetings', {
     payload: { name: PAYLOAD },
     idempotencyKey: 'k1',
+  });
+  await env.broker.files.upload(userCaller(USER), {
+    data: Buffer.from(FILE_CONTENTS),
+    name: 'report.txt',
+    contentType: 'text/plain',
   });
   await mkdir(shots, { recursive: true });
   browser = await launchChromium();
@@ -327,6 +334,18 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
     await page.locator('#cron tr', { hasText: '(manual)' }).waitFor();
   });
 
+  it("lists the app's files in Files with type, size and owner, never their contents", async () => {
+    await page.goto(`${url}/_platform/dashboard#files`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const listed = page.locator('#files tbody tr', { hasText: 'report.txt' });
+    await listed.waitFor();
+    const text = (await listed.textContent()) ?? '';
+    expect(text).toContain('text/plain');
+    expect(text).toContain(`${FILE_CONTENTS.length} B`);
+    expect(text).toContain(USER);
+    expect(await page.textContent('#files-count')).toBe('1 file(s)');
+  });
+
   it('takes a backup from Backups, and restores it after the app id is typed', async () => {
     const notes = async () =>
       (
@@ -384,6 +403,7 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
         'logs',
         'functions',
         'data',
+        'files',
         'jobs',
         'access',
         'backups',
@@ -401,7 +421,13 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
     expect(seen.length).toBeGreaterThan(20);
     expect(made).toMatch(/^plat_app_/);
     for (const { url: where, body } of seen) {
-      for (const planted of [SECRET, PAYLOAD, DEV_TOKEN, dashboardLinkKey(DEV_TOKEN)]) {
+      for (const planted of [
+        SECRET,
+        PAYLOAD,
+        DEV_TOKEN,
+        dashboardLinkKey(DEV_TOKEN),
+        FILE_CONTENTS,
+      ]) {
         expect(body.includes(planted), `${planted} in ${where}`).toBe(false);
       }
       // The made token appears on its one reveal page and nowhere else.

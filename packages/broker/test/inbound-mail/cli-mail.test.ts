@@ -144,6 +144,38 @@ describe('platform mail receive', () => {
     expect((await rows()).length).toBe(before);
   });
 
+  it('resends a captured email to the inbound email Function, with a non-ASCII subject and both bodies', async () => {
+    const { id } = await env.broker.outbox.capture(
+      {
+        from: 'todo',
+        to: ['bea@example.com', `todo+inbox@${domain}`],
+        subject: 'Café order ✓',
+        text: 'two coffees',
+        html: '<p>two coffees</p>',
+      },
+      ['todo'],
+    );
+    const sent = await cli('mail', 'resend', id);
+    expect(sent.code).toBe(0);
+    // Its own recipient that is the app's address is the one it is delivered to.
+    expect(sent.out).toMatch(
+      new RegExp(`^Delivered to todo\\+inbox@${domain}: inbound took it as `),
+    );
+    const last = (await rows()).at(-1)!;
+    expect(last).toMatchObject({
+      sender: `todo@${domain}`,
+      recipients: `todo+inbox@${domain}`,
+      subject: 'Café order ✓',
+      body: 'two coffees',
+    });
+    expect(JSON.parse(String(last.payload))).toMatchObject({ html: '<p>two coffees</p>' });
+    const chosen = await cli('mail', 'resend', id, '--to', `todo@${domain}`);
+    expect(chosen.out).toMatch(new RegExp(`^Delivered to todo@${domain}:`));
+    const missing = await cli('mail', 'resend', 'email_none');
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('EMAIL_NOT_FOUND');
+  });
+
   it('explains usage and unreadable files', async () => {
     expect((await cli('mail', 'send', 'x.eml')).code).toBe(2);
     const missing = await cli('mail', 'receive', 'nope.eml');

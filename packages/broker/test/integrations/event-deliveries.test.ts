@@ -1,6 +1,7 @@
 // Emitted integration events outside development (spec 6.1): recorded once per subscribed
 // binding, delivered at least once with the payload of spec 2.11, retried with backoff for about
-// three hours, surviving a broker restart; payloads dropped once delivered, records kept 14 days.
+// three hours, surviving a broker restart; payloads dropped once delivered and kept for a replay
+// while failed, records kept 14 days.
 import { type JsonValue, PlatformError } from '@platform/errors';
 import { type Manifest, parseManifest } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -261,7 +262,7 @@ describe('emitted events in production', () => {
     expect(records).toEqual([expect.objectContaining({ state: 'delivered', attempts: 1 })]);
   });
 
-  it('gives up about three hours after the event, and keeps the record 14 days', async () => {
+  it('gives up about three hours after the event, replays a failed one, and keeps the record 14 days', async () => {
     failing.add('sales');
     expect(await emit('evt-4')).toBe(1);
     const start = clock.now().getTime();
@@ -277,6 +278,30 @@ describe('emitted events in production', () => {
     expect(clock.now().getTime() - start).toBeLessThan(DELIVERY_WINDOW_MS + 30 * 60_000);
     expect(failed!.attempts).toBeGreaterThan(8);
     failing.delete('sales');
+
+    // A failed delivery keeps its payload, so its owner can replay it: the handler runs again.
+    expect(failed!.replayable).toBe(true);
+    received.length = 0;
+    expect(await org.events.replay('sales', failed!.id, 'r')).toMatchObject({
+      state: 'pending',
+      replayable: false,
+    });
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-4']);
+    expect(await deliveryOf('evt-4')).toMatchObject({ state: 'delivered', replayable: false });
+    const { rows } = await central.query<{ payload: unknown }>(
+      'SELECT payload FROM platform.integration_event_deliveries WHERE id = $1',
+      [failed!.id],
+    );
+    expect(rows[0]!.payload).toBeNull();
+    // A delivered one cannot be replayed, nor one the app never had.
+    await expect(org.events.replay('sales', failed!.id, 'r')).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringMatching(/was delivered/),
+    });
+    await expect(org.events.replay('support', failed!.id, 'r')).rejects.toMatchObject({
+      code: 'INTEGRATION_EVENT_DELIVERY_NOT_FOUND',
+    });
 
     clock.advance(14 * 24 * 3600_000 + 60_000);
     await org.deliveries.deliverDue();

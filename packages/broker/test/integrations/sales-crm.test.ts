@@ -23,6 +23,8 @@ const BAD_KEY = 'wrong_key_5b2e81';
 let root: { path: string; remove: () => Promise<void> };
 let ws: WorkspaceServer;
 const lines: string[] = [];
+/** The injected delivery whose handler failed, replayed later from the console. */
+let failedDelivery: { id: string; eventId: string } | undefined;
 /** Every body the tests read, checked at the end for credential values. */
 const seen: string[] = [];
 
@@ -390,7 +392,7 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     );
     expect(delivery.state).toBe('delivered');
     // The declared fake is the default data; each injection is a new event.
-    const second = await ok<{ delivery: { eventId: string } }>(await inject(event));
+    const second = await ok<{ delivery: { id: string; eventId: string } }>(await inject(event));
     expect(second.delivery.eventId).not.toBe(delivery.eventId);
     const { rows } = await ws
       .app('sales')!
@@ -402,11 +404,20 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
         { id: second.delivery.eventId, type: 'contact.updated', email: 'ada@example.com' },
       ]),
     );
-    const failed = await ok<{ delivery: { state: string; lastError: string; eventId: string } }>(
-      await inject({ ...event, data: { email: 'crash@example.com' } }),
-    );
+    const failed = await ok<{
+      delivery: { id: string; state: string; lastError: string; eventId: string };
+    }>(await inject({ ...event, data: { email: 'crash@example.com' } }));
     expect(failed.delivery.state).toBe('failed');
     expect(failed.delivery.lastError).toContain('FUNCTION_FAILED');
+    failedDelivery = failed.delivery;
+    // A delivered one keeps no payload and cannot be replayed.
+    const replayDelivered = await refused(
+      await owner(`/v1/apps/sales/integration-events/${second.delivery.id}/replay`, {
+        method: 'POST',
+      }),
+    );
+    expect(replayDelivered.code).toBe('INVALID_REQUEST');
+    expect(replayDelivered.message).toMatch(/was delivered/);
     const undeclared = await refused(await inject({ ...event, type: 'contact.deleted' }));
     expect(undeclared.code).toBe('INTEGRATION_EVENT_INVALID');
     // The spec's parameters: the slot is named by integrationName, in the one session there is.
@@ -642,6 +653,27 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
     expect((await cli('sales', 'events')).out).toContain(
       `crm  contact.updated  ${eventId}  delivered  1`,
     );
+    // A failed delivery is listed with its id, and replaying it runs the handler again.
+    await cli(
+      'sales',
+      'inject',
+      'crm',
+      'contact.updated',
+      '--data',
+      '{"email":"crash@example.com"}',
+    );
+    const failedLine = (await cli('sales', 'events')).out.split('\n')[0]!;
+    const deliveryId =
+      /^\S+ {2}(dlv_\S+) {2}crm {2}contact\.updated {2}\S+ {2}failed {2}1 {2}/.exec(
+        failedLine,
+      )?.[1];
+    expect(deliveryId, failedLine).toBeDefined();
+    const replayed = await cli('sales', 'replay', deliveryId!);
+    expect(replayed.out).toMatch(/^The crm handler failed again: FUNCTION_FAILED/);
+    expect((await cli('sales', 'events')).out.split('\n')[0]).toMatch(/ {2}failed {2}2 /);
+    expect((await cli('sales', 'replay', 'dlv_none')).err).toContain(
+      'INTEGRATION_EVENT_DELIVERY_NOT_FOUND',
+    );
     expect((await cli('crm', 'test-connection', newest)).err).toContain('--as');
     const tested = await cli('crm', 'test-connection', newest, '--as', 'ada@example.com');
     expect(tested.code).toBe(0);
@@ -683,6 +715,59 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       const events = await page.locator('#integration-events').textContent();
       expect(events).toMatch(/crmcontact\.updatedevt_\S+delivered/);
       expect(events).toContain('failed');
+      // The failed delivery is replayed from the console after a confirmation: its handler runs
+      // again with the kept payload, and (the event now stored, as a fixed handler would have)
+      // answers, so the delivery is delivered. Declining the confirmation sends nothing: two
+      // attempts in all.
+      const failedOne = failedDelivery;
+      if (!failedOne) throw new Error('no failed delivery');
+      await ws
+        .app('sales')!
+        .broker.db.query('INSERT INTO crm_events (id, type, email) VALUES ($1, $2, $3)', [
+          failedOne.eventId,
+          'contact.updated',
+          null,
+        ]);
+      const replay = page.locator(`button[aria-label="Replay: ${failedOne.eventId}"]`);
+      page.once('dialog', (dialog) => dialog.dismiss());
+      await replay.click();
+      page.once('dialog', (dialog) => dialog.accept());
+      await replay.click();
+      await page
+        .locator('#integration-events tr', { hasText: failedOne.eventId })
+        .locator('td', { hasText: /^delivered$/ })
+        .waitFor();
+      const { deliveries: after } = await ok<{
+        deliveries: { id: string; state: string; attempts: number; replayable: boolean }[];
+      }>(await owner('/v1/apps/sales/integration-events'));
+      expect(after.find((d) => d.id === failedOne.id)).toMatchObject({
+        state: 'delivered',
+        attempts: 2,
+        replayable: false,
+      });
+
+      // The slot is switched live from the console after a confirmation, and back to fake.
+      const modeOf = async () =>
+        (await ok<{ liveSlot: string | null }>(await owner('/v1/apps/sales/dev/integrations')))
+          .liveSlot;
+      expect(await modeOf()).toBeNull();
+      page.once('dialog', (dialog) => dialog.dismiss());
+      await page.click('button[aria-label="Switch live: crm"]');
+      expect(await modeOf()).toBeNull();
+      page.once('dialog', (dialog) => dialog.accept());
+      await page.click('button[aria-label="Switch live: crm"]');
+      await page
+        .locator('#integration-slots tr', { hasText: 'crm' })
+        .locator('td:text-is("live")')
+        .waitFor();
+      expect(await modeOf()).toBe('crm');
+      page.once('dialog', (dialog) => dialog.accept());
+      await page.click('button[aria-label="Switch fake: crm"]');
+      await page
+        .locator('#integration-slots tr', { hasText: 'crm' })
+        .locator('td:text-is("fake")')
+        .waitFor();
+      expect(await modeOf()).toBeNull();
       expect(await page.content()).not.toContain(KEY);
     } finally {
       await browser.close();
