@@ -19,6 +19,7 @@ import {
   setUpAdministrator,
   setupKey,
   startService,
+  waitReady,
   withCentral,
 } from './serve-harness.ts';
 
@@ -74,18 +75,7 @@ describe('several platform serve nodes on one PostgreSQL', () => {
     return node;
   };
 
-  /** Waits until `node` answers readyz with 200. */
-  const ready = async (node: Node) => {
-    const until = Date.now() + 30_000;
-    for (;;) {
-      const answer = await call(node.port, `localhost:${node.port}`, '/_platform/readyz').catch(
-        () => undefined,
-      );
-      if (answer?.status === 200) return;
-      if (Date.now() > until) throw new Error(`node ${node.base} not ready: ${answer?.body}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const ready = (node: Node) => waitReady(node.port, `localhost:${node.port}`);
 
   /** The version `node` answers for the app's Function, or its status when it does not. */
   const versionAt = async (node: Node): Promise<string> => {
