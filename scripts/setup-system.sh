@@ -19,6 +19,8 @@ fi
 command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
 command -v gnome-keyring-daemon >/dev/null 2>&1 || missing+=(gnome-keyring)
 command -v secret-tool >/dev/null 2>&1 || missing+=(libsecret-tools)
+# HAProxy in front of several `platform serve` nodes (the load-balancer test, loopback only).
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-system: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive

@@ -11,6 +11,7 @@ import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import {
   customDomainsStep,
   deletedAppsStep,
+  deploymentArchivesStep,
   deploymentsStep,
 } from '../deploy/deployment-schema.ts';
 import {
@@ -59,4 +60,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 21, ...deletedAppsStep },
   { version: 22, ...customDomainsStep },
   { version: 23, ...companyAssignmentStep },
+  { version: 24, ...deploymentArchivesStep },
 ];

@@ -79,3 +79,18 @@ CREATE TABLE platform.custom_domains (
 CREATE INDEX custom_domains_app ON platform.custom_domains (app_id);
 `,
 };
+
+/**
+ * Each revision's archive, beside its row in the central store, so every `platform serve` node
+ * on the same PostgreSQL can unpack and start a revision another node received. Written in the
+ * transaction that records the deployment (no row without its bytes) and removed with it.
+ */
+export const deploymentArchivesStep: SchemaChange = {
+  name: 'deployment archives',
+  sql: `
+CREATE TABLE platform.deployment_archives (
+  deployment_id text PRIMARY KEY REFERENCES platform.deployments (id) ON DELETE CASCADE,
+  archive bytea NOT NULL
+);
+`,
+};

@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Manifest, parseManifest } from '@platform/schema/manifest';
 import type { AiOptions } from '../ai/ai-config.ts';
@@ -10,6 +12,7 @@ import { type Broker, startBroker } from '../app/start-broker.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
+import { readDeployment, writeDeployment } from '../deploy/archive.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
 import type { AppGauges } from '../observability/metrics.ts';
@@ -27,6 +30,18 @@ export const APP_STATE_FOLDER = '_app-state';
  */
 export const appStateDir = (filesDir: string, appId: string): string =>
   join(filesDir, APP_STATE_FOLDER, appId);
+
+/**
+ * The channel on which an activation is announced to every node on the central store, its
+ * payload the app id: each node then reads the app's active revision and switches to it.
+ */
+export const ACTIVATIONS_CHANNEL = 'platform_active_deployments';
+
+/**
+ * How often each node reads every app's active revision anyway: the bound on how long a node
+ * follows late when it missed an announcement (its listening connection was down meanwhile).
+ */
+export const FOLLOW_POLL_MS = 5_000;
 
 /** The folder of one revision's unpacked files. */
 export const revisionDir = (filesDir: string, appId: string, deploymentId: string): string =>
@@ -76,6 +91,9 @@ export class DeployedApps {
   readonly #stopping = new Set<Promise<void>>();
   #loading: Promise<void> | undefined;
   #loaded = false;
+  #closed = false;
+  #unlisten: (() => Promise<void>) | undefined;
+  #poll: NodeJS.Timeout | undefined;
   /** Apps whose active revision failed to start with the service. */
   readonly #unloaded = new Map<string, string>();
 
@@ -84,21 +102,25 @@ export class DeployedApps {
   }
 
   /**
-   * Starts the active revision of every app the central store names; a failure is logged and
+   * Starts the active revision of every app the central store names, then follows the
+   * activations made through other nodes ({@link DeployedApps.sync}); a failure is logged and
    * keeps the service not ready ({@link DeployedApps.notReady}) until that app is activated.
    */
   startActive(): Promise<void> {
     this.#loading ??= (async () => {
-      const { rows } = await this.#options.central.query<{
-        app_id: string;
-        deployment_id: string;
-      }>('SELECT app_id, deployment_id FROM platform.active_deployments ORDER BY app_id');
+      await this.#follow();
+      const { rows } = await this.#options.central.query<{ app_id: string }>(
+        'SELECT app_id FROM platform.active_deployments ORDER BY app_id',
+      );
       await Promise.all(
         rows.map((row) =>
-          this.activate(row.app_id, row.deployment_id).catch((error: unknown) => {
-            this.#unloaded.set(row.app_id, row.deployment_id);
+          this.sync(row.app_id).catch((error: unknown) => {
             this.#options.logger.error(
-              { app: row.app_id, deployment: row.deployment_id, err: String(error) },
+              {
+                app: row.app_id,
+                deployment: this.#unloaded.get(row.app_id),
+                err: String(error),
+              },
               'an active revision did not start',
             );
           }),
@@ -107,6 +129,61 @@ export class DeployedApps {
       this.#loaded = true;
     })();
     return this.#loading;
+  }
+
+  /**
+   * Follows the active revisions other nodes on the same central store activate: an
+   * announcement on {@link ACTIVATIONS_CHANNEL} syncs its app at once, and every
+   * {@link FOLLOW_POLL_MS} every app is synced, for announcements missed while the listening
+   * connection was down. Listening starts before the active revisions are first read, so an
+   * activation between the two is not missed.
+   */
+  async #follow(): Promise<void> {
+    const { central, logger } = this.#options;
+    const failed = (appId: string) => (error: unknown) =>
+      logger.error({ app: appId, err: String(error) }, 'an active revision did not start');
+    this.#unlisten = await central.listen?.(ACTIVATIONS_CHANNEL, (appId) => {
+      void this.sync(appId).catch(failed(appId));
+    });
+    this.#poll = setInterval(() => {
+      void (async () => {
+        const { rows } = await central.query<{ app_id: string }>(
+          'SELECT app_id FROM platform.active_deployments',
+        );
+        // A revision that already failed to start here is tried again on its next
+        // announcement, not every poll.
+        for (const { app_id: appId } of rows)
+          await this.sync(appId, { retryFailed: false }).catch(failed(appId));
+      })().catch((error: unknown) =>
+        logger.error({ err: String(error) }, 'the active revisions could not be read'),
+      );
+    }, FOLLOW_POLL_MS);
+    this.#poll.unref();
+  }
+
+  /**
+   * Makes the revision the central store names active for `appId` the one this node serves
+   * (nothing when it already is, or when none is named). Runs in the app's activation queue,
+   * so it never reads the store between another activation's start and its record. With
+   * `retryFailed` false, a revision that already failed to start on this node is left alone.
+   */
+  sync(appId: string, options: { readonly retryFailed?: boolean } = {}): Promise<void> {
+    return this.#enqueue(appId, async () => {
+      if (this.#closed) return;
+      const { rows } = await this.#options.central.query<{ deployment_id: string }>(
+        'SELECT deployment_id FROM platform.active_deployments WHERE app_id = $1',
+        [appId],
+      );
+      const deploymentId = rows[0]?.deployment_id;
+      if (deploymentId === undefined || this.active(appId) === deploymentId) return;
+      if (options.retryFailed === false && this.#unloaded.get(appId) === deploymentId) return;
+      try {
+        await this.#activate(appId, deploymentId);
+      } catch (error) {
+        this.#unloaded.set(appId, deploymentId);
+        throw error;
+      }
+    });
   }
 
   /**
@@ -172,17 +249,42 @@ export class DeployedApps {
    * and stops. A revision that fails to start (a Function's process included) throws and leaves
    * the previous one serving.
    */
-  activate(appId: string, deploymentId: string): Promise<void> {
+  activate(appId: string, deploymentId: string, record?: () => Promise<void>): Promise<void> {
+    return this.#enqueue(appId, () => this.#activate(appId, deploymentId, record));
+  }
+
+  /** Runs `work` after the app's earlier activations and syncs, whether they failed or not. */
+  #enqueue(appId: string, work: () => Promise<void>): Promise<void> {
     const previous = this.#queues.get(appId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.#activate(appId, deploymentId));
+    const next = previous.catch(() => undefined).then(work);
     this.#queues.set(appId, next);
     return next;
   }
 
-  async #activate(appId: string, deploymentId: string): Promise<void> {
+  /**
+   * `record`, when given, runs once the new revision has started and before it takes over: it
+   * writes the activation to the central store; when it throws, the new revision stops and the
+   * old one keeps serving.
+   */
+  async #activate(
+    appId: string,
+    deploymentId: string,
+    record?: () => Promise<void>,
+  ): Promise<void> {
     const old = this.#serving.get(appId);
-    if (old?.deploymentId === deploymentId) return;
+    if (old?.deploymentId === deploymentId) {
+      await record?.();
+      return;
+    }
     const broker = await this.#start(appId, deploymentId);
+    if (record !== undefined) {
+      try {
+        await record();
+      } catch (error) {
+        await broker.close().catch(() => undefined);
+        throw error;
+      }
+    }
     // The swap is one assignment: a request reads the map once, so it is answered wholly by
     // one revision.
     this.#serving.set(appId, { deploymentId, broker, inFlight: 0, idle: [] });
@@ -214,9 +316,38 @@ export class DeployedApps {
     void stopping.then(() => this.#stopping.delete(stopping));
   }
 
+  /**
+   * The folder of the revision's files, unpacked from its archive in the central store when
+   * this node has not got it yet (another node received the deployment). Unpacked beside it and
+   * renamed into place, so a folder that exists is complete.
+   */
+  async #unpacked(appId: string, deploymentId: string): Promise<string> {
+    const dir = revisionDir(this.#options.settings.filesDir, appId, deploymentId);
+    if (existsSync(join(dir, 'platform.yaml'))) return dir;
+    const { rows } = await this.#options.central.query<{ archive: Uint8Array }>(
+      'SELECT archive FROM platform.deployment_archives WHERE deployment_id = $1',
+      [deploymentId],
+    );
+    const archive = rows[0]?.archive;
+    if (archive === undefined) {
+      throw new Error(
+        `Revision ${deploymentId} of ${appId} is not on this node and the central store has no archive of it.`,
+      );
+    }
+    const part = `${dir}.part-${randomUUID()}`;
+    try {
+      await writeDeployment(await readDeployment(archive), part);
+      await rm(dir, { recursive: true, force: true });
+      await rename(part, dir);
+    } finally {
+      await rm(part, { recursive: true, force: true });
+    }
+    return dir;
+  }
+
   async #start(appId: string, deploymentId: string): Promise<Broker> {
     const { settings, central, logger } = this.#options;
-    const dir = revisionDir(settings.filesDir, appId, deploymentId);
+    const dir = await this.#unpacked(appId, deploymentId);
     const manifest = manifestOf(await readFile(join(dir, 'platform.yaml'), 'utf8'));
     const databaseUrl = await ensureDatabase(settings.databaseUrl, appDatabaseName(appId));
     const routes = RouteTable.fromManifest(manifest);
@@ -310,6 +441,9 @@ export class DeployedApps {
 
   /** Stops every revision's broker, those draining included. */
   async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#poll);
+    await this.#unlisten?.().catch(() => undefined);
     const serving = [...this.#serving.values()];
     this.#serving.clear();
     await Promise.all(this.#queues.values()).catch(() => undefined);

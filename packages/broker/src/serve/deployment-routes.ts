@@ -22,7 +22,12 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import { deploymentsPath } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
-import { type DeployedApps, manifestOf, revisionDir } from './deployed-apps.ts';
+import {
+  ACTIVATIONS_CHANNEL,
+  type DeployedApps,
+  manifestOf,
+  revisionDir,
+} from './deployed-apps.ts';
 import { ownerAccess } from './owner-access.ts';
 import { pruneRevisions, REVISIONS_KEPT } from './revision-cleanup.ts';
 import type { ServeSettings } from './serve-settings.ts';
@@ -93,9 +98,21 @@ export function mountDeploymentRoutes(
     baseDomain: settings.baseDomain,
   });
   const queues = new Map<string, Promise<unknown>>();
-  // One deployment or activation of an app at a time: the second waits for the first.
+  // One deployment or activation of an app at a time, across every node on the central store:
+  // a session-level advisory lock on the app, held on a connection of its own for the whole
+  // deployment (migrations included) without keeping a transaction open. The queue in front
+  // keeps a node's own waiters from each holding a connection.
   const serially = <T>(appId: string, work: () => Promise<T>): Promise<T> => {
-    const next = (queues.get(appId) ?? Promise.resolve()).catch(() => undefined).then(work);
+    const locked = () =>
+      central.session(async (session) => {
+        await session.query('SELECT pg_advisory_lock(hashtext($1))', [deploymentLock(appId)]);
+        try {
+          return await work();
+        } finally {
+          await session.query('SELECT pg_advisory_unlock(hashtext($1))', [deploymentLock(appId)]);
+        }
+      });
+    const next = (queues.get(appId) ?? Promise.resolve()).catch(() => undefined).then(locked);
     queues.set(appId, next);
     return next;
   };
@@ -140,14 +157,19 @@ export function mountDeploymentRoutes(
     }
     return found;
   };
+  // The record and its announcement commit together: every other node, on the notification,
+  // reads the row and starts the same revision.
   const markActive = (appId: string, id: string, accountId: string) =>
-    central.query(
-      `INSERT INTO platform.active_deployments (app_id, deployment_id, activated_by, activated_at)
-       VALUES ($1, $2, $3, $4)
-       ON CONFLICT (app_id) DO UPDATE SET deployment_id = EXCLUDED.deployment_id,
-         activated_by = EXCLUDED.activated_by, activated_at = EXCLUDED.activated_at`,
-      [appId, id, accountId, options.clock.now()],
-    );
+    central.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO platform.active_deployments (app_id, deployment_id, activated_by, activated_at)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (app_id) DO UPDATE SET deployment_id = EXCLUDED.deployment_id,
+           activated_by = EXCLUDED.activated_by, activated_at = EXCLUDED.activated_at`,
+        [appId, id, accountId, options.clock.now()],
+      );
+      await tx.query('SELECT pg_notify($1, $2)', [ACTIVATIONS_CHANNEL, appId]);
+    });
 
   app.get(deploymentsPath, async (c) => {
     const accountId = await caller(c);
@@ -184,8 +206,7 @@ export function mountDeploymentRoutes(
       await requireEdit(appId, accountId);
       await one(appId, id);
       // The revision's code only: its migrations ran when it was deployed (forward-only).
-      await apps.activate(appId, id);
-      await markActive(appId, id, accountId);
+      await apps.activate(appId, id, () => markActive(appId, id, accountId));
       return one(appId, id);
     });
     return c.json({ deployment: view });
@@ -236,6 +257,10 @@ export function mountDeploymentRoutes(
             options.clock.now(),
           ],
         );
+        await tx.query(
+          'INSERT INTO platform.deployment_archives (deployment_id, archive) VALUES ($1, $2)',
+          [id, Buffer.from(archive)],
+        );
       });
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
@@ -243,8 +268,7 @@ export function mountDeploymentRoutes(
       throw error;
     }
     const replaced = apps.active(appId);
-    await apps.activate(appId, id);
-    await markActive(appId, id, accountId);
+    await apps.activate(appId, id, () => markActive(appId, id, accountId));
     // Old revisions go, so the files folder does not grow with every deployment; a failure to
     // remove one leaves it for the next deployment and fails nothing.
     await pruneRevisions({
@@ -346,6 +370,9 @@ export function mountDeploymentRoutes(
     }
   };
 }
+
+/** The advisory lock's name under which the deployments and activations of `appId` run. */
+const deploymentLock = (appId: string) => `platform.deployments/${appId}`;
 
 /** The request body, refused with `PAYLOAD_TOO_LARGE` as soon as it passes the archive limit. */
 async function readBounded(request: Request): Promise<Uint8Array> {

@@ -3,7 +3,7 @@
 // Service (GNOME Keyring on a private D-Bus), the app answering at its Host-routed address.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -318,7 +318,9 @@ describe('deployments to platform serve', () => {
   it('is ready once the active revisions run, and not ready while one that did not start is active', async () => {
     const ready = await call(port, `localhost:${port}`, '/_platform/readyz');
     expect(ready.status).toBe(200);
-    // The same central store, with the revisions' files missing: the active revision cannot start.
+    // The same central store, with a files folder the revision cannot be unpacked into (a
+    // plain file stands where the folder would be): the active revision cannot start.
+    await writeFile(join(dir.path, 'no-files'), '');
     const central = await PostgresDatabase.connect(
       postgres.url.replace('/postgres?', '/platform_central?'),
       1,

@@ -61,6 +61,17 @@ export function call(
   });
 }
 
+/** Waits up to 30 s until the service on `port` answers readyz with 200 for the Host `host`. */
+export async function waitReady(port: number, host: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const answer = await call(port, host, '/_platform/readyz').catch(() => undefined);
+    if (answer?.status === 200) return;
+    if (Date.now() > until) throw new Error(`not ready on ${port}: ${answer?.body}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The CLI in its own process, with only the environment `env` (a private Secret Service's). */
 export const cli = (env: NodeJS.ProcessEnv, args: string[], cwd = root) =>
   new Promise<{ code: number | null; out: string; err: string }>((done) => {
