@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { errorFromResponse } from '@platform/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
-import { addAccount } from '../auth/helpers.ts';
+import { addMember } from '../auth/helpers.ts';
 import { headerAuthenticate, writeFiles } from '../helpers/broker.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { startPostgres } from '../helpers/postgres-server.ts';
@@ -137,13 +137,15 @@ describe('a workspace of two apps', { timeout: 60_000 }, () => {
   it('shows and sets each app’s authority facts on the owner API, by member email', async () => {
     const auth = { authorization: `Bearer ${ws.devToken}`, 'content-type': 'application/json' };
     const crm = ws.app('crm')!;
-    await addAccount(crm.broker, 'pat@example.com', 'a long password');
+    await addMember(crm.broker, 'pat@example.com', 'a long password');
     const facts = async () =>
       (await fetch(`${ws.url}/v1/apps/crm/authority`, { headers: auth })).json();
     // The configured owner is each app's first recorded owner.
     expect(await facts()).toEqual({
       appId: 'crm',
       owner: 'owner@localhost',
+      visibility: 'public',
+      open: 'anyone',
       use: { kind: 'organisation' },
       administer: { kind: 'accounts', accounts: [] },
       editors: [],
@@ -162,6 +164,8 @@ describe('a workspace of two apps', { timeout: 60_000 }, () => {
     expect(await facts()).toEqual({
       appId: 'crm',
       owner: 'pat@example.com',
+      visibility: 'public',
+      open: 'anyone',
       use: { kind: 'accounts', accounts: ['pat@example.com'] },
       administer: { kind: 'accounts', accounts: [] },
       editors: ['owner@localhost'],
