@@ -4,43 +4,28 @@
 // the same JSON as structured content, or the same error code.
 
 import { spawn } from 'node:child_process';
-import { cp } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
+import type { WorkspaceServer } from '../../src/app/start-workspace.ts';
 import { decideRequest, FakeBrowser } from '../auth/helpers.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
 import { inviteToOrganisation } from '../helpers/organisation.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
+import { root, salesCrmWorkspace } from './sales-crm-workspace.ts';
 
-const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
-const root = new URL('../../../../', import.meta.url).pathname;
-
-let dir: { path: string; remove: () => Promise<void> };
+let served: Awaited<ReturnType<typeof salesCrmWorkspace>>;
 let ws: WorkspaceServer;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  dir = await tempDir('mcp-');
-  await cp(example, dir.path, { recursive: true });
-  ws = await startWorkspace({
-    appDirs: [join(dir.path, 'crm'), join(dir.path, 'sales')],
-    workspaceDir: dir.path,
-    port: 0,
-    watch: false,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-    logWriter: () => {},
-  });
+  served = await salesCrmWorkspace('mcp-');
+  ws = served.ws;
 }, 180_000);
 
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => {});
-  await ws?.close();
-  await dir?.remove();
+  await served?.close();
 });
 
 async function connect(surface: 'focused' | 'full'): Promise<Client> {
@@ -310,7 +295,7 @@ describe('the agent tools', () => {
           join(root, 'packages/broker/src/bin.ts'),
           'mcp',
           '--app',
-          join(dir.path, 'sales'),
+          join(served.dir, 'sales'),
         ],
         cwd: root,
         stderr: 'pipe',
@@ -332,7 +317,7 @@ function inspector(args: string[]): Promise<{ code: number | null; out: string; 
   const child = spawn(
     process.execPath,
     [join(root, 'node_modules/.bin/mcp-inspector'), '--cli', ...args],
-    { cwd: root, env: { ...process.env, HOME: dir.path }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: root, env: { ...process.env, HOME: served.dir }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
   let err = '';
@@ -373,7 +358,7 @@ describe('the MCP Inspector', { timeout: 120_000 }, () => {
       join(root, 'packages/broker/src/bin.ts'),
       'mcp',
       '--app',
-      join(dir.path, 'sales'),
+      join(served.dir, 'sales'),
       '--method',
       'tools/list',
     ]);

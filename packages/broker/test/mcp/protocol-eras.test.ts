@@ -4,41 +4,26 @@
 // result carries no structured content, and a successful result validates against the tool's
 // declared output schema under a strict JSON Schema validator.
 
-import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
-import { testSnapshotPath } from '../helpers/db.ts';
-import { tempDir } from '../helpers/temp-dir.ts';
+import type { WorkspaceServer } from '../../src/app/start-workspace.ts';
+import { root, salesCrmWorkspace } from './sales-crm-workspace.ts';
 
-const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
-const root = new URL('../../../../', import.meta.url).pathname;
-
-let dir: { path: string; remove: () => Promise<void> };
+let served: Awaited<ReturnType<typeof salesCrmWorkspace>>;
 let ws: WorkspaceServer;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  dir = await tempDir('mcp-eras-');
-  await cp(example, dir.path, { recursive: true });
-  ws = await startWorkspace({
-    appDirs: [join(dir.path, 'crm'), join(dir.path, 'sales')],
-    workspaceDir: dir.path,
-    port: 0,
-    watch: false,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-    logWriter: () => {},
-  });
+  served = await salesCrmWorkspace('mcp-eras-');
+  ws = served.ws;
 }, 180_000);
 
 afterAll(async () => {
   for (const client of clients) await client.close().catch(() => {});
-  await ws?.close();
-  await dir?.remove();
+  await served?.close();
 });
 
 const MODERN = '2026-07-28';
@@ -65,7 +50,7 @@ async function connect(transport: Transport, era: Era): Promise<Client> {
             join(root, 'packages/broker/src/bin.ts'),
             'mcp',
             '--app',
-            join(dir.path, 'sales'),
+            join(served.dir, 'sales'),
           ],
           cwd: root,
           stderr: 'pipe',

@@ -1,0 +1,38 @@
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
+import { testSnapshotPath } from '../helpers/db.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+
+const example = new URL('../../../../examples/sales-crm', import.meta.url).pathname;
+
+/** The repository's root, where `platform mcp` runs from its sources. */
+export const root = new URL('../../../../', import.meta.url).pathname;
+
+/**
+ * A copy of `examples/sales-crm` served as one workspace (its crm and sales apps) in a temporary
+ * folder whose name starts with `prefix`; `close` stops it and removes the folder.
+ */
+export async function salesCrmWorkspace(
+  prefix: string,
+): Promise<{ ws: WorkspaceServer; dir: string; close: () => Promise<void> }> {
+  const dir = await tempDir(prefix);
+  await cp(example, dir.path, { recursive: true });
+  const ws = await startWorkspace({
+    appDirs: [join(dir.path, 'crm'), join(dir.path, 'sales')],
+    workspaceDir: dir.path,
+    port: 0,
+    watch: false,
+    databaseUrl: '',
+    snapshotPath: testSnapshotPath,
+    logWriter: () => {},
+  });
+  return {
+    ws,
+    dir: dir.path,
+    close: async () => {
+      await ws.close();
+      await dir.remove();
+    },
+  };
+}
