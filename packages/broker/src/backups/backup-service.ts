@@ -158,11 +158,11 @@ export class BackupService {
     });
   }
 
-  /** Sets how often scheduled backups are taken (`VALIDATION_FAILED` below the minimum). */
+  /** Sets how often scheduled backups are taken (`INVALID_INPUT` below the minimum). */
   async setInterval(intervalSeconds: number): Promise<void> {
     if (!Number.isInteger(intervalSeconds) || intervalSeconds < limits.backups.intervalMinSeconds) {
       throw new PlatformError({
-        code: 'VALIDATION_FAILED',
+        code: 'INVALID_INPUT',
         message: `The backup interval is a whole number of seconds from ${limits.backups.intervalMinSeconds}.`,
         details: { field: 'intervalSeconds' },
       });

@@ -5,7 +5,6 @@
 import { isPlatformError } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
 import {
   type OrgIntegrations,
@@ -13,8 +12,8 @@ import {
 } from '../../src/integrations/org-integrations.ts';
 import { userCaller } from '../../src/kernel/caller.ts';
 import { centralAuthority } from '../../src/org/authority.ts';
-import { TestClock } from '../auth/helpers.ts';
 import { openTestCentral } from '../helpers/db.ts';
+import { organisationMembers } from '../helpers/organisation.ts';
 import { orgApp } from './helpers.ts';
 
 const head = 'schemaVersion: 3\nruntime:\n  sdk:\n    version: 2.6.0\n';
@@ -42,10 +41,8 @@ const id: Record<string, string> = {};
 
 beforeAll(async () => {
   central = await openTestCentral();
-  const accounts = new Accounts(central, central, new TestClock());
-  for (const name of ['ada', 'pat']) {
-    id[name] = (await accounts.create(`${name}@example.com`, 'confirmed')).id;
-  }
+  const ids = await organisationMembers(central, ['ada@example.com', 'pat@example.com']);
+  for (const name of ['ada', 'pat']) id[name] = ids[`${name}@example.com`]!;
   await centralAuthority(central).register(['crm', 'shop']);
   org = await openOrgIntegrations({
     central,
