@@ -13,8 +13,10 @@ import { workerThreads } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
+// Last opened, first closed: a folder is removed only after the platform dev running in it
+// stopped, whose Function processes and database may still be writing there until then.
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 const startOn = (appDir: string): Promise<Broker> =>
