@@ -7,12 +7,11 @@ import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkspaceServer } from '../../src/app/start-workspace.ts';
 import { decideRequest, FakeBrowser } from '../auth/helpers.ts';
 import { inviteToOrganisation } from '../helpers/organisation.ts';
-import { root, salesCrmWorkspace } from './sales-crm-workspace.ts';
+import { platformMcpStdio, root, salesCrmWorkspace } from './sales-crm-workspace.ts';
 
 let served: Awaited<ReturnType<typeof salesCrmWorkspace>>;
 let ws: WorkspaceServer;
@@ -285,22 +284,7 @@ describe('the agent tools', () => {
 
   it('are served over stdio by platform mcp in an app folder', async () => {
     const client = new Client({ name: 'stdio-agent', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          '--conditions=@platform/source',
-          '--import',
-          'tsx',
-          join(root, 'packages/broker/src/bin.ts'),
-          'mcp',
-          '--app',
-          join(served.dir, 'sales'),
-        ],
-        cwd: root,
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(platformMcpStdio(join(served.dir, 'sales')));
     clients.push(client);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('list_integration_event_deliveries');

@@ -6,11 +6,10 @@
 
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkspaceServer } from '../../src/app/start-workspace.ts';
-import { root, salesCrmWorkspace } from './sales-crm-workspace.ts';
+import { platformMcpStdio, salesCrmWorkspace } from './sales-crm-workspace.ts';
 
 let served: Awaited<ReturnType<typeof salesCrmWorkspace>>;
 let ws: WorkspaceServer;
@@ -41,20 +40,7 @@ async function connect(transport: Transport, era: Era): Promise<Client> {
       ? new StreamableHTTPClientTransport(new URL(`${ws.url}/v1/mcp`), {
           requestInit: { headers: { authorization: `Bearer ${ws.devToken}` } },
         })
-      : new StdioClientTransport({
-          command: process.execPath,
-          args: [
-            '--conditions=@platform/source',
-            '--import',
-            'tsx',
-            join(root, 'packages/broker/src/bin.ts'),
-            'mcp',
-            '--app',
-            join(served.dir, 'sales'),
-          ],
-          cwd: root,
-          stderr: 'pipe',
-        }),
+      : platformMcpStdio(join(served.dir, 'sales')),
   );
   clients.push(client);
   return client;

@@ -1,5 +1,6 @@
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { startWorkspace, type WorkspaceServer } from '../../src/app/start-workspace.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -35,4 +36,22 @@ export async function salesCrmWorkspace(
       await dir.remove();
     },
   };
+}
+
+/** `platform mcp` over stdio, from the sources, for the app in `appDir`. */
+export function platformMcpStdio(appDir: string): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      '--conditions=@platform/source',
+      '--import',
+      'tsx',
+      join(root, 'packages/broker/src/bin.ts'),
+      'mcp',
+      '--app',
+      appDir,
+    ],
+    cwd: root,
+    stderr: 'pipe',
+  });
 }
