@@ -20,14 +20,12 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.t
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
-  adaId,
+  adaCredential,
   call,
   cli,
   freePort,
-  issueAccountCredential,
   keepCredential,
   setUpAdministrator,
-  withCentral,
 } from './serve-harness.ts';
 
 const manifest = `schemaVersion: 3
@@ -147,9 +145,7 @@ describe('custom domains of platform serve', () => {
       domainFetchTarget: () => ({ host: '127.0.0.1', port: domainPort }),
     });
     expect((await setUpAdministrator(base, key)).status).toBe(200);
-    adaToken = await withCentral(postgres.url, async (central) =>
-      issueAccountCredential(central, await adaId(central), 'test CLI'),
-    );
+    adaToken = await adaCredential(postgres.url);
     expect(await keepCredential(secrets.env, dir.path, base, adaToken)).toBe(0);
     await writeFiles(join(dir.path, 'shop'), {
       'platform.yaml': manifest,

@@ -11,11 +11,10 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.t
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
-  adaId,
+  adaCredential,
   call,
   cli,
   freePort,
-  issueAccountCredential,
   keepCredential,
   serveEnv,
   setUpAdministrator,
@@ -110,9 +109,7 @@ describe('a deployed app at its address under platform serve', () => {
     expect((await setUpAdministrator(base, key)).status).toBe(200);
     // The credential platform login would keep, in the Secret Service under the account the CLI
     // reads.
-    const token = await withCentral(postgres.url, async (central) =>
-      issueAccountCredential(central, await adaId(central), 'test CLI'),
-    );
+    const token = await adaCredential(postgres.url);
     expect(await keepCredential(secrets.env, dir.path, base, token)).toBe(0);
   }, 80_000);
 

@@ -10,16 +10,14 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.t
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
-  adaId,
+  adaCredential,
   cli,
   freePort,
-  issueAccountCredential,
   keepCredential,
   serveEnv,
   setUpAdministrator,
   setupKey,
   startService,
-  withCentral,
 } from './serve-harness.ts';
 
 const manifest = `schemaVersion: 3
@@ -106,9 +104,7 @@ describe('platform serve draining under load', () => {
     });
     service.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk.toString('utf8')));
     expect((await setUpAdministrator(base, await setupKey(service))).status).toBe(200);
-    const token = await withCentral(postgres.url, async (central) =>
-      issueAccountCredential(central, await adaId(central), 'test CLI'),
-    );
+    const token = await adaCredential(postgres.url);
     expect(await keepCredential(secrets.env, dir.path, base, token)).toBe(0);
     const deployed = await cli(secrets.env, [
       'deploy',

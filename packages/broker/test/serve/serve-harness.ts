@@ -191,6 +191,16 @@ export async function adaId(central: PostgresDatabase): Promise<string> {
 }
 
 /**
+ * A credential for the service's administrator, ada@example.com, as `platform login` would keep
+ * it (named "test CLI"), minted in the central store on the PostgreSQL server of `postgresUrl`.
+ */
+export function adaCredential(postgresUrl: string): Promise<string> {
+  return withCentral(postgresUrl, async (central) =>
+    issueAccountCredential(central, await adaId(central), 'test CLI'),
+  );
+}
+
+/**
  * Keeps `token` in the Secret Service of `env` under the account the CLI reads for `base`, from
  * a process of its own (a script in `dir`); answers its exit code.
  */

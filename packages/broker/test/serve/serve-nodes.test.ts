@@ -9,10 +9,9 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.t
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
-  adaId,
+  adaCredential,
   call,
   freePort,
-  issueAccountCredential,
   keepCredential,
   cli as platformCli,
   serveEnv,
@@ -114,9 +113,7 @@ describe('several platform serve nodes on one PostgreSQL', () => {
     expect((await setUpAdministrator(a.base, await setupKey(a.process))).status).toBe(200);
     const b = await startNode('b');
     await Promise.all([ready(a), ready(b)]);
-    const token = await withCentral(postgres.url, async (central) =>
-      issueAccountCredential(central, await adaId(central), 'test CLI'),
-    );
+    const token = await adaCredential(postgres.url);
     for (const node of [a, b]) {
       expect(await keepCredential(secrets.env, dir.path, node.base, token)).toBe(0);
     }
