@@ -19,7 +19,7 @@ import { appDatabaseName, ensureDatabase } from '../../packages/broker/src/db/da
 import { PrivateCluster } from '../../packages/broker/src/db/private-cluster.ts';
 import { oursDeno } from '../jobs/jobs.ts';
 import { median, type Row, row } from '../report.ts';
-import { appWith, platformDev, type Started, stop, treeRss } from './dev.ts';
+import { appWith, platformDev, type Started, stop, treePss, treeRss } from './dev.ts';
 
 const ROUNDS = Number(process.env.DEV_BENCH_DATABASE_ROUNDS ?? 2);
 const CALLS = Number(process.env.DEV_BENCH_DATABASE_CALLS ?? 300);
@@ -27,29 +27,6 @@ const SETTLE_MS = 5000;
 const ENGINES = ['pglite', 'cluster'] as const;
 type Engine = (typeof ENGINES)[number];
 const USER = '6f1c2f7e-2d1b-4f63-9b9e-4b0a3c1d2e3f';
-
-/** The proportional set size of `pid` and every process below it, in bytes (Linux /proc). */
-async function treePss(pid: number): Promise<number> {
-  const children = new Map<number, number[]>();
-  const { readdir } = await import('node:fs/promises');
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const close = stat.lastIndexOf(')');
-    if (close < 0) continue;
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
-  let total = 0;
-  const pending = [pid];
-  while (pending.length > 0) {
-    const next = pending.pop() as number;
-    const rollup = await readFile(`/proc/${next}/smaps_rollup`, 'utf8').catch(() => '');
-    total += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
-    pending.push(...(children.get(next) ?? []));
-  }
-  return total;
-}
 
 /** Calls Function `name` as the bench's user through the owner API (`platform invoke`). */
 async function invoke(dev: Started, dir: string, name: string, input: unknown): Promise<number> {

@@ -71,27 +71,44 @@ export async function stop(started: Started): Promise<void> {
   await exited;
 }
 
-/** The resident memory of `pid` and every process below it, in bytes (Linux /proc). */
-export async function treeRss(pid: number): Promise<number> {
-  const parents = new Map<number, number[]>();
+/** `pid` and every process below it (Linux /proc). */
+async function processTree(pid: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
     const close = stat.lastIndexOf(')');
     if (close < 0) continue;
     const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
   }
-  let total = 0;
+  const tree: number[] = [];
   const pending = [pid];
   while (pending.length > 0) {
     const next = pending.pop() as number;
-    const status = await readFile(`/proc/${next}/status`, 'utf8').catch(() => '');
-    total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-    pending.push(...(parents.get(next) ?? []));
+    tree.push(next);
+    pending.push(...(children.get(next) ?? []));
+  }
+  return tree;
+}
+
+/** The sum over `pid`'s process tree of one `kB` field of a /proc file, in bytes. */
+async function treeSum(pid: number, file: string, field: RegExp): Promise<number> {
+  let total = 0;
+  for (const one of await processTree(pid)) {
+    const text = await readFile(`/proc/${one}/${file}`, 'utf8').catch(() => '');
+    total += Number(field.exec(text)?.[1] ?? 0) * 1024;
   }
   return total;
 }
+
+/** The resident memory of `pid` and every process below it, in bytes (Linux /proc). */
+export const treeRss = (pid: number): Promise<number> =>
+  treeSum(pid, 'status', /VmRSS:\s+(\d+) kB/);
+
+/** The proportional set size of `pid` and every process below it, in bytes (Linux /proc). */
+export const treePss = (pid: number): Promise<number> =>
+  treeSum(pid, 'smaps_rollup', /^Pss:\s+(\d+) kB/m);
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const ms = (value: number) => `${value.toFixed(0)} ms`;
