@@ -1,5 +1,4 @@
-import { escapeHtml as e } from '../kernel/escape-html.ts';
-import { type HtmlPage, hidden } from '../pages/page-shell.ts';
+import { type HtmlPage, hidden, markup } from '../pages/page-shell.ts';
 import type { AppTokenRequestView } from './app-token-requests.ts';
 import type { AppTokenInfo } from './app-tokens.ts';
 
@@ -28,39 +27,39 @@ export function approveRequestPage(input: {
     }[request.state];
     return {
       title: 'Request',
-      body: `<h1 id="decided" data-state="${request.state}">Request ${e(request.name)}</h1><p>This request was ${outcome}.</p>`,
+      body: markup`<h1 id="decided" data-state="${request.state}">Request ${request.name}</h1><p>This request was ${outcome}.</p>`.toString(),
     };
   }
   const asked =
     request.kind === 'account'
-      ? `<h1>Sign a terminal in as you?</h1>
-<p>A terminal running <code>platform login</code> asks for an account credential named <b>${e(request.name)}</b>.
+      ? markup`<h1>Sign a terminal in as you?</h1>
+<p>A terminal running <code>platform login</code> asks for an account credential named <b>${request.name}</b>.
 The platform CLI will act as you at this organisation's service: say who you are, list the organisation's
 members and apps, and list or revoke its own sign-ins. It never gets your browser session;
 <code>platform logout</code> revokes it.</p>`
       : request.kind === 'agent'
-        ? `<h1>Let a coding agent act for you on ${e(input.app)}?</h1>
-<p>A terminal asks for an agent credential named <b>${e(request.name)}</b>. The agent will use the agent tools
+        ? markup`<h1>Let a coding agent act for you on ${input.app}?</h1>
+<p>A terminal asks for an agent credential named <b>${request.name}</b>. The agent will use the agent tools
 for you on this app (read its jobs and integration events, switch integrations to live, inject events, invoke
 Functions) and, if you own the app, bind existing connections. It never gets your browser session and never
 enters credential values.</p>`
-        : `<h1>Approve an app access token for ${e(input.app)}?</h1>
-<p>A terminal asks for an app access token named <b>${e(request.name)}</b>. It acts as you, the owner,
+        : markup`<h1>Approve an app access token for ${input.app}?</h1>
+<p>A terminal asks for an app access token named <b>${request.name}</b>. It acts as you, the owner,
 on the app's data, files and Functions (never on its settings).</p>`;
   const error =
-    input.error === undefined ? '' : `<p class="error" role="alert">${e(input.error)}</p>`;
+    input.error === undefined ? '' : markup`<p class="error" role="alert">${input.error}</p>`;
   return {
     title: {
       account: 'Sign a terminal in',
       agent: 'Approve a coding agent',
       app_token: 'Approve an app access token',
     }[request.kind],
-    body: `${asked}${error}
+    body: markup`${asked}${error}
 <form method="post">${hidden('csrf', input.csrf)}
 <label for="code">Type the code your terminal shows (like BCDF-GHJK). If you did not start this in a terminal of your own, decline.</label>
 <input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="20">
 <button id="approve" name="decision" value="approve">Approve</button>
-<button id="decline" name="decision" value="decline" formnovalidate>Decline</button></form>`,
+<button id="decline" name="decision" value="decline" formnovalidate>Decline</button></form>`.toString(),
   };
 }
 
@@ -73,10 +72,10 @@ export function revealReviewPage(input: {
 }): HtmlPage {
   return {
     title: 'Reveal an app access token',
-    body: `<h1>App access token ${e(input.token.name)}</h1>
-<p>The token for ${e(input.app)} is shown once, on the next page. Have somewhere safe to keep it.</p>
+    body: markup`<h1>App access token ${input.token.name}</h1>
+<p>The token for ${input.app} is shown once, on the next page. Have somewhere safe to keep it.</p>
 <form method="post" action="${ACCESS_TOKEN_PAGES}/reveal">${hidden('csrf', input.csrf)}${hidden('secret', input.secret)}
-<button id="reveal">Reveal the token</button></form>`,
+<button id="reveal">Reveal the token</button></form>`.toString(),
   };
 }
 
@@ -84,9 +83,9 @@ export function revealReviewPage(input: {
 export function revealedPage(input: { readonly name: string; readonly token: string }): HtmlPage {
   return {
     title: 'Your app access token',
-    body: `<h1>App access token ${e(input.name)}</h1>
+    body: markup`<h1>App access token ${input.name}</h1>
 <p>Copy it now: it is not shown again. Send it as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
-<p><code id="token">${e(input.token)}</code></p>`,
+<p><code id="token">${input.token}</code></p>`.toString(),
   };
 }
 

@@ -3,8 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { sha256 } from '../kernel/crypto.ts';
-import { escapeHtml } from '../kernel/escape-html.ts';
-import { pageResponse } from '../pages/page-shell.ts';
+import { markup, pageResponse } from '../pages/page-shell.ts';
 import type { OrgPeer } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
 import { authCookies, clearCookie, readCookie, setCookie } from './cookies.ts';
@@ -125,12 +124,12 @@ function toSignIn(c: Context<BrokerEnv>, asking: OrgPeer, to: string): Response 
 }
 
 /** The page that sends a browser on to `href` of app `asking` at once (and links there). */
-function continuePage(asking: OrgPeer, href: string): Response {
+export function continuePage(asking: OrgPeer, href: string): Response {
   return pageResponse(
     {
       title: 'Signed in',
       forms: false,
-      body: `<h1>Signed in</h1><p><a id="continue" href="${escapeHtml(href)}">Continue to ${escapeHtml(asking.appId)}</a></p>`,
+      body: markup`<h1>Signed in</h1><p><a id="continue" href="${href}">Continue to ${asking.appId}</a></p>`.toString(),
     },
     { headers: { refresh: `0;url=${href}` } },
   );

@@ -1,8 +1,8 @@
 import { limits } from '@platform/schema';
+import type { HtmlEscapedString } from 'hono/utils/html';
 import { AUTH_BASE } from '../http/paths.ts';
 import { inMinutes } from '../kernel/clock.ts';
-import { escapeHtml as e } from '../kernel/escape-html.ts';
-import { type HtmlPage, hidden } from '../pages/page-shell.ts';
+import { type HtmlPage, hidden, markup } from '../pages/page-shell.ts';
 import type { LinkProblem } from './email-links.ts';
 
 /** How long an email link is valid, in words (`limits.emailLinkSeconds`). */
@@ -21,17 +21,17 @@ export function signInPage(input: {
   showPassword?: boolean | undefined;
 }): HtmlPage {
   const error =
-    input.error === undefined ? '' : `<p class="error" role="alert">${e(input.error)}</p>`;
+    input.error === undefined ? '' : markup`<p class="error" role="alert">${input.error}</p>`;
   return {
     title: `Sign in to ${input.app}`,
-    body: `<h1>Sign in to ${e(input.app)}</h1>${error}
+    body: markup`<h1>Sign in to ${input.app}</h1>${error}
 <form method="post" action="${AUTH_BASE}/email-link">${hidden('csrf', input.csrf)}${hidden('returnTo', input.returnTo)}
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${e(input.email ?? '')}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${input.email ?? ''}">
 <details${input.showPassword ? ' open' : ''}><summary>Use a password</summary>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" minlength="8" maxlength="72">
 <button id="password-sign-in" type="submit" formaction="${AUTH_BASE}/password">Sign in with password</button>
 <p class="muted">A new address is registered; confirm it by email within ${confirmationHours} hours.</p></details>
-<button id="email-link" type="submit">Email me a sign-in link</button></form>`,
+<button id="email-link" type="submit">Email me a sign-in link</button></form>`.toString(),
   };
 }
 
@@ -39,10 +39,10 @@ export function signInPage(input: {
 export function checkEmailPage(input: { email: string; returnTo: string }): HtmlPage {
   return {
     title: 'Check your email',
-    body: `<h1>Check your email</h1><p>We sent a sign-in link to <b>${e(input.email)}</b>. Keep this window open,
+    body: markup`<h1>Check your email</h1><p>We sent a sign-in link to <b>${input.email}</b>. Keep this window open,
 open the link (valid ${linkLifetime}) and confirm. This window then continues by itself.</p>
 <form method="post" action="${AUTH_BASE}/claim"><button id="continue" type="submit">I have confirmed, continue</button></form>
-<p id="status" class="muted" role="status"></p>`,
+<p id="status" class="muted" role="status"></p>`.toString(),
     // Polls every 1.5 s; the claim cookie is path-scoped to the claim route and HttpOnly.
     script: `(function poll(){fetch(${JSON.stringify(`${AUTH_BASE}/claim`)},{method:'POST',headers:{accept:'application/json'}})
 .then(function(r){return r.json()}).then(function(a){if(a.state==='approved'){location.replace(a.returnTo);return}
@@ -61,14 +61,14 @@ export function reviewPage(input: {
 }): HtmlPage {
   const what =
     input.purpose === 'sign-in'
-      ? `Sign in to <b>${e(input.app)}</b> as <b>${e(input.email)}</b>?`
-      : `Confirm the address <b>${e(input.email)}</b>?`;
+      ? markup`Sign in to <b>${input.app}</b> as <b>${input.email}</b>?`
+      : markup`Confirm the address <b>${input.email}</b>?`;
   return {
     title: input.purpose === 'sign-in' ? 'Confirm sign-in' : 'Confirm your email',
-    body: `<h1>${input.purpose === 'sign-in' ? 'Confirm sign-in' : 'Confirm your email'}</h1><p>${what}</p>
+    body: markup`<h1>${input.purpose === 'sign-in' ? 'Confirm sign-in' : 'Confirm your email'}</h1><p>${what}</p>
 <form method="post" action="${AUTH_BASE}/confirm">${hidden('token', input.token)}${hidden('preview', input.preview)}
 <button id="confirm" type="submit">Confirm</button></form>
-<p class="muted">If you did not ask for this, close this page.</p>`,
+<p class="muted">If you did not ask for this, close this page.</p>`.toString(),
   };
 }
 
@@ -105,7 +105,7 @@ export function linkProblemPage(problem: LinkProblem, signInUrl: string): HtmlPa
   const { title, text } = linkProblems[problem];
   return {
     title,
-    body: `<h1 id="problem" data-problem="${problem}">${title}</h1><p>${text}</p><p><a href="${e(signInUrl)}">Sign in</a></p>`,
+    body: markup`<h1 id="problem" data-problem="${problem}">${title}</h1><p>${text}</p><p><a href="${signInUrl}">Sign in</a></p>`.toString(),
   };
 }
 
@@ -115,16 +115,16 @@ export function messagePage(
   text: string,
   link?: { href: string; label: string },
 ): HtmlPage {
-  const a = link === undefined ? '' : `<p><a href="${e(link.href)}">${e(link.label)}</a></p>`;
-  return { title, body: `<h1 id="message">${e(title)}</h1><p>${e(text)}</p>${a}` };
+  const a = link === undefined ? '' : markup`<p><a href="${link.href}">${link.label}</a></p>`;
+  return { title, body: markup`<h1 id="message">${title}</h1><p>${text}</p>${a}`.toString() };
 }
 
 /** HTTP 403 for a signed-in account without a grant to a private app (spec 5.3). */
 export function accessDeniedPage(input: { app: string; email: string; csrf: string }): HtmlPage {
   return {
     title: 'No access',
-    body: `<h1 id="denied">No access to ${e(input.app)}</h1><p><b>${e(input.email)}</b> is signed in but has no access to this private app.
-Ask its owner to run <code>platform access grant ${e(input.email)}</code>.</p>${signOutForm(input.csrf, '/')}`,
+    body: markup`<h1 id="denied">No access to ${input.app}</h1><p><b>${input.email}</b> is signed in but has no access to this private app.
+Ask its owner to run <code>platform access grant ${input.email}</code>.</p>${signOutForm(input.csrf, '/')}`.toString(),
   };
 }
 
@@ -140,24 +140,24 @@ export function confirmEmailPage(input: {
   sent?: boolean;
 }): HtmlPage {
   const sent = input.sent
-    ? `<p role="status">A new confirmation link was sent to ${e(input.email)}.</p>`
+    ? markup`<p role="status">A new confirmation link was sent to ${input.email}.</p>`
     : '';
   return {
     title: 'Confirm your email address',
-    body: `<h1 id="confirm-email">Confirm your email address</h1><p><b>${e(input.email)}</b> may open ${e(input.app)} once it confirms its email address: open the confirmation link sent to it.</p>${sent}
+    body: markup`<h1 id="confirm-email">Confirm your email address</h1><p><b>${input.email}</b> may open ${input.app} once it confirms its email address: open the confirmation link sent to it.</p>${sent}
 <form method="post" action="${AUTH_BASE}/resend-verification">${hidden('csrf', input.csrf)}
-<button id="resend" type="submit">Send a new confirmation link</button></form>${signOutForm(input.csrf, '/')}`,
+<button id="resend" type="submit">Send a new confirmation link</button></form>${signOutForm(input.csrf, '/')}`.toString(),
   };
 }
 
 /** The app address while its owner's account waits for confirmation (spec 3.3). */
 export function verificationPage(input: { app: string; csrf: string; sent?: boolean }): HtmlPage {
-  const sent = input.sent ? '<p role="status">A new confirmation link was sent.</p>' : '';
+  const sent = input.sent ? markup`<p role="status">A new confirmation link was sent.</p>` : '';
   return {
     title: 'Verification required',
-    body: `<h1 id="verification">Verification required</h1><p>${e(input.app)} is paused until its owner confirms their email address.
+    body: markup`<h1 id="verification">Verification required</h1><p>${input.app} is paused until its owner confirms their email address.
 Data, files and settings are kept.</p>${sent}<form method="post" action="${AUTH_BASE}/resend-verification">${hidden('csrf', input.csrf)}
-<button id="resend" type="submit">Send a new confirmation link</button></form>`,
+<button id="resend" type="submit">Send a new confirmation link</button></form>`.toString(),
   };
 }
 
@@ -165,7 +165,7 @@ Data, files and settings are kept.</p>${sent}<form method="post" action="${AUTH_
 export function signOutPage(input: { csrf: string; returnTo: string }): HtmlPage {
   return {
     title: 'Sign out',
-    body: `<h1>Sign out</h1><p>Sign out of this browser? Your other sessions stay signed in.</p>${signOutForm(input.csrf, input.returnTo)}`,
+    body: markup`<h1>Sign out</h1><p>Sign out of this browser? Your other sessions stay signed in.</p>${signOutForm(input.csrf, input.returnTo)}`.toString(),
   };
 }
 
@@ -177,20 +177,20 @@ export function preferencesPage(input: {
   error?: string | undefined;
 }): HtmlPage {
   const note = input.error
-    ? `<p class="error" role="alert">${e(input.error)}</p>`
+    ? markup`<p class="error" role="alert">${input.error}</p>`
     : input.message
-      ? `<p role="status">${e(input.message)}</p>`
+      ? markup`<p role="status">${input.message}</p>`
       : '';
   return {
     title: 'Preferences',
-    body: `<h1>Preferences</h1><p>Signed in as <b>${e(input.email)}</b>.</p>${note}
+    body: markup`<h1>Preferences</h1><p>Signed in as <b>${input.email}</b>.</p>${note}
 <form method="post" action="${AUTH_BASE}/preferences/password">${hidden('csrf', input.csrf)}
 <label for="password">New password (8 to 72 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="8" maxlength="72" required>
 <label for="confirmPassword">Repeat the new password</label><input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" required>
-<button type="submit">Set password</button><p class="muted">Email-link sign-in keeps working.</p></form>`,
+<button type="submit">Set password</button><p class="muted">Email-link sign-in keeps working.</p></form>`.toString(),
   };
 }
 
-function signOutForm(csrf: string, returnTo: string): string {
-  return `<form method="post" action="${AUTH_BASE}/sign-out">${hidden('csrf', csrf)}${hidden('returnTo', returnTo)}<button id="sign-out" type="submit">Sign out</button></form>`;
+function signOutForm(csrf: string, returnTo: string): HtmlEscapedString {
+  return markup`<form method="post" action="${AUTH_BASE}/sign-out">${hidden('csrf', csrf)}${hidden('returnTo', returnTo)}<button id="sign-out" type="submit">Sign out</button></form>`;
 }

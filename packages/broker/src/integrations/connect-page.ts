@@ -1,6 +1,5 @@
 import type { IntegrationContract } from '@platform/schema/manifest';
-import { escapeHtml } from '../kernel/escape-html.ts';
-import type { HtmlPage } from '../pages/page-shell.ts';
+import { type HtmlPage, markup } from '../pages/page-shell.ts';
 import type { ConnectLink } from './connect-links.ts';
 import { CREDENTIAL_VALUE_MAX_LENGTH } from './credential-values.ts';
 
@@ -18,35 +17,32 @@ export function connectPage(
   const replacing = link.connectionId !== null;
   const whose =
     link.kind === 'organisation' ? 'an organisation connection' : 'your personal connection';
-  const fields = contract.credentials
-    .map((field) => {
-      const id = `f_${field.name}`;
-      const type = field.secret ? 'password' : 'text';
-      const required = field.optional ? '' : ' required';
-      const note = field.optional ? ' <span class="muted">(optional)</span>' : '';
-      return `<label for="${id}">${escapeHtml(field.label)}${note}</label>
-<input id="${id}" name="${escapeHtml(field.name)}" type="${type}" autocomplete="${field.secret ? 'new-password' : 'off'}" maxlength="${CREDENTIAL_VALUE_MAX_LENGTH}"${required}>`;
-    })
-    .join('\n');
+  const fields = contract.credentials.map((field, index) => {
+    const id = `f_${field.name}`;
+    const type = field.secret ? 'password' : 'text';
+    const note = field.optional ? markup` <span class="muted">(optional)</span>` : '';
+    return markup`${index === 0 ? '' : '\n'}<label for="${id}">${field.label}${note}</label>
+<input id="${id}" name="${field.name}" type="${type}" autocomplete="${field.secret ? 'new-password' : 'off'}" maxlength="${CREDENTIAL_VALUE_MAX_LENGTH}"${field.optional ? '' : markup` required`}>`;
+  });
   const bind = link.bind
-    ? `<p class="muted">It will be bound to the slot <b>${escapeHtml(link.bind.slot)}</b> of ${escapeHtml(link.bind.appId)}.</p>`
+    ? markup`<p class="muted">It will be bound to the slot <b>${link.bind.slot}</b> of ${link.bind.appId}.</p>`
     : '';
   const oauth = contract.authorization;
   const signIn = oauth
-    ? `<p>Next you sign in at <b>${escapeHtml(new URL(oauth.authorizationUrl).host)}</b>, which sends you back here.</p>`
+    ? markup`<p>Next you sign in at <b>${new URL(oauth.authorizationUrl).host}</b>, which sends you back here.</p>`
     : '';
   const action = oauth ? `Continue to sign in` : replacing ? 'Replace' : 'Connect';
   return {
     title: `Connect ${contract.title}`,
     // The post answers with a redirect to the provider's sign-in.
     ...(oauth ? { formTargets: [new URL(oauth.authorizationUrl).origin] } : {}),
-    body: `<h1>${replacing ? 'Replace the credentials of' : 'Connect'} ${escapeHtml(contract.title)}</h1>
-<p>${replacing ? 'New values for' : 'The credentials of'} ${whose} to <b>${escapeHtml(contract.name)}</b>, provided by ${escapeHtml(link.providerAppId)}. They are stored encrypted and never shown again.</p>
-${bind}${signIn}${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+    body: markup`<h1>${replacing ? 'Replace the credentials of' : 'Connect'} ${contract.title}</h1>
+<p>${replacing ? 'New values for' : 'The credentials of'} ${whose} to <b>${contract.name}</b>, provided by ${link.providerAppId}. They are stored encrypted and never shown again.</p>
+${bind}${signIn}${error ? markup`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post">
-${fields || (oauth ? '' : '<p class="muted">This integration asks for no credentials.</p>')}
+${fields.length > 0 || oauth ? fields : markup`<p class="muted">This integration asks for no credentials.</p>`}
 <button type="submit">${action}</button>
-</form>`,
+</form>`.toString(),
   };
 }
 
@@ -54,8 +50,8 @@ ${fields || (oauth ? '' : '<p class="muted">This integration asks for no credent
 export function connectedPage(contract: IntegrationContract, bound: string | null): HtmlPage {
   return {
     title: `${contract.title} connected`,
-    body: `<h1>${escapeHtml(contract.title)} is connected</h1>
-<p>The credentials are stored.${bound ? ` The slot <b>${escapeHtml(bound)}</b> uses the connection now.` : ''} You can close this page.</p>`,
+    body: markup`<h1>${contract.title} is connected</h1>
+<p>The credentials are stored.${bound ? markup` The slot <b>${bound}</b> uses the connection now.` : ''} You can close this page.</p>`.toString(),
   };
 }
 
@@ -79,7 +75,7 @@ export const otherBrowserPage: HtmlPage = {
 export function signInIncompletePage(reason: string): HtmlPage {
   return {
     title: 'Sign-in not completed',
-    body: `<h1>The sign-in was not completed</h1><p>The provider answered: ${escapeHtml(reason)}. Nothing was stored. Ask for a new link to try again.</p>`,
+    body: markup`<h1>The sign-in was not completed</h1><p>The provider answered: ${reason}. Nothing was stored. Ask for a new link to try again.</p>`.toString(),
   };
 }
 
@@ -87,6 +83,6 @@ export function signInIncompletePage(reason: string): HtmlPage {
 export function signInFailedPage(why: string): HtmlPage {
   return {
     title: 'Connection failed',
-    body: `<h1>The connection could not be stored</h1><p>${escapeHtml(why)} Nothing was stored; ask for a new link to try again.</p>`,
+    body: markup`<h1>The connection could not be stored</h1><p>${why} Nothing was stored; ask for a new link to try again.</p>`.toString(),
   };
 }

@@ -1,6 +1,5 @@
 import { AUTH_BASE } from '../http/paths.ts';
-import { escapeHtml as e } from '../kernel/escape-html.ts';
-import { type HtmlPage, hidden } from '../pages/page-shell.ts';
+import { type HtmlPage, hidden, markup } from '../pages/page-shell.ts';
 import type { OnboardingRequest } from './onboarding-requests.ts';
 
 /** The onboarding email's link: its review page (GET) and explicit confirmation (POST). */
@@ -18,15 +17,15 @@ export function onboardingReviewPage(input: {
   const { request } = input;
   const what =
     request.kind === 'new'
-      ? `A coding agent started the project <b>${e(request.appId)}</b> for <b>${e(request.email)}</b>. Confirm this address to create your account and continue.`
-      : `A coding agent asks to work on the project <b>${e(request.appId)}</b> for your account <b>${e(request.email)}</b>. Approve only if you asked it to.`;
+      ? markup`A coding agent started the project <b>${request.appId}</b> for <b>${request.email}</b>. Confirm this address to create your account and continue.`
+      : markup`A coding agent asks to work on the project <b>${request.appId}</b> for your account <b>${request.email}</b>. Approve only if you asked it to.`;
   const action = request.kind === 'new' ? 'Confirm and continue' : 'Approve';
   return {
     title: 'Your new project',
-    body: `<h1>Your new project</h1><p>${what}</p>
+    body: markup`<h1>Your new project</h1><p>${what}</p>
 <form method="post" action="${ONBOARDING_CONFIRM}">${hidden('token', input.token)}${hidden('preview', input.preview)}
 <button id="confirm" type="submit">${action}</button></form>
-<p class="muted">If you did not ask for this, close this page: nothing happens.</p>`,
+<p class="muted">If you did not ask for this, close this page: nothing happens.</p>`.toString(),
   };
 }
 
@@ -38,9 +37,9 @@ export function launchPage(input: { readonly request: OnboardingRequest }): Html
   const { request } = input;
   return {
     title: `Launching ${request.appId}`,
-    body: `<h1>Launching ${e(request.appId)}</h1>
-<p id="state" data-state="${e(request.state)}"></p>
-<p id="company"${request.companySetUp ? ' hidden' : ''}><a id="set-up-company" href="${e(onboardingPage(request.id))}/company" target="_blank" rel="noopener">Set up your company</a> (opens in a new tab), then come back here.</p>`,
+    body: markup`<h1>Launching ${request.appId}</h1>
+<p id="state" data-state="${request.state}"></p>
+<p id="company"${request.companySetUp ? ' hidden' : ''}><a id="set-up-company" href="${onboardingPage(request.id)}/company" target="_blank" rel="noopener">Set up your company</a> (opens in a new tab), then come back here.</p>`.toString(),
     script: `
 const messages = {
   organisation_setup_required: 'Set up your company to continue.',
@@ -81,15 +80,15 @@ export function companyPage(input: {
       body: `<h1 id="company-done">You are set up</h1><p>Close this tab and return to the launch page.</p>`,
     };
   }
-  const error = input.error ? `<p class="error" role="alert">${e(input.error)}</p>` : '';
+  const error = input.error ? markup`<p class="error" role="alert">${input.error}</p>` : '';
   const form =
     input.existing === undefined
-      ? `<label for="name">Company name</label><input id="name" name="name" required maxlength="100">
+      ? markup`<label for="name">Company name</label><input id="name" name="name" required maxlength="100">
 <button id="create-company" type="submit">Set up the company</button>`
-      : `<p>You are invited to <b>${e(input.existing)}</b>.</p><button id="accept" type="submit">Accept the invitation</button>`;
+      : markup`<p>You are invited to <b>${input.existing}</b>.</p><button id="accept" type="submit">Accept the invitation</button>`;
   return {
     title: 'Set up your company',
-    body: `<h1>Set up your company</h1>${error}
-<form method="post">${hidden('csrf', input.csrf)}${form}</form>`,
+    body: markup`<h1>Set up your company</h1>${error}
+<form method="post">${hidden('csrf', input.csrf)}${form}</form>`.toString(),
   };
 }

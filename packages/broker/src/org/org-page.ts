@@ -1,5 +1,4 @@
-import { escapeHtml } from '../kernel/escape-html.ts';
-import type { HtmlPage } from '../pages/page-shell.ts';
+import { type HtmlPage, markup } from '../pages/page-shell.ts';
 
 /** One app as the organisation page lists it. */
 export interface OrgPageApp {
@@ -31,24 +30,20 @@ export function orgPage(page: {
   const members =
     page.members === undefined
       ? ''
-      : `<h2>Members</h2>
+      : markup`<h2>Members</h2>
 <table><thead><tr><th>Email</th><th>Role</th></tr></thead><tbody>
-${page.members.map((m) => `<tr><td>${escapeHtml(m.email)}</td><td>${escapeHtml(m.role)}</td></tr>`).join('\n')}
-</tbody></table>`;
-  const rows = page.apps
-    .map(
-      (app) =>
-        `<tr><td><code>${escapeHtml(app.appId)}</code></td><td><a href="${escapeHtml(app.url)}/">${escapeHtml(app.url)}</a></td><td><a href="${escapeHtml(app.dashboard)}">dashboard</a></td></tr>`,
-    )
-    .join('\n');
+${page.members.map((m) => markup`<tr><td>${m.email}</td><td>${m.role}</td></tr>\n`)}</tbody></table>`;
+  const rows = page.apps.map(
+    (app) =>
+      markup`<tr><td><code>${app.appId}</code></td><td><a href="${app.url}/">${app.url}</a></td><td><a href="${app.dashboard}">dashboard</a></td></tr>\n`,
+  );
   return {
     title: `${page.organisation}: apps`,
     style,
     forms: false,
-    body: `<header><h1>Organisation ${escapeHtml(page.organisation)}</h1></header>
+    body: markup`<header><h1>Organisation ${page.organisation}</h1></header>
 <main><h2>Apps</h2>
 <table><thead><tr><th>App id</th><th>URL</th><th></th></tr></thead><tbody>
-${rows}
-</tbody></table>${members}</main>`,
+${rows}</tbody></table>${members}</main>`.toString(),
   };
 }

@@ -9,8 +9,7 @@ import { servicePaths } from '../http/paths.ts';
 import { addSeconds, type Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import { parseEmail } from '../kernel/email.ts';
-import { escapeHtml } from '../kernel/escape-html.ts';
-import { hidden, pageResponse } from '../pages/page-shell.ts';
+import { hidden, markup, pageResponse } from '../pages/page-shell.ts';
 
 /** scrypt's cost for the administrator's password, as for every account of the service. */
 const PASSWORD_LOG_N = 15;
@@ -46,17 +45,21 @@ const invalidLink = () =>
     { status: 410 },
   );
 
-function setupForm(key: string, problem?: string, email = ''): Response {
+/**
+ * The setup form of link `key`: empty, or again after a refused post with the reason
+ * (`problem`, HTTP 400) and the address typed (`email`), both shown escaped.
+ */
+export function setupForm(key: string, problem?: string, email = ''): Response {
   return pageResponse(
     {
       title: 'Set up the platform administrator',
-      body: `<h1>Set up the platform administrator</h1>
+      body: markup`<h1>Set up the platform administrator</h1>
 <p class="muted">This link works once. The account you create here administers the service and its organisation.</p>
-${problem === undefined ? '' : `<p class="error">${escapeHtml(problem)}</p>`}
+${problem === undefined ? '' : markup`<p class="error">${problem}</p>`}
 <form method="post" action="${servicePaths.setup}">${hidden('key', key)}
-<label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}">
+<label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password" required>
-<button type="submit">Create the account</button></form>`,
+<button type="submit">Create the account</button></form>`.toString(),
     },
     { status: problem === undefined ? 200 : 400 },
   );
@@ -151,7 +154,7 @@ export function mountFirstAdministrator(
     return pageResponse({
       title: 'Platform administrator ready',
       forms: false,
-      body: `<h1>You are the platform administrator</h1><p>${escapeHtml(email)} administers this service and its organisation. The setup link no longer works.</p>`,
+      body: markup`<h1>You are the platform administrator</h1><p>${email} administers this service and its organisation. The setup link no longer works.</p>`.toString(),
     });
   });
 }

@@ -17,14 +17,13 @@ import { servicePaths } from '../http/paths.ts';
 import { webSocketServer } from '../http/serve.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { type Clock, inMinutes, systemClock } from '../kernel/clock.ts';
-import { escapeHtml } from '../kernel/escape-html.ts';
 import { newId } from '../kernel/ids.ts';
 import { createServiceLogger, type ServiceLogger } from '../observability/logger.ts';
 import { type MetricsServer, ServiceMetrics, serveMetrics } from '../observability/metrics.ts';
 import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
 import { wantsHtml } from '../pages/forms.ts';
-import { pageResponse } from '../pages/page-shell.ts';
+import { markup, pageResponse } from '../pages/page-shell.ts';
 import { startCentralSignIn } from './central-sign-in.ts';
 import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
 import { removeDeletedApps } from './deleted-app-removal.ts';
@@ -336,12 +335,12 @@ async function deletedAnswer(
 }
 
 /** The page of an app address where no app is deployed: never another app's answer. */
-function notDeployedPage(appId: string, baseUrl: string): Response {
+export function notDeployedPage(appId: string, baseUrl: string): Response {
   return pageResponse(
     {
       title: 'No app here',
       forms: false,
-      body: `<h1>No app is deployed at this address</h1><p>Nothing answers for “${escapeHtml(appId)}” on this service. Check the address; the service itself is at <a href="${escapeHtml(baseUrl)}">${escapeHtml(baseUrl)}</a>.</p>`,
+      body: markup`<h1>No app is deployed at this address</h1><p>Nothing answers for “${appId}” on this service. Check the address; the service itself is at <a href="${baseUrl}">${baseUrl}</a>.</p>`.toString(),
     },
     { status: 404 },
   );
@@ -353,7 +352,7 @@ function unknownHostPage(baseUrl: string): Response {
     {
       title: 'Not found',
       forms: false,
-      body: `<h1>Not found</h1><p>This service answers no site at this address. It is at <a href="${escapeHtml(baseUrl)}">${escapeHtml(baseUrl)}</a>.</p>`,
+      body: markup`<h1>Not found</h1><p>This service answers no site at this address. It is at <a href="${baseUrl}">${baseUrl}</a>.</p>`.toString(),
     },
     { status: 404 },
   );

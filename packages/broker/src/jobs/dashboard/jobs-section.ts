@@ -1,9 +1,8 @@
 import { jobsApiPaths } from '../../http/paths.ts';
-import { escapeHtml } from '../../kernel/escape-html.ts';
 import type { DashboardSection } from '../../pages/dashboard/dashboard-section.ts';
+import { markup } from '../../pages/page-shell.ts';
 
-const option = (value: string, label = value) =>
-  `<option value="${escapeHtml(value)}">${escapeHtml(label)}</option>`;
+const option = (value: string, label = value) => markup`<option value="${value}">${label}</option>`;
 const states = ['queued', 'running', 'retry_wait', 'succeeded', 'dead_lettered'];
 
 /**
@@ -31,7 +30,7 @@ export const jobsSection: DashboardSection = {
 .pager{display:flex;gap:.75rem;align-items:center;margin:.5rem 0}
 .state-succeeded{color:#1a7f37}.state-dead_lettered{color:#a4161a}.state-retry_wait{color:#9a6700}
 `,
-  html: `<div class="cards" id="totals">
+  html: markup`<div class="cards" id="totals">
 <div class="card"><b id="total-created">-</b><span>created</span></div>
 <div class="card"><b id="total-retried">-</b><span>retried</span></div>
 <div class="card"><b id="total-succeeded">-</b><span>succeeded</span></div>
@@ -46,18 +45,18 @@ export const jobsSection: DashboardSection = {
 <h3>History</h3>
 <form class="filters" id="filters">
 <label>Queue<select id="filter-queue">${option('', 'all')}</select></label>
-<label>State<select id="filter-state">${option('', 'all')}${states.map((s) => option(s)).join('')}</select></label>
+<label>State<select id="filter-state">${option('', 'all')}${states.map((s) => option(s))}</select></label>
 <label>Created from (local time)<input type="datetime-local" id="filter-from" step="60"></label>
 <label>Created to (local time, inclusive)<input type="datetime-local" id="filter-to" step="60"></label>
 <button type="submit" id="apply">Apply</button><button type="button" id="clear">Clear</button>
-<label>Rows per page<select id="page-size">${['10', '25', '50', '100'].map((n) => `<option${n === '25' ? ' selected' : ''}>${n}</option>`).join('')}</select></label>
+<label>Rows per page<select id="page-size">${['10', '25', '50', '100'].map((n) => markup`<option${n === '25' ? markup` selected` : ''}>${n}</option>`)}</select></label>
 </form>
 <p class="muted" id="range"></p>
 <table id="history"><thead><tr><th>Created</th><th>Job</th><th>Queue</th><th>State</th><th>Attempt</th>
 <th>Next run</th><th>Finished</th><th>Latest error</th><th>Action</th></tr></thead><tbody></tbody></table>
 <div class="pager"><button type="button" id="prev">Previous</button><span id="page">Page 1</span>
 <button type="button" id="next">Next</button><span class="muted" id="shown"></span></div>
-<p class="muted">Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>`,
+<p class="muted">Jobs and cron show only safe metadata: never payloads, idempotency keys or users.</p>`.toString(),
 };
 
 /** The dashboard's cron schedules: each one's latest run and next occurrence, and Run now. */

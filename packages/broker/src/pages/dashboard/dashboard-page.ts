@@ -1,6 +1,7 @@
+import { raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
 import { dashboardPaths } from '../../http/paths.ts';
-import { escapeHtml } from '../../kernel/escape-html.ts';
-import type { HtmlPage } from '../page-shell.ts';
+import { type HtmlPage, markup } from '../page-shell.ts';
 import { groupSections } from './console-groups.ts';
 import { type DashboardSection, fillAppId } from './dashboard-section.ts';
 
@@ -32,14 +33,15 @@ button{padding:.25rem .7rem}
 `;
 
 /** The section's element: its heading, its markup, and its filled API paths for the script. */
-function sectionHtml(section: DashboardSection, appId: string): string {
+function sectionHtml(section: DashboardSection, appId: string): HtmlEscapedString {
   const api = Object.fromEntries(
     Object.entries(section.api).map(([name, path]) => [name, fillAppId(path, appId)]),
   );
-  const id = escapeHtml(section.id);
-  return `<section id="${id}" aria-labelledby="${id}-title" data-api="${escapeHtml(JSON.stringify(api))}"${section.hidden ? ' hidden' : ''}>
-<h2 id="${id}-title">${escapeHtml(section.title)}</h2>
-${section.html}
+  const { id } = section;
+  // The section's own markup is the feature's static HTML (DashboardSection.html), not data.
+  return markup`<section id="${id}" aria-labelledby="${id}-title" data-api="${JSON.stringify(api)}"${section.hidden ? markup` hidden` : ''}>
+<h2 id="${id}-title">${section.title}</h2>
+${raw(section.html)}
 </section>`;
 }
 
@@ -57,31 +59,24 @@ export function dashboardPage(input: {
 }): HtmlPage {
   const { appId, sections } = input;
   const groups = groupSections(sections);
-  const nav = groups
-    .map((g, i) => {
-      const id = escapeHtml(g.id);
-      const current = i === 0 ? ' aria-current="page"' : '';
-      return `<li id="nav-${id}"><a href="#${id}"${current}>${escapeHtml(g.title)}</a></li>`;
-    })
-    .join('');
-  const panels = groups
-    .map(
-      (
-        g,
-        i,
-      ) => `<div class="panel" id="panel-${escapeHtml(g.id)}" data-group="${escapeHtml(g.id)}" tabindex="-1" aria-label="${escapeHtml(g.title)}"${i === 0 ? '' : ' hidden'}>
-${g.sections.map((section) => sectionHtml(section, appId)).join('\n')}
+  const nav = groups.map((g, i) => {
+    const current = i === 0 ? markup` aria-current="page"` : '';
+    return markup`<li id="nav-${g.id}"><a href="#${g.id}"${current}>${g.title}</a></li>`;
+  });
+  const panels = groups.map(
+    (g, i) =>
+      markup`${i === 0 ? '' : '\n'}<div class="panel" id="panel-${g.id}" data-group="${g.id}" tabindex="-1" aria-label="${g.title}"${i === 0 ? '' : markup` hidden`}>
+${g.sections.map((section, j) => markup`${j === 0 ? '' : '\n'}${sectionHtml(section, appId)}`)}
 </div>`,
-    )
-    .join('\n');
+  );
   return {
     title: `${appId}: console`,
     style: [style, ...sections.map((section) => section.style ?? '')].join(''),
     forms: false,
     scriptSrc: input.script,
     bodyAttributes: { 'data-app': appId, 'data-session': dashboardPaths.session },
-    body: `<a class="skip" href="#main">Skip to the section</a>
-<header><h1>App ${escapeHtml(appId)}: console</h1>
+    body: markup`<a class="skip" href="#main">Skip to the section</a>
+<header><h1>App ${appId}: console</h1>
 <nav class="apps" id="console-apps" aria-label="The organisation's apps" hidden><ul></ul></nav></header>
 <div class="console">
 <nav class="sections" aria-label="Console"><ul>${nav}</ul></nav>
@@ -90,6 +85,6 @@ ${g.sections.map((section) => sectionHtml(section, appId)).join('\n')}
 ${panels}
 <p class="muted">Times are shown in this browser's time zone (<span id="tz"></span>).</p>
 </main>
-</div>`,
+</div>`.toString(),
   };
 }

@@ -36,7 +36,8 @@ export interface DashboardSection {
   readonly api: Readonly<Record<string, string>>;
   /**
    * The section's markup under its heading: tables and controls the script fills. Trusted and
-   * static: it carries no data, and every value interpolated into it goes through `escapeHtml`.
+   * static: it carries no data, and one that interpolates values is made with `markup` (which
+   * escapes them) and passed as its string; the console inserts it as it is.
    */
   readonly html: string;
   /**
