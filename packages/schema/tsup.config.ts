@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { sdkReleasePlugin } from './build/version-plugin.ts';
 
 export default defineConfig({
   entry: {
@@ -12,4 +13,6 @@ export default defineConfig({
   clean: true,
   target: 'es2023',
   sourcemap: true,
+  // latestKnownSdkVersion is generated from package.json at build time.
+  esbuildPlugins: [sdkReleasePlugin],
 });

@@ -42,9 +42,6 @@ export const featureSince = {
 /** A feature of {@link featureSince}. */
 export type Feature = keyof typeof featureSince;
 
-/** The newest runtime SDK version this package knows; `platform validate` warns past it. */
-export const latestKnownSdkVersion = '2.6.0';
-
 const VERSION = /^(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /** True for a `major.minor.patch` version (a pre-release or build suffix is allowed). */

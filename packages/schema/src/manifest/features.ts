@@ -33,4 +33,4 @@ export const schemaVersion3Features = [
   'integration slots',
 ] as const;
 
-export { latestKnownSdkVersion } from '../sdk-versions.ts';
+export { latestKnownSdkVersion } from '../sdk-release.ts';

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { sdkReleaseModule, sdkReleasePlugin } from '../../build/version-plugin.ts';
 import { featureSince } from '../../src/contract/index.ts';
 import { latestKnownSdkVersion, sdkFeatures } from '../../src/manifest/index.ts';
 import { contextRoutes } from '../../src/routes.ts';
@@ -33,5 +36,41 @@ describe('one table of SDK features', () => {
     for (const since of Object.values(featureSince)) {
       expect(compareVersions(since, latestKnownSdkVersion)).toBeLessThanOrEqual(0);
     }
+  });
+});
+
+const root = new URL('../../../../', import.meta.url);
+const readJson = (path: string): unknown => JSON.parse(readFileSync(new URL(path, root), 'utf8'));
+const versionOf = (name: string) =>
+  (readJson(`packages/${name}/package.json`) as { version: string }).version;
+
+describe('the newest known SDK version', () => {
+  it('is the version of the runtime SDK released with this package', () => {
+    expect(latestKnownSdkVersion).toBe(versionOf('server'));
+    expect(latestKnownSdkVersion).toBe(versionOf('schema'));
+  });
+
+  it('moves with every SDK release: schema and server share one fixed version group', () => {
+    const { fixed } = readJson('.changeset/config.json') as { fixed: string[][] };
+    const group = fixed.find((names) => names.includes('@platform/server'));
+    expect(group).toContain('@platform/schema');
+  });
+
+  it('is written into the build as the package.json version, without the rest of it', async () => {
+    expect(sdkReleaseModule()).toBe(
+      `export const latestKnownSdkVersion = ${JSON.stringify(versionOf('schema'))};\n`,
+    );
+    const out = await build({
+      entryPoints: [new URL('../../src/manifest/rules/versions.ts', import.meta.url).pathname],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'neutral',
+      external: ['zod', 'yaml', 'croner', '@platform/errors'],
+      plugins: [sdkReleasePlugin],
+    });
+    const code = out.outputFiles[0]?.text ?? '';
+    expect(code).toContain(JSON.stringify(versionOf('schema')));
+    expect(code).not.toContain('"dependencies"');
   });
 });

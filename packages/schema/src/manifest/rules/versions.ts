@@ -1,4 +1,5 @@
-import { compareVersions, featureSince, latestKnownSdkVersion } from '../../sdk-versions.ts';
+import { latestKnownSdkVersion } from '../../sdk-release.ts';
+import { compareVersions, featureSince } from '../../sdk-versions.ts';
 import type { RuleContext } from '../context.ts';
 import type { PathSegment } from '../diagnostic.ts';
 import { namingRules } from '../patterns.ts';
