@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { latestKnownSdkVersion } from '@platform/schema/manifest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../src/cli/io.ts';
 import { main } from '../src/index.ts';
@@ -101,7 +102,9 @@ describe('platform validate (in-process)', () => {
   });
 
   it('exits 0 with warnings only', async () => {
-    const dir = await brokenCopy('warn', (t) => t.replace('version: 2.6.0', 'version: 2.9.0'));
+    // A major past the newest version this validator knows, whatever the release.
+    const newer = `${Number(latestKnownSdkVersion.split('.')[0]) + 1}.0.0`;
+    const dir = await brokenCopy('warn', (t) => t.replace('version: 2.6.0', `version: ${newer}`));
     const { code, stdout } = await platform(['validate', dir, '--json']);
     expect(JSON.parse(stdout)).toMatchObject({
       ok: true,

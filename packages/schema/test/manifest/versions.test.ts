@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { latestKnownSdkVersion } from '../../src/manifest/index.ts';
 import { BASE, expectOne, run } from './helpers.ts';
+
+// One minor past the newest version this validator knows, whatever the release.
+const [major, minor] = latestKnownSdkVersion.split('.').map(Number);
+const unknownSdkVersion = `${major}.${(minor ?? 0) + 1}.0`;
 
 const withVersions = (schema: string, sdk: string, rest: string) =>
   BASE.replace('schemaVersion: 3', `schemaVersion: ${schema}`).replace(
@@ -32,7 +37,7 @@ describe('schemaVersion and runtime.sdk.version', () => {
 
   it('warns about an SDK version newer than it knows', async () => {
     const d = await expectOne(
-      withVersions('3', '👉2.7.0', ''),
+      withVersions('3', `👉${unknownSdkVersion}`, ''),
       'SDK_VERSION_UNKNOWN',
       'runtime.sdk.version',
     );
