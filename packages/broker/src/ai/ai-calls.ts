@@ -1,4 +1,4 @@
-import { minutesBefore, type PerMinute, perMinute } from '../console/per-minute.ts';
+import { minutesBefore, type PerMinute, perMinute } from '../pages/dashboard/per-minute.ts';
 
 /** The four calls of `ctx.ai`. */
 export type AiCallKind = 'generateText' | 'streamText' | 'generateObject' | 'generateImage';

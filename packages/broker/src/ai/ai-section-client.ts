@@ -1,7 +1,6 @@
 // The dashboard's AI calls, in the browser.
 
-import { barChart, seriesOf } from '../console/bar-chart-client.ts';
-import type { PerMinute } from '../console/per-minute.ts';
+import { barChart, seriesOf } from '../pages/dashboard/bar-chart-client.ts';
 import {
   $,
   get,
@@ -9,6 +8,7 @@ import {
   row,
   type SectionScript,
 } from '../pages/dashboard/dashboard-client-kit.ts';
+import type { PerMinute } from '../pages/dashboard/per-minute.ts';
 
 /** One AI call as the broker API lists it (no model or key; prompt and output when opted in). */
 interface AiCall {

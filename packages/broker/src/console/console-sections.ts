@@ -1,6 +1,6 @@
 import { consoleApiPaths, jobsApiPaths, ownerApiPaths } from '../http/paths.ts';
+import { chartFigure } from '../pages/dashboard/chart-figure.ts';
 import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
-import { chartFigure } from './chart-figure.ts';
 
 /**
  * The console's Overview: counts of the last hour (Function calls, failures, latency

@@ -1,7 +1,8 @@
 // The console's Overview, in the browser: the hour's counts and a bar chart of calls per
 // minute, failed ones stacked on the others.
+
+import { barChart } from '../pages/dashboard/bar-chart-client.ts';
 import { $, get, type SectionScript } from '../pages/dashboard/dashboard-client-kit.ts';
-import { barChart } from './bar-chart-client.ts';
 import type { CallsOverview } from './function-calls.ts';
 
 interface Overview {

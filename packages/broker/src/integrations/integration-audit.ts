@@ -1,12 +1,12 @@
+import type { Database } from '../db/database.ts';
+import { GroupedWrites } from '../db/grouped-writes.ts';
 import {
   inLastHourSql,
   type MinuteCount,
   minutesBeforeSql,
   type PerMinute,
   perMinute,
-} from '../console/per-minute.ts';
-import type { Database } from '../db/database.ts';
-import { GroupedWrites } from '../db/grouped-writes.ts';
+} from '../pages/dashboard/per-minute.ts';
 import { AuditJournal, type JournalSegment } from './audit-journal.ts';
 
 /** One integration call as the audit keeps it (spec 6.3): never its input, output or credentials. */

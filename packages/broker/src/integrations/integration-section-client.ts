@@ -1,7 +1,6 @@
 // The dashboard's Integration calls and event deliveries, in the browser.
 
-import { barChart, seriesOf } from '../console/bar-chart-client.ts';
-import type { PerMinute } from '../console/per-minute.ts';
+import { barChart, seriesOf } from '../pages/dashboard/bar-chart-client.ts';
 import {
   $,
   actionCell,
@@ -13,6 +12,7 @@ import {
   type SectionScript,
   send,
 } from '../pages/dashboard/dashboard-client-kit.ts';
+import type { PerMinute } from '../pages/dashboard/per-minute.ts';
 import type { DevSlotMode } from './integration-admin.ts';
 import type { IntegrationCallRecord as IntegrationCall } from './integration-audit.ts';
 import type { EventDelivery } from './integration-events.ts';

@@ -1,5 +1,5 @@
-import { chartFigure } from '../console/chart-figure.ts';
 import { integrationApiPaths } from '../http/paths.ts';
+import { chartFigure } from '../pages/dashboard/chart-figure.ts';
 import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 
 /**

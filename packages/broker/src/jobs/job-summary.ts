@@ -1,13 +1,13 @@
 import { jobStates } from '@platform/schema/contract';
 import type { QueueDeclaration } from '@platform/schema/manifest';
+import type { Database } from '../db/database.ts';
 import {
   inLastHourSql,
   type MinuteCount,
   minutesBeforeSql,
   type PerMinute,
   perMinute,
-} from '../console/per-minute.ts';
-import type { Database } from '../db/database.ts';
+} from '../pages/dashboard/per-minute.ts';
 import type { JobScope } from './job-policy.ts';
 import { type PinnedPolicy, policyOf } from './job-policy.ts';
 import { scopeParams, scopeSql } from './job-store.ts';

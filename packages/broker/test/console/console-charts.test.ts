@@ -4,13 +4,13 @@
 // a payload, prompt, input or output.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AiCallRecord, AiCalls } from '../../src/ai/ai-calls.ts';
-import { CHART_MINUTES, perMinute } from '../../src/console/per-minute.ts';
 import type { Database } from '../../src/db/database.ts';
 import {
   IntegrationAudit,
   type IntegrationCallRecord,
 } from '../../src/integrations/integration-audit.ts';
 import { systemCaller } from '../../src/kernel/caller.ts';
+import { CHART_MINUTES, perMinute } from '../../src/pages/dashboard/per-minute.ts';
 import { brokerFor } from '../helpers/broker.ts';
 import { openTestCentral } from '../helpers/db.ts';
 import { queue } from '../jobs/engine-helpers.ts';

@@ -1,7 +1,7 @@
 // The dashboard's Background jobs section, in the browser: totals and depth (refreshed), queue
 // policy, and the history, which stays on its page until asked (stable pages).
 
-import { barChart, seriesOf } from '../../console/bar-chart-client.ts';
+import { barChart, seriesOf } from '../../pages/dashboard/bar-chart-client.ts';
 import {
   $,
   actionCell,

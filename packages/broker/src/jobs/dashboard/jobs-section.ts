@@ -1,6 +1,6 @@
-import { chartFigure } from '../../console/chart-figure.ts';
 import { jobsApiPaths } from '../../http/paths.ts';
 import { escapeHtml } from '../../kernel/escape-html.ts';
+import { chartFigure } from '../../pages/dashboard/chart-figure.ts';
 import type { DashboardSection } from '../../pages/dashboard/dashboard-section.ts';
 import { jobChartStates } from './job-chart.ts';
 

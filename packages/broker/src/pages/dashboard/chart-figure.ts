@@ -1,8 +1,8 @@
-import { escapeHtml } from '../kernel/escape-html.ts';
+import { escapeHtml } from '../../kernel/escape-html.ts';
 
 /**
  * The markup of a console chart: the element `id` its script draws into with `barChart`
- * (`console/bar-chart-client.ts`), and a caption with a key of the series' colours, in the
+ * (`bar-chart-client.ts`), and a caption with a key of the series' colours, in the
  * order they stack. The chart's colours live in the console's one stylesheet (`c-<series>`).
  */
 export function chartFigure(id: string, caption: string, series: readonly string[]): string {

@@ -55,7 +55,7 @@ export function barChart(series: readonly ChartSeries[], noun: string): SVGSVGEl
   return svg;
 }
 
-/** The series of a per-minute answer (`console/per-minute.ts`), in `order`. */
+/** The series of a per-minute answer (`per-minute.ts`), in `order`. */
 export const seriesOf = (
   perMinute: Readonly<Record<string, readonly number[]>>,
   order: readonly string[],

@@ -3,7 +3,7 @@ export const CHART_MINUTES = 60;
 
 /**
  * Counts of the last hour, minute by minute, in named series: what the console's charts draw
- * (`console/bar-chart-client.ts` stacks the series in the order given).
+ * (`bar-chart-client.ts` stacks the series in the order given).
  */
 export interface PerMinute<Series extends string = string> {
   /** The end of the hour: the newest minute ends at this instant. */
