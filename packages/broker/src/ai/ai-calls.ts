@@ -1,3 +1,5 @@
+import { minutesBefore, type PerMinute, perMinute } from '../pages/dashboard/per-minute.ts';
+
 /** The four calls of `ctx.ai`. */
 export type AiCallKind = 'generateText' | 'streamText' | 'generateObject' | 'generateImage';
 
@@ -55,5 +57,22 @@ export class AiCalls {
   /** The newest `limit` calls, newest first. */
   list(limit = 50): AiCallRecord[] {
     return this.#ring.slice(-limit).reverse();
+  }
+
+  /**
+   * The kept calls of each minute of the hour before `until`: `ok` ones, and `failed` ones
+   * (an error or a cancellation). Of the calls still kept, so a busier hour than
+   * {@link AI_CALLS_KEPT} calls shows only its newest.
+   */
+  perMinute(until: Date): PerMinute<'ok' | 'failed'> {
+    return perMinute(
+      until,
+      ['ok', 'failed'],
+      this.#ring.map((call) => ({
+        ago: minutesBefore(until, call.at),
+        series: call.outcome === 'ok' ? 'ok' : 'failed',
+        count: 1,
+      })),
+    );
   }
 }

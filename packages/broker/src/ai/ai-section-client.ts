@@ -1,4 +1,6 @@
 // The dashboard's AI calls, in the browser.
+
+import { barChart, seriesOf } from '../pages/dashboard/bar-chart-client.ts';
 import {
   $,
   get,
@@ -6,6 +8,7 @@ import {
   row,
   type SectionScript,
 } from '../pages/dashboard/dashboard-client-kit.ts';
+import type { PerMinute } from '../pages/dashboard/per-minute.ts';
 
 /** One AI call as the broker API lists it (no model or key; prompt and output when opted in). */
 interface AiCall {
@@ -40,8 +43,14 @@ function contentRow(content: NonNullable<AiCall['content']>): HTMLTableRowElemen
   return tr;
 }
 
-async function loadAiCalls(api: { readonly calls: string }): Promise<void> {
-  const { calls } = await get<{ calls: AiCall[] }>(api.calls, { limit: '50' });
+async function loadAiCalls(api: Readonly<Record<'calls' | 'perMinute', string>>): Promise<void> {
+  const [{ calls }, minutes] = await Promise.all([
+    get<{ calls: AiCall[] }>(api.calls, { limit: '50' }),
+    get<PerMinute>(api.perMinute, {}),
+  ]);
+  $('ai-chart').replaceChildren(
+    barChart(seriesOf(minutes.perMinute, ['ok', 'failed']), 'AI calls'),
+  );
   $('ai-calls')
     .querySelector('tbody')
     ?.replaceChildren(
@@ -55,4 +64,6 @@ async function loadAiCalls(api: { readonly calls: string }): Promise<void> {
     );
 }
 
-export default { open: loadAiCalls, refresh: loadAiCalls } satisfies SectionScript<'calls'>;
+export default { open: loadAiCalls, refresh: loadAiCalls } satisfies SectionScript<
+  'calls' | 'perMinute'
+>;

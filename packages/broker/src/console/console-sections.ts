@@ -1,4 +1,5 @@
 import { consoleApiPaths, jobsApiPaths, ownerApiPaths } from '../http/paths.ts';
+import { chartFigure } from '../pages/dashboard/chart-figure.ts';
 import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
 
 /**
@@ -14,9 +15,7 @@ export const overviewSection: DashboardSection = {
   script: 'console/overview-client.ts',
   style: `.cards{display:flex;gap:.75rem;flex-wrap:wrap}
 .card{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5rem .9rem;min-width:7rem}
-.card b{display:block;font-size:1.4rem}.card span{color:#555;font-size:.85rem}
-.chart{background:#fff;border:1px solid #ddd;margin-top:.75rem;max-width:40rem}
-.chart rect.ok{fill:#3b3bb3}.chart rect.failed{fill:#a4161a}`,
+.card b{display:block;font-size:1.4rem}.card span{color:#555;font-size:.85rem}`,
   html: `<div class="cards">
 <div class="card"><b id="ov-functions">-</b><span>Functions</span></div>
 <div class="card"><b id="ov-calls">-</b><span>calls</span></div>
@@ -26,7 +25,7 @@ export const overviewSection: DashboardSection = {
 <div class="card"><b id="ov-requests">-</b><span>requests</span></div>
 <div class="card"><b id="ov-errors">-</b><span>5xx answers</span></div>
 </div>
-<figure><div id="ov-chart"></div><figcaption class="muted">Function calls per minute over the last hour (failed ones in red).</figcaption></figure>`,
+${chartFigure('ov-chart', 'Function calls per minute over the last hour:', ['ok', 'failed'])}`,
 };
 
 /**

@@ -57,6 +57,8 @@ export const ownerApiPaths = {
   files: `${OWNER_API_PREFIX}/:appId/files`,
   /** The recent AI calls (no prompts, outputs or keys). */
   aiCalls: `${OWNER_API_PREFIX}/:appId/ai/calls`,
+  /** `GET`: the AI calls of each minute of the last hour, ok and failed. */
+  aiCallsPerMinute: `${OWNER_API_PREFIX}/:appId/ai/calls/per-minute`,
   /** `platform mail receive`: deliver a message (`.eml` bytes) to the inbound email Function. */
   mailInbound: `${OWNER_API_PREFIX}/:appId/mail/inbound`,
   /** `POST`: deliver a captured (sent) email to the inbound email Function, as if it arrived. */
@@ -156,6 +158,8 @@ export const jobsApiPaths = {
   /** `POST`: a pending job (queued or waiting for a retry) is dead-lettered with `JOB_CANCELLED`. */
   cancel: `${OWNER_API_PREFIX}/:appId/jobs/:jobId/cancel`,
   summary: `${OWNER_API_PREFIX}/:appId/jobs/summary`,
+  /** `GET`: the jobs created in each minute of the last hour, by the state each is in now. */
+  perMinute: `${OWNER_API_PREFIX}/:appId/jobs/per-minute`,
   enqueue: `${OWNER_API_PREFIX}/:appId/queues/:queue/jobs`,
   cron: `${OWNER_API_PREFIX}/:appId/cron`,
   cronRun: `${OWNER_API_PREFIX}/:appId/cron/:name/run`,
@@ -222,6 +226,8 @@ export const integrationApiPaths = {
   binding: `${OWNER_API_PREFIX}/:appId/bindings/:slot`,
   devModes: `${OWNER_API_PREFIX}/:appId/dev/integrations`,
   calls: `${OWNER_API_PREFIX}/:appId/integration-calls`,
+  /** `GET`: the calls the app made or served in each minute of the last hour, ok and failed. */
+  callsPerMinute: `${OWNER_API_PREFIX}/:appId/integration-calls/per-minute`,
   events: `${OWNER_API_PREFIX}/:appId/integration-events`,
   /** `POST`: a failed event delivery is delivered again, with the payload it kept. */
   eventReplay: `${OWNER_API_PREFIX}/:appId/integration-events/:deliveryId/replay`,

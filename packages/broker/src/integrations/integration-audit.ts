@@ -1,5 +1,12 @@
 import type { Database } from '../db/database.ts';
 import { GroupedWrites } from '../db/grouped-writes.ts';
+import {
+  inLastHourSql,
+  type MinuteCount,
+  minutesBeforeSql,
+  type PerMinute,
+  perMinute,
+} from '../pages/dashboard/per-minute.ts';
 import { AuditJournal, type JournalSegment } from './audit-journal.ts';
 
 /** One integration call as the audit keeps it (spec 6.3): never its input, output or credentials. */
@@ -214,6 +221,25 @@ export class IntegrationAudit {
       result: row.result,
       durationMs: row.duration_ms,
     }));
+  }
+
+  /**
+   * The calls an app made or served in each minute of the hour before `until` (the journaled
+   * ones included): `ok` ones and `failed` ones (any other result). Counted in SQL; no input,
+   * output or connection is read.
+   */
+  async perMinute(appId: string, until: Date): Promise<PerMinute<'ok' | 'failed'>> {
+    await this.flush();
+    const { rows } = await this.#db.query<MinuteCount>(
+      `SELECT ${minutesBeforeSql('at', 2)} AS ago,
+              CASE WHEN result = 'ok' THEN 'ok' ELSE 'failed' END AS series,
+              count(*)::int AS count
+         FROM platform.integration_calls
+        WHERE (consumer_app_id = $1 OR provider_app_id = $1) AND ${inLastHourSql('at', 2)}
+        GROUP BY 1, 2`,
+      [appId, until.toISOString()],
+    );
+    return perMinute(until, ['ok', 'failed'], rows);
   }
 }
 

@@ -71,6 +71,8 @@ const invalid = (message: string, field: string) =>
  *   acting or the agent), answered as `{ sessionId, liveSlot, testConnection, environment,
  *   slots }` (`slots`: each declared slot's `{ slot, integration, account, mode }`);
  * - `GET /v1/apps/:appId/integration-calls`: the audit of calls the app made or served;
+ *   `GET …/integration-calls/per-minute`: those of each minute of the last hour, `{ until,
+ *   perMinute: { ok, failed } }` (the console's chart);
  * - `GET /v1/apps/:appId/integration-events`: the event deliveries to the app's slots, and
  *   `POST /v1/apps/:appId/dev/integration-events` `{ sessionId?, integrationName, type, data? }`:
  *   a synthetic event with a new id delivered now to the slot `integrationName` (`data`
@@ -273,6 +275,10 @@ export function mountIntegrationRoutes(
   hono.get(paths.calls, async (c) => {
     checkApp(c);
     return c.json({ calls: await services.audit.list(appId) });
+  });
+  hono.get(paths.callsPerMinute, async (c) => {
+    checkApp(c);
+    return c.json(await services.audit.perMinute(appId, new Date()));
   });
 
   hono.post(`${WEBHOOK_PREFIX}/:connectionId/:secret`, (c) =>

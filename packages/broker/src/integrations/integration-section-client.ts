@@ -1,4 +1,6 @@
 // The dashboard's Integration calls and event deliveries, in the browser.
+
+import { barChart, seriesOf } from '../pages/dashboard/bar-chart-client.ts';
 import {
   $,
   actionCell,
@@ -10,6 +12,7 @@ import {
   type SectionScript,
   send,
 } from '../pages/dashboard/dashboard-client-kit.ts';
+import type { PerMinute } from '../pages/dashboard/per-minute.ts';
 import type { DevSlotMode } from './integration-admin.ts';
 import type { IntegrationCallRecord as IntegrationCall } from './integration-audit.ts';
 import type { EventDelivery } from './integration-events.ts';
@@ -18,7 +21,7 @@ import type { EventDelivery } from './integration-events.ts';
  * The app's integration calls and event deliveries; the section stays hidden where the broker
  * serves none.
  */
-type Api = Readonly<Record<'calls' | 'events' | 'replay' | 'modes', string>>;
+type Api = Readonly<Record<'calls' | 'perMinute' | 'events' | 'replay' | 'modes', string>>;
 
 /** The development session's modes, as the owner API answers them. */
 interface DevModes {
@@ -65,8 +68,10 @@ async function loadIntegrationCalls(api: Api): Promise<void> {
   let calls: IntegrationCall[];
   let deliveries: EventDelivery[];
   let modes: DevModes;
+  let minutes: PerMinute;
   try {
     ({ calls } = await get<{ calls: IntegrationCall[] }>(api.calls, {}));
+    minutes = await get<PerMinute>(api.perMinute, {});
     ({ deliveries } = await get<{ deliveries: EventDelivery[] }>(api.events, {}));
     modes = await get<DevModes>(api.modes, {});
   } catch {
@@ -95,6 +100,9 @@ async function loadIntegrationCalls(api: Api): Promise<void> {
     'No events delivered yet.',
     8,
   );
+  $('integration-chart').replaceChildren(
+    barChart(seriesOf(minutes.perMinute, ['ok', 'failed']), 'integration calls'),
+  );
   fill(
     'integration-calls',
     calls.map((c) =>
@@ -121,4 +129,4 @@ async function loadIntegrationCalls(api: Api): Promise<void> {
 export default {
   open: loadIntegrationCalls,
   refresh: loadIntegrationCalls,
-} satisfies SectionScript<'calls' | 'events' | 'replay' | 'modes'>;
+} satisfies SectionScript<keyof Api>;

@@ -1,5 +1,13 @@
+import { jobStates } from '@platform/schema/contract';
 import type { QueueDeclaration } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
+import {
+  inLastHourSql,
+  type MinuteCount,
+  minutesBeforeSql,
+  type PerMinute,
+  perMinute,
+} from '../pages/dashboard/per-minute.ts';
 import type { JobScope } from './job-policy.ts';
 import { type PinnedPolicy, policyOf } from './job-policy.ts';
 import { scopeParams, scopeSql } from './job-store.ts';
@@ -122,4 +130,28 @@ export async function summarizeJobs(
       };
     }),
   };
+}
+
+/** Jobs created in each minute of the last hour, by the state each is in now. */
+export type JobsPerMinute = PerMinute<(typeof jobStates)[number]>;
+
+/**
+ * `GET /v1/apps/:appId/jobs/per-minute`: the scope's queue jobs created in each minute of the
+ * hour before `until`, each counted under the state it is in now (so a minute's bar is the jobs
+ * created then, and its parts say how they fared). Counted in SQL from the state and creation
+ * time; no payload, key or user is read.
+ */
+export async function jobsPerMinute(
+  db: Database,
+  scope: JobScope,
+  until: Date,
+): Promise<JobsPerMinute> {
+  const { rows } = await db.query<MinuteCount>(
+    `SELECT ${minutesBeforeSql('created_at', 4)} AS ago, state AS series, count(*)::int AS count
+       FROM platform.jobs
+      WHERE ${scopeSql} AND kind = 'job' AND ${inLastHourSql('created_at', 4)}
+      GROUP BY 1, 2`,
+    [...scopeParams(scope), until.toISOString()],
+  );
+  return perMinute(until, jobStates, rows);
 }

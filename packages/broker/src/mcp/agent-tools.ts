@@ -15,7 +15,7 @@ export type ToolSurface = 'focused' | 'full';
 /** The owner API request a tool makes for one app: its REST twin. */
 export interface TwinRequest {
   readonly appId: string;
-  readonly method: 'GET' | 'POST' | 'PUT';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path and query on the app's port. */
   readonly path: string;
   readonly json?: unknown;
@@ -45,6 +45,10 @@ const sessionId = z
   .string()
   .describe(`The development session: "${DEV_SESSION_ID}", the one platform dev runs per app.`);
 const readOnly = { readOnlyHint: true, idempotentHint: true, destructiveHint: false };
+// Ends or removes something, or runs the app's code again (which may change its data), as
+// `invoke_dev_function` does.
+const destructive = { readOnlyHint: false, idempotentHint: false, destructiveHint: true };
+const full: readonly ToolSurface[] = ['full'];
 
 // Keeps each tool's input type tied to its twin.
 const tool = <Input extends z.ZodObject>(definition: AgentTool<Input>) =>
@@ -268,6 +272,134 @@ export const agentTools: readonly AgentTool[] = [
       method: 'POST',
       path: fillPath(ownerApiPaths.invoke, { appId: id, name }),
       json: body,
+    }),
+  }),
+  tool({
+    name: 'retry_background_job',
+    title: 'Retry a background job',
+    description: 'Runs a dead-lettered job again from its first attempt.',
+    surfaces: full,
+    input: z.strictObject({ appId, jobId: z.string().min(1) }),
+    output: z.looseObject({ job: record }),
+    annotations: destructive,
+    twin: ({ appId: id, jobId }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(jobsApiPaths.retry, { appId: id, jobId }),
+    }),
+  }),
+  tool({
+    name: 'cancel_background_job',
+    title: 'Cancel a background job',
+    description: 'Dead-letters a queued or retry_wait job with JOB_CANCELLED: it never runs.',
+    surfaces: full,
+    input: z.strictObject({ appId, jobId: z.string().min(1) }),
+    output: z.looseObject({ job: record }),
+    annotations: destructive,
+    twin: ({ appId: id, jobId }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(jobsApiPaths.cancel, { appId: id, jobId }),
+    }),
+  }),
+  tool({
+    name: 'run_cron_schedule',
+    title: 'Run a cron schedule now',
+    description: 'Runs a declared cron schedule once now.',
+    surfaces: full,
+    input: z.strictObject({
+      appId,
+      name: z.string().min(1).describe('A platform.yaml cron name.'),
+    }),
+    output: z.looseObject({ run: record }),
+    annotations: destructive,
+    twin: ({ appId: id, name }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(jobsApiPaths.cronRun, { appId: id, name }),
+      json: {},
+    }),
+  }),
+  tool({
+    name: 'replay_integration_event_delivery',
+    title: 'Replay an event delivery',
+    description: 'Delivers a failed integration event delivery again, with the payload it kept.',
+    surfaces: full,
+    input: z.strictObject({
+      appId,
+      deliveryId: z.string().min(1),
+    }),
+    output: z.looseObject({ delivery: record }),
+    annotations: destructive,
+    twin: ({ appId: id, deliveryId }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(integrationApiPaths.eventReplay, { appId: id, deliveryId }),
+    }),
+  }),
+  tool({
+    name: 'deliver_captured_email',
+    title: 'Deliver a captured email to the inbound Function',
+    description:
+      'Delivers an email the app sent (captured by platform dev) to its inbound email Function, as if it arrived.',
+    surfaces: full,
+    input: z.strictObject({
+      appId,
+      emailId: z.string().min(1).describe('From platform outbox --json.'),
+      to: z.array(z.string()).optional().describe('App addresses; its recipients by default.'),
+    }),
+    output: z.looseObject({ id: z.string(), result: z.unknown() }),
+    annotations: destructive,
+    twin: ({ appId: id, emailId, to }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(ownerApiPaths.outboxReceive, { appId: id, emailId }),
+      json: to === undefined ? {} : { to },
+    }),
+  }),
+  tool({
+    name: 'list_app_access_tokens',
+    title: 'List app access tokens',
+    description:
+      'The app’s access tokens (id, name, state, first characters, last use), never a value.',
+    surfaces: full,
+    input: z.strictObject({ appId }),
+    output: z.looseObject({ tokens: z.array(record) }),
+    annotations: readOnly,
+    twin: ({ appId: id }) => ({
+      appId: id,
+      method: 'GET',
+      path: fillPath(ownerApiPaths.tokens, { appId: id }),
+    }),
+  }),
+  tool({
+    name: 'create_app_access_token',
+    title: 'Create an app access token',
+    description:
+      'Makes an app access token; answers its one-time reveal link for the owner’s browser, never the value.',
+    surfaces: full,
+    input: z.strictObject({ appId, name: z.string().min(1).max(100).optional() }),
+    output: z.looseObject({ id: z.string(), revealUrl: z.string() }),
+    annotations: { readOnlyHint: false, idempotentHint: false, destructiveHint: false },
+    twin: ({ appId: id, name }) => ({
+      appId: id,
+      method: 'POST',
+      path: fillPath(ownerApiPaths.tokens, { appId: id }),
+      json: name === undefined ? {} : { name },
+    }),
+  }),
+  tool({
+    name: 'revoke_app_access_token',
+    title: 'Revoke an app access token',
+    description: 'Ends an app access token at once.',
+    surfaces: full,
+    input: z.strictObject({ appId, tokenId: z.string().min(1) }),
+    output: z.looseObject({ id: z.string(), revoked: z.boolean() }),
+    annotations: destructive,
+    twin: ({ appId: id, tokenId }) => ({
+      appId: id,
+      method: 'DELETE',
+      path: `${fillPath(ownerApiPaths.tokens, { appId: id })}/${encodeURIComponent(tokenId)}`,
     }),
   }),
 ];

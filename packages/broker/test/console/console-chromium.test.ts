@@ -4,8 +4,7 @@
 // takes a backup in Backups and restores it behind a typed confirmation, and every section
 // passes axe-core. Every response the browser received is searched for the
 // values the test planted (a secret, a job payload, the dev token, the made token).
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { mountBrokerApi } from '../../src/api/dev-api.ts';
 import { userCaller } from '../../src/kernel/caller.ts';
 import { dashboardLinkKey } from '../../src/project/dev-state.ts';
 import { authBroker, latestLinkToken } from '../auth/helpers.ts';
+import { expectAccessiblePanel } from '../helpers/axe.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { queue } from '../jobs/engine-helpers.ts';
 
@@ -24,10 +24,6 @@ const OTHER = '0b7e2a4c-1d3f-4e5a-8b6c-7d8e9f0a1b2c';
 const DEV_TOKEN = 'dev-token-planted-00112233445566778899';
 const FILE_CONTENTS = 'planted-file-contents-9931';
 const shots = fileURLToPath(new URL('../../../../test-results/console/', import.meta.url));
-const axeSource = await readFile(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
 
 const files = {
   '.platform/secrets.json': JSON.stringify({ API_KEY: SECRET }),
@@ -142,26 +138,7 @@ afterAll(async () => {
 
 const panel = (group: string) => page.locator(`#panel-${group}`);
 
-async function axe(group: string): Promise<void> {
-  await page.addScriptTag({ content: axeSource });
-  const violations = await page.evaluate(async (selector) => {
-    const w = window as unknown as {
-      axe: {
-        run(
-          context: unknown,
-          options: unknown,
-        ): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }>;
-      };
-    };
-    const result = await w.axe.run(
-      { include: [selector, 'nav', 'header'] },
-      { resultTypes: ['violations'] },
-    );
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  }, `#panel-${group}`);
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${group}: ${JSON.stringify(violations)}`).toEqual([]);
-}
+const axe = (group: string) => expectAccessiblePanel(page, group);
 
 describe('the app console in Chromium', { timeout: 90_000 }, () => {
   it('sends a browser without a session to sign-in, and shows the owner the Overview', async () => {
@@ -391,6 +368,46 @@ describe('the app console in Chromium', { timeout: 90_000 }, () => {
     expect(await page.isHidden('#backup-restore')).toBe(true);
     expect(await page.textContent('#backup-status')).toBe(`Restored backup ${id}.`);
     expect(await notes()).toEqual(before);
+  });
+
+  it('draws the hour per minute in Jobs & cron and AI: one bar part for each count', async () => {
+    await env.broker.ai.generateText(
+      { prompt: 'chart me' },
+      {
+        grant: {
+          requestId: 'req_chart',
+          functionName: 'hello',
+          caller: userCaller(USER),
+          sdkVersion: '2.6.0',
+          secrets: [],
+          emailAliases: [],
+        },
+      },
+    );
+    for (const [group, chart, path, noun] of [
+      ['jobs', 'jobs-chart', 'jobs/per-minute', 'jobs created'],
+      ['ai', 'ai-chart', 'ai/calls/per-minute', 'AI calls'],
+    ] as const) {
+      await page.goto(`${url}/_platform/dashboard#${group}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector(`#${chart} svg`);
+      const { perMinute } = (await (
+        await page.request.get(`${url}/v1/apps/notes/${path}`)
+      ).json()) as { perMinute: Record<string, number[]> };
+      const counts = Object.values(perMinute).flat();
+      const total = counts.reduce((a, b) => a + b, 0);
+      expect(total, group).toBeGreaterThan(0);
+      const drawn = await page.evaluate((id) => {
+        const svg = document.querySelector(`#${id} svg`);
+        return {
+          label: svg?.getAttribute('aria-label'),
+          bars: svg?.querySelectorAll('rect').length,
+        };
+      }, chart);
+      expect(drawn.label).toMatch(new RegExp(`^${total} ${noun} in the last hour, per minute: `));
+      expect(drawn.bars).toBe(counts.filter((n) => n > 0).length);
+      await page.screenshot({ path: `${shots}${group}-chart.png`, fullPage: true });
+    }
   });
 
   it('passes axe-core on every section, with a screenshot of each', async () => {

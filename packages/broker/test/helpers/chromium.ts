@@ -18,9 +18,15 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** A page in a fresh context (its own cookie jar: another browser). */
-export async function openPage(browser: Browser): Promise<Page> {
-  const context = await browser.newContext();
+/**
+ * A page in a fresh context (its own cookie jar: another browser); `bypassCSP` lets a test
+ * inject a script such as axe-core into a page whose CSP would refuse it.
+ */
+export async function openPage(
+  browser: Browser,
+  options: { readonly bypassCSP?: boolean } = {},
+): Promise<Page> {
+  const context = await browser.newContext(options);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return page;

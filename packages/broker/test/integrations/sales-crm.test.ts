@@ -12,6 +12,7 @@ import { Accounts } from '../../src/auth/accounts.ts';
 import { main } from '../../src/cli/main.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { TestClock } from '../auth/helpers.ts';
+import { expectAccessiblePanel } from '../helpers/axe.ts';
 import { launchChromium, openPage } from '../helpers/chromium.ts';
 import { testSnapshotPath } from '../helpers/db.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
@@ -703,7 +704,7 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
       await form.waitForSelector('text=is connected');
       expect(await form.content()).not.toContain(KEY);
 
-      const page = await openPage(browser);
+      const page = await openPage(browser, { bypassCSP: true });
       // The link's redirect keeps the fragment, which opens the Integrations section.
       await page.goto(`${ws.app('sales')!.dashboardUrl}#integrations`);
       await page.waitForSelector('body[data-ready="true"]');
@@ -768,6 +769,33 @@ describe('integration calls between apps of one organisation', { timeout: 120_00
         .locator('td:text-is("fake")')
         .waitFor();
       expect(await modeOf()).toBeNull();
+
+      // The chart draws the audit's calls of the hour, one bar part for each minute's ok and
+      // failed count; the section passes axe-core with its rows and buttons shown.
+      const { perMinute } = await ok<{ perMinute: { ok: number[]; failed: number[] } }>(
+        await owner('/v1/apps/sales/integration-calls/per-minute'),
+      );
+      const { calls: listed } = await ok<{ calls: { result: string }[] }>(
+        await owner('/v1/apps/sales/integration-calls'),
+      );
+      expect(listed.length).toBeLessThan(100);
+      const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+      expect(sum(perMinute.ok)).toBe(listed.filter((c) => c.result === 'ok').length);
+      expect(sum(perMinute.failed)).toBe(listed.filter((c) => c.result !== 'ok').length);
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      const drawn = await page.evaluate(() => {
+        const svg = document.querySelector('#integration-chart svg');
+        return {
+          label: svg?.getAttribute('aria-label'),
+          bars: svg?.querySelectorAll('rect').length,
+        };
+      });
+      expect(drawn.label).toMatch(
+        new RegExp(`^${listed.length} integration calls in the last hour, per minute: `),
+      );
+      expect(drawn.bars).toBe([...perMinute.ok, ...perMinute.failed].filter((n) => n > 0).length);
+      await expectAccessiblePanel(page, 'integrations');
       expect(await page.content()).not.toContain(KEY);
     } finally {
       await browser.close();

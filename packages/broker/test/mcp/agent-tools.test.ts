@@ -4,6 +4,7 @@
 // the same JSON as structured content, or the same error code.
 
 import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -17,8 +18,79 @@ let served: Awaited<ReturnType<typeof salesCrmWorkspace>>;
 let ws: WorkspaceServer;
 const clients: Client[] = [];
 
+// The sales app of the copy also has a queue, a cron schedule and an inbound email Function,
+// for the tools of the console's actions.
+const followUp = `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ fail: s.optional(s.boolean()) }),
+  handler: async ({ input }) => {
+    if (input.fail) throw new Error('asked to fail');
+    return { done: true };
+  },
+});
+`;
+const nightly = `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ source: s.literal('platform.cron'), name: s.string(), scheduledAt: s.string() }),
+  handler: async ({ input }) => ({ ran: input.name }),
+});
+`;
+const onMail = `import { defineFunction, inboundEmailSchema } from '@platform/server';
+export default defineFunction({
+  input: inboundEmailSchema,
+  handler: async ({ input }) => ({ subject: input.subject }),
+});
+`;
+const mailOut = `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({}),
+  handler: async ({ email }) => email.send({ from: 'sales', to: 'lead@example.com', subject: 'Hello lead', text: 'Hi.' }),
+});
+`;
+const salesAdditions = `
+queues:
+  - name: followups
+    function: followUp
+    maxAttempts: 1
+cron:
+  - name: nightly
+    schedule: "0 3 * * *"
+    function: nightlyDigest
+    timezone: UTC
+email:
+  aliases:
+    - name: sales
+  inbound:
+    function: onMail
+`;
+const salesFunctions = [
+  ['followUp', 'follow-up', followUp, 'system'],
+  ['nightlyDigest', 'nightly-digest', nightly, 'system'],
+  ['onMail', 'on-mail', onMail, 'system'],
+  ['mailOut', 'mail-out', mailOut, 'public'],
+] as const;
+
+async function addSalesActions(dir: string): Promise<void> {
+  const sales = join(dir, 'sales');
+  const yaml = await readFile(join(sales, 'platform.yaml'), 'utf8');
+  const declared = salesFunctions
+    .map(
+      ([name, folder, , access]) =>
+        `  - name: ${name}\n    entrypoint: functions/${folder}/index.ts\n    access: ${access}\n`,
+    )
+    .join('');
+  await writeFile(
+    join(sales, 'platform.yaml'),
+    `${yaml.replace('functions:\n', `functions:\n${declared}`)}${salesAdditions}`,
+  );
+  for (const [, folder, source] of salesFunctions) {
+    await mkdir(join(sales, 'functions', folder), { recursive: true });
+    await writeFile(join(sales, 'functions', folder, 'index.ts'), source);
+  }
+}
+
 beforeAll(async () => {
-  served = await salesCrmWorkspace('mcp-');
+  served = await salesCrmWorkspace('mcp-', addSalesActions);
   ws = served.ws;
 }, 180_000);
 
@@ -47,6 +119,18 @@ const rest = async (path: string, init: RequestInit = {}) => {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
 
+/** The tools of the console's actions and the app's access tokens (full surface only). */
+const consoleActionTools = [
+  'retry_background_job',
+  'cancel_background_job',
+  'run_cron_schedule',
+  'replay_integration_event_delivery',
+  'deliver_captured_email',
+  'list_app_access_tokens',
+  'create_app_access_token',
+  'revoke_app_access_token',
+] as const;
+
 type ToolAnswer = { structuredContent?: unknown; isError?: boolean; content: { text?: string }[] };
 const call = async (client: Client, name: string, args: Record<string, unknown>) =>
   (await client.callTool({ name, arguments: args })) as ToolAnswer;
@@ -57,18 +141,30 @@ describe('the agent tools', () => {
     const focused = (await (await connect('focused')).listTools()).tools;
     const full = (await (await connect('full')).listTools()).tools;
     expect(full.map((t) => t.name).sort()).toEqual([
+      'cancel_background_job',
+      'create_app_access_token',
       'create_backup',
+      'deliver_captured_email',
       'get_background_job',
       'inject_dev_integration_event',
       'invoke_dev_function',
+      'list_app_access_tokens',
       'list_background_jobs',
       'list_backups',
       'list_custom_integrations',
       'list_integration_event_deliveries',
+      'replay_integration_event_delivery',
+      'retry_background_job',
+      'revoke_app_access_token',
+      'run_cron_schedule',
       'set_dev_integration_mode',
       'set_dev_integration_test_connection',
       'start_onboarding',
     ]);
+    // The console's actions and the app's tokens are the full surface's: none is a builder's.
+    for (const name of consoleActionTools) {
+      expect(focused.map((t) => t.name)).not.toContain(name);
+    }
     expect(focused.map((t) => t.name)).not.toContain('list_background_jobs');
     expect(focused.map((t) => t.name)).not.toContain('get_background_job');
     // Backups are the owner's business, not a builder's: the full surface only, and no restore.
@@ -88,6 +184,18 @@ describe('the agent tools', () => {
     expect(hints.create_backup).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(hints.invoke_dev_function).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(hints.set_dev_integration_mode).toMatchObject({ idempotentHint: true });
+    for (const name of [
+      'retry_background_job',
+      'cancel_background_job',
+      'run_cron_schedule',
+      'replay_integration_event_delivery',
+      'deliver_captured_email',
+      'revoke_app_access_token',
+    ]) {
+      expect(hints[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    }
+    expect(hints.list_app_access_tokens).toMatchObject({ readOnlyHint: true });
+    expect(hints.create_app_access_token).toMatchObject({ destructiveHint: false });
     // The parameters of spec 4.4, no more and no fewer.
     const inject = full.find((t) => t.name === 'inject_dev_integration_event')!.inputSchema;
     expect(Object.keys(inject.properties ?? {}).sort()).toEqual(
@@ -317,6 +425,212 @@ function inspector(args: string[]): Promise<{ code: number | null; out: string; 
 const toolNames = (out: string) =>
   ((JSON.parse(out) as { tools: { name: string }[] }).tools ?? []).map((t) => t.name).sort();
 
+describe('the tools of the console’s actions', { timeout: 120_000 }, () => {
+  const sales = '/v1/apps/sales';
+  type Job = { id: string; state: string; attempt: number; lastError: { code: string } | null };
+  const enqueue = async (body: Record<string, unknown>) =>
+    (
+      (await rest(`${sales}/queues/followups/jobs`, { method: 'POST', body: JSON.stringify(body) }))
+        .body as { job: Job }
+    ).job;
+  const jobOf = async (id: string) =>
+    ((await rest(`${sales}/jobs/${id}`)).body as { job: Job }).job;
+  const errorCode = (body: Record<string, unknown>) => (body.error as { code?: string }).code;
+
+  it('retry and cancel a background job as POST …/jobs/{jobId}/retry and …/cancel do', async () => {
+    const agent = await connect('full');
+    const failed = await enqueue({ payload: { fail: true }, idempotencyKey: 'fails' });
+    await expect
+      .poll(async () => (await jobOf(failed.id)).state, { timeout: 20_000 })
+      .toBe('dead_lettered');
+    const retried = await call(agent, 'retry_background_job', { appId: 'sales', jobId: failed.id });
+    expect(retried.isError ?? false).toBe(false);
+    expect(retried.structuredContent).toMatchObject({
+      job: { id: failed.id, state: 'queued', attempt: 0, lastError: null },
+    });
+    // It ran again from its first attempt, and failed again: the twin retries it the same way.
+    await expect
+      .poll(async () => (await jobOf(failed.id)).state, { timeout: 20_000 })
+      .toBe('dead_lettered');
+    const twin = await rest(`${sales}/jobs/${failed.id}/retry`, { method: 'POST' });
+    expect(twin.body).toMatchObject({ job: { id: failed.id, state: 'queued', attempt: 0 } });
+
+    const later = await enqueue({ payload: {}, idempotencyKey: 'later', delaySeconds: 3600 });
+    const cancelled = await call(agent, 'cancel_background_job', {
+      appId: 'sales',
+      jobId: later.id,
+    });
+    expect(cancelled.structuredContent).toEqual({ job: await jobOf(later.id) });
+    expect(cancelled.structuredContent).toMatchObject({
+      job: { state: 'dead_lettered', lastError: { code: 'JOB_CANCELLED' } },
+    });
+    // Refused as the twin refuses: a finished job is not pending, an unknown one is not found.
+    const again = await call(agent, 'cancel_background_job', { appId: 'sales', jobId: later.id });
+    expect(codeOf(again)).toBe('INVALID_INPUT');
+    expect(
+      errorCode((await rest(`${sales}/jobs/${later.id}/cancel`, { method: 'POST' })).body),
+    ).toBe('INVALID_INPUT');
+    expect(
+      codeOf(await call(agent, 'retry_background_job', { appId: 'sales', jobId: 'job_none' })),
+    ).toBe('JOB_NOT_FOUND');
+  });
+
+  it('run a cron schedule now as POST …/cron/{name}/run does', async () => {
+    const agent = await connect('full');
+    const ran = await call(agent, 'run_cron_schedule', { appId: 'sales', name: 'nightly' });
+    expect(ran.isError ?? false).toBe(false);
+    const { run } = ran.structuredContent as { run: { name: string; runId: string } };
+    expect(run.name).toBe('nightly');
+    await expect
+      .poll(
+        async () =>
+          ((await rest(`${sales}/cron/runs/${run.runId}`)).body as { run: { state: string } }).run
+            .state,
+        { timeout: 20_000 },
+      )
+      .toBe('succeeded');
+    const unknown = await call(agent, 'run_cron_schedule', { appId: 'sales', name: 'weekly' });
+    expect(codeOf(unknown)).toBe('CRON_NOT_DECLARED');
+    const twin = await rest(`${sales}/cron/weekly/run`, { method: 'POST', body: '{}' });
+    expect(errorCode(twin.body)).toBe('CRON_NOT_DECLARED');
+  });
+
+  it('replay a failed event delivery as POST …/integration-events/{deliveryId}/replay does', async () => {
+    const agent = await connect('full');
+    await call(agent, 'set_dev_integration_mode', {
+      appId: 'sales',
+      sessionId: 'default',
+      integrationName: 'crm',
+      mode: 'fake',
+    });
+    const injected = await call(agent, 'inject_dev_integration_event', {
+      appId: 'sales',
+      sessionId: 'default',
+      integrationName: 'crm',
+      type: 'contact.updated',
+      data: { email: 'crash@example.com' },
+    });
+    const { delivery } = injected.structuredContent as { delivery: { id: string; state: string } };
+    expect(delivery.state).toBe('failed');
+    const replayed = await call(agent, 'replay_integration_event_delivery', {
+      appId: 'sales',
+      deliveryId: delivery.id,
+    });
+    expect(replayed.isError ?? false).toBe(false);
+    // The handler ran again with the kept payload, and crashed again.
+    expect(replayed.structuredContent).toMatchObject({
+      delivery: { id: delivery.id, state: 'failed', attempts: 2 },
+    });
+    const twin = await rest(`${sales}/integration-events/${delivery.id}/replay`, {
+      method: 'POST',
+    });
+    expect(twin.body).toMatchObject({ delivery: { id: delivery.id, attempts: 3 } });
+    const unknown = await call(agent, 'replay_integration_event_delivery', {
+      appId: 'sales',
+      deliveryId: 'dlv_none',
+    });
+    expect(codeOf(unknown)).toBe('INTEGRATION_EVENT_DELIVERY_NOT_FOUND');
+  });
+
+  it('deliver a captured email to the inbound Function as POST …/outbox/{emailId}/receive does', async () => {
+    const agent = await connect('full');
+    const sent = await call(agent, 'invoke_dev_function', {
+      appId: 'sales',
+      name: 'mailOut',
+      input: {},
+    });
+    expect(sent.isError ?? false, JSON.stringify(sent.content)).toBe(false);
+    const { emails } = (await rest(`${sales}/outbox`)).body as {
+      emails: { id: string; subject: string; direction: string }[];
+    };
+    const captured = emails.find((e) => e.direction === 'outbound' && e.subject === 'Hello lead');
+    expect(captured).toBeDefined();
+    const delivered = await call(agent, 'deliver_captured_email', {
+      appId: 'sales',
+      emailId: captured!.id,
+    });
+    expect(delivered.isError ?? false, JSON.stringify(delivered.content)).toBe(false);
+    const twin = await rest(`${sales}/outbox/${captured!.id}/receive`, {
+      method: 'POST',
+      body: '{}',
+    });
+    for (const answer of [delivered.structuredContent, twin.body]) {
+      expect(answer).toMatchObject({ function: 'onMail', result: { subject: 'Hello lead' } });
+    }
+    const unknown = await call(agent, 'deliver_captured_email', {
+      appId: 'sales',
+      emailId: 'eml_none',
+    });
+    expect(codeOf(unknown)).toBe('EMAIL_NOT_FOUND');
+    expect(
+      errorCode(
+        (await rest(`${sales}/outbox/eml_none/receive`, { method: 'POST', body: '{}' })).body,
+      ),
+    ).toBe('EMAIL_NOT_FOUND');
+  });
+
+  it('make, list and revoke app access tokens, never answering a token’s value', async () => {
+    const agent = await connect('full');
+    const made = await call(agent, 'create_app_access_token', { appId: 'sales', name: 'ci' });
+    expect(made.isError ?? false).toBe(false);
+    const token = made.structuredContent as { id: string; revealUrl: string; state: string };
+    expect(token).toMatchObject({
+      state: 'awaiting_reveal',
+      revealUrl: expect.stringContaining('/reveal?secret='),
+    });
+    expect(JSON.stringify(made)).not.toMatch(/plat_app_/);
+    const listed = await call(agent, 'list_app_access_tokens', { appId: 'sales' });
+    expect(listed.structuredContent).toEqual((await rest(`${sales}/tokens`)).body);
+    expect(JSON.stringify(listed.structuredContent)).toContain(token.id);
+    const revoked = await call(agent, 'revoke_app_access_token', {
+      appId: 'sales',
+      tokenId: token.id,
+    });
+    expect(revoked.structuredContent).toEqual({ id: token.id, revoked: true });
+    const again = await call(agent, 'revoke_app_access_token', {
+      appId: 'sales',
+      tokenId: token.id,
+    });
+    expect(codeOf(again)).toBe('INVALID_INPUT');
+    const twin = await rest(`${sales}/tokens/${token.id}`, { method: 'DELETE' });
+    expect(errorCode(twin.body)).toBe('INVALID_INPUT');
+  });
+
+  it('are refused to an app access token, as their REST twins are', async () => {
+    const { token } = await ws.app('sales')!.broker.auth.appTokens.issue('not-for-tools');
+    const tools = await fetch(`${ws.url}/v1/mcp?surface=full`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(tools.status).toBe(403);
+    for (const [method, path] of [
+      ['POST', 'jobs/job_x/retry'],
+      ['POST', 'jobs/job_x/cancel'],
+      ['POST', 'cron/nightly/run'],
+      ['POST', 'integration-events/dlv_x/replay'],
+      ['POST', 'outbox/eml_x/receive'],
+      ['GET', 'tokens'],
+      ['POST', 'tokens'],
+      ['DELETE', 'tokens/tok_x'],
+    ] as const) {
+      const twin = await fetch(`${ws.url}${sales}/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(method === 'GET' ? {} : { body: '{}' }),
+      });
+      expect(twin.status, path).toBe(403);
+      expect(errorCode((await twin.json()) as Record<string, unknown>), path).toBe(
+        'PERMISSION_DENIED',
+      );
+    }
+  });
+});
+
 describe('the MCP Inspector', { timeout: 120_000 }, () => {
   it('lists the tools over streamable HTTP', async () => {
     const listed = await inspector([
@@ -330,7 +644,7 @@ describe('the MCP Inspector', { timeout: 120_000 }, () => {
     ]);
     expect(listed.code, listed.err).toBe(0);
     expect(toolNames(listed.out)).toContain('list_background_jobs');
-    expect(toolNames(listed.out)).toHaveLength(11);
+    expect(toolNames(listed.out)).toHaveLength(19);
   });
 
   it('lists the tools of platform mcp over stdio', async () => {
@@ -534,5 +848,41 @@ describe('with an agent credential', { timeout: 120_000 }, () => {
     expect(
       ((await rest('/v1/apps/sales/backups')).body as { backups: unknown[] }).backups,
     ).toHaveLength(1);
+  });
+
+  it('are refused the tools of the console’s actions and of the app’s tokens, as the twins are', async () => {
+    const credential = await agentOf('sales', 'owner@localhost');
+    const client = new Client({ name: 'agent-console-actions', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${ws.url}/v1/mcp?surface=full`), {
+        requestInit: { headers: { authorization: `Bearer ${credential}` } },
+      }),
+    );
+    clients.push(client);
+    const args: Record<(typeof consoleActionTools)[number], Record<string, unknown>> = {
+      retry_background_job: { jobId: 'job_x' },
+      cancel_background_job: { jobId: 'job_x' },
+      run_cron_schedule: { name: 'nightly' },
+      replay_integration_event_delivery: { deliveryId: 'dlv_x' },
+      deliver_captured_email: { emailId: 'eml_x' },
+      list_app_access_tokens: {},
+      create_app_access_token: {},
+      revoke_app_access_token: { tokenId: 'tok_x' },
+    };
+    for (const name of consoleActionTools) {
+      const refused = await call(client, name, { appId: 'sales', ...args[name] });
+      expect(refused.isError, name).toBe(true);
+      expect(codeOf(refused), name).toBe('PERMISSION_DENIED');
+    }
+    const twin = await fetch(`${ws.url}/v1/apps/sales/jobs/job_x/retry`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credential}` },
+    });
+    expect(twin.status).toBe(403);
+    expect(await codeOfResponse(twin)).toBe('PERMISSION_DENIED');
+    // Nothing was made on its behalf.
+    expect(((await rest('/v1/apps/sales/tokens')).body as { tokens: unknown[] }).tokens).toEqual(
+      expect.not.arrayContaining([expect.objectContaining({ name: 'token' })]),
+    );
   });
 });

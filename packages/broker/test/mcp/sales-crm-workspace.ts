@@ -12,13 +12,16 @@ export const root = new URL('../../../../', import.meta.url).pathname;
 
 /**
  * A copy of `examples/sales-crm` served as one workspace (its crm and sales apps) in a temporary
- * folder whose name starts with `prefix`; `close` stops it and removes the folder.
+ * folder whose name starts with `prefix`, after `prepare` changed the copy (given its folder);
+ * `close` stops it and removes the folder.
  */
 export async function salesCrmWorkspace(
   prefix: string,
+  prepare: (dir: string) => Promise<void> = async () => {},
 ): Promise<{ ws: WorkspaceServer; dir: string; close: () => Promise<void> }> {
   const dir = await tempDir(prefix);
   await cp(example, dir.path, { recursive: true });
+  await prepare(dir.path);
   const ws = await startWorkspace({
     appDirs: [join(dir.path, 'crm'), join(dir.path, 'sales')],
     workspaceDir: dir.path,

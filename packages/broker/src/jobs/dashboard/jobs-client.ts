@@ -1,5 +1,7 @@
 // The dashboard's Background jobs section, in the browser: totals and depth (refreshed), queue
 // policy, and the history, which stays on its page until asked (stable pages).
+
+import { barChart, seriesOf } from '../../pages/dashboard/bar-chart-client.ts';
 import {
   $,
   actionCell,
@@ -15,9 +17,10 @@ import {
 } from '../../pages/dashboard/dashboard-client-kit.ts';
 import type { JobPage } from '../job-history.ts';
 import type { Job } from '../job-rows.ts';
-import type { JobDepth, JobSummary } from '../job-summary.ts';
+import type { JobDepth, JobSummary, JobsPerMinute } from '../job-summary.ts';
+import { jobChartStates } from './job-chart.ts';
 
-type Api = Readonly<Record<'jobs' | 'summary' | 'retry' | 'cancel', string>>;
+type Api = Readonly<Record<'jobs' | 'summary' | 'perMinute' | 'retry' | 'cancel', string>>;
 
 /**
  * A `datetime-local` value (the browser's local time) as ISO 8601 with its offset, as the API
@@ -42,7 +45,13 @@ const depthText = (d: JobDepth) =>
   `Depth now: ${d.queued} queued, ${d.retryWait} waiting for a retry, ${d.running} running.`;
 
 async function loadSummary(api: Api): Promise<void> {
-  const summary = await get<JobSummary>(api.summary, { from: filters.from, to: filters.to });
+  const [summary, minutes] = await Promise.all([
+    get<JobSummary>(api.summary, { from: filters.from, to: filters.to }),
+    get<JobsPerMinute>(api.perMinute, {}),
+  ]);
+  $('jobs-chart').replaceChildren(
+    barChart(seriesOf(minutes.perMinute, jobChartStates), 'jobs created'),
+  );
   for (const key of ['created', 'retried', 'succeeded', 'failed'] as const) {
     $(`total-${key}`).textContent = String(summary.totals[key]);
   }

@@ -1,13 +1,15 @@
 import { jobsApiPaths } from '../../http/paths.ts';
+import { chartFigure } from '../../pages/dashboard/chart-figure.ts';
 import type { DashboardSection } from '../../pages/dashboard/dashboard-section.ts';
 import { markup } from '../../pages/page-shell.ts';
+import { jobChartStates } from './job-chart.ts';
 
 const option = (value: string, label = value) => markup`<option value="${value}">${label}</option>`;
 const states = ['queued', 'running', 'retry_wait', 'succeeded', 'dead_lettered'];
 
 /**
- * The dashboard's Background jobs section (spec 4.5): totals, current depth, each queue's
- * policy, and the history with filters and Previous/Next pages; Retry on a dead-lettered job
+ * The dashboard's Background jobs section (spec 4.5): totals, current depth, a chart of the
+ * jobs created per minute over the last hour by their state, each queue's policy, and the history with filters and Previous/Next pages; Retry on a dead-lettered job
  * and Cancel on a pending one, each confirmed first. Only counts, declarations and
  * run states: never payloads, idempotency keys or users.
  */
@@ -18,6 +20,7 @@ export const jobsSection: DashboardSection = {
   api: {
     jobs: jobsApiPaths.list,
     summary: jobsApiPaths.summary,
+    perMinute: jobsApiPaths.perMinute,
     retry: jobsApiPaths.retry,
     cancel: jobsApiPaths.cancel,
   },
@@ -39,6 +42,7 @@ export const jobsSection: DashboardSection = {
 </div>
 <p class="muted" id="depth-detail"></p>
 <p class="muted" id="totals-range">Totals cover every job the broker keeps (14 days).</p>
+${chartFigure('jobs-chart', 'Jobs created per minute over the last hour, by the state each is in now:', jobChartStates)}
 <h3>Queues</h3>
 <table id="queues"><thead><tr><th>Queue</th><th>Consumer</th><th>Concurrency</th><th>Max attempts</th>
 <th>Retry delay</th><th>Backoff</th><th>Timeout</th><th>Queued</th><th>Retry wait</th><th>Running</th></tr></thead><tbody></tbody></table>

@@ -8,7 +8,7 @@ import { CronScheduler } from '../cron/cron-scheduler.ts';
 import { findCronRun, summarizeCron } from '../cron/cron-summary.ts';
 import { parseJobListQuery } from '../job-history.ts';
 import type { JobService } from '../job-service.ts';
-import { summarizeJobs } from '../job-summary.ts';
+import { jobsPerMinute, summarizeJobs } from '../job-summary.ts';
 
 /**
  * Mounts what the dashboard's Background jobs section (spec 4.5) and the CLI need beside the
@@ -17,6 +17,8 @@ import { summarizeJobs } from '../job-summary.ts';
  * - `GET /v1/apps/:appId/jobs/summary?from&to` answers {@link JobSummary}: totals of the jobs
  *   created in the inclusive range (all kept records without one), current depth, and each
  *   declared queue's policy and depth;
+ * - `GET /v1/apps/:appId/jobs/per-minute` answers `JobsPerMinute`: the jobs created in
+ *   each minute of the last hour, by the state each is in now (the console's chart);
  * - `GET /v1/apps/:appId/cron` answers `{ schedules: CronSummary[] }` with each schedule's
  *   latest run and next occurrence;
  * - `POST /v1/apps/:appId/cron/:name/run` (`platform cron run`) runs a declared schedule now
@@ -40,6 +42,10 @@ export function mountJobSummaryRoutes(app: Hono<BrokerEnv>, services: { jobs: Jo
     jobs.checkApp(c.req.param('appId'));
     const { from, to } = parseJobListQuery({ from: c.req.query('from'), to: c.req.query('to') });
     return c.json(await summarizeJobs(jobs.db, jobs.scope, jobs.queues, { from, to }));
+  });
+  app.get(jobsApiPaths.perMinute, async (c) => {
+    jobs.checkApp(c.req.param('appId'));
+    return c.json(await jobsPerMinute(jobs.db, jobs.scope, jobs.clock.now()));
   });
   app.get(jobsApiPaths.cron, async (c) => {
     jobs.checkApp(c.req.param('appId'));

@@ -30,6 +30,9 @@ pre{background:#fff;border:1px solid #ddd;padding:.5rem;overflow:auto;max-height
 .filters{display:flex;gap:.75rem;flex-wrap:wrap;align-items:end;margin:.5rem 0}
 .filters label{display:flex;flex-direction:column;font-size:.8rem;color:#444}
 button{padding:.25rem .7rem}
+.chart-figure{margin:.75rem 0}.chart{display:block;background:#fff;border:1px solid #ddd;max-width:40rem}
+.chart rect{fill:var(--c)}.key{display:inline-block;width:.7rem;height:.7rem;margin:0 .2rem 0 .5rem;background:var(--c)}
+.c-ok,.c-running{--c:#3b3bb3}.c-failed,.c-dead_lettered{--c:#a4161a}.c-queued{--c:#6b6b7b}.c-retry_wait{--c:#9a6700}.c-succeeded{--c:#1a7f37}
 `;
 
 /** The section's element: its heading, its markup, and its filled API paths for the script. */
