@@ -28,6 +28,7 @@ import { pageResponse } from '../pages/page-shell.ts';
 import { startCentralSignIn } from './central-sign-in.ts';
 import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
 import { removeDeletedApps } from './deleted-app-removal.ts';
+import { DeletedAppSweeper } from './deleted-app-sweeper.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
 import { mountDomainRoutes } from './domain-routes.ts';
@@ -90,6 +91,9 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   });
   // Before anything listens: no request or deployment of a deleted app can be under way.
   await removeDeletedApps({ settings, central, logger });
+  // Also before it listens, so the files of an app deleted while it was down are gone at once.
+  const sweeper = new DeletedAppSweeper({ settings, central, clock, logger });
+  await sweeper.start();
   const metrics = new ServiceMetrics();
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
@@ -299,6 +303,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await closed;
         await metricsServer.close();
         await deployed.close();
+        await sweeper.close();
         domains.close();
         await signIn.close();
         await central.close();
