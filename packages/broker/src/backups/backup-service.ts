@@ -46,14 +46,16 @@ export interface BackupServiceOptions {
 
 /**
  * What a copy restored beside the live app starts without: the live app's sign-in sessions, its
- * keys (signing cookies and access tokens), its app access tokens and their requests, and the
- * holds of the live app's backups.
+ * keys (signing cookies and access tokens), its app access tokens and their requests, the
+ * browsers subscribed to the live app's Web Push (the copy must not notify them), and the holds
+ * of the live app's backups.
  */
 const NEW_APP_CLEARED = [
   'sessions',
   'auth_keys',
   'app_token_requests',
   'app_tokens',
+  'push_subscriptions',
   'file_holds',
 ] as const;
 
@@ -142,7 +144,8 @@ export class BackupService {
    * Restores backup `id` into a new app `appId` beside the live one, to inspect it
    * (docs/backups.md): the host checks the id (`INVALID_INPUT`, `APP_ID_TAKEN`) and makes the
    * new app's empty database and file store; the archive fills the database, which is brought
-   * up to the platform schema and keeps none of the live app's sessions, tokens, keys or holds;
+   * up to the platform schema and keeps none of the live app's sessions, tokens, keys, push
+   * subscriptions or holds;
    * the generations the backup references are copied; then the host starts the new app. The
    * live app is not touched, and a failure removes what was made for the new one.
    */
@@ -231,8 +234,7 @@ export class BackupService {
 
   /**
    * The archive restored into the new app's empty database, brought up to the platform schema,
-   * without what belongs to the live app alone: its sign-in sessions and keys (so no cookie or
-   * token of the live app opens the copy), its app access tokens and the backups' file holds.
+   * without what belongs to the live app alone ({@link NEW_APP_CLEARED}).
    */
   async #restoreNew(target: NewAppParts['database'], archive: string): Promise<Database> {
     let db: Database;

@@ -10,6 +10,7 @@ import { RouteTable } from '../api/route-table.ts';
 import { declarationsOf, functionsOf } from '../app/app-config.ts';
 import { type Broker, startBroker } from '../app/start-broker.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
+import type { NewAppHost } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import { readDeployment, writeDeployment } from '../deploy/archive.ts';
@@ -85,6 +86,11 @@ export interface DeployedAppsOptions {
    * session first. @default none: each app signs in on its own
    */
   readonly centralSignInAt?: OrgPeer;
+  /**
+   * The host that makes new apps from the backups of `appId` (`platform backups restore --to`).
+   * @default none: such a restore answers `FEATURE_NOT_AVAILABLE`
+   */
+  readonly newApps?: (appId: string) => NewAppHost;
 }
 
 /**
@@ -390,6 +396,7 @@ export class DeployedApps {
       },
       logWriter: print,
       databaseUrl,
+      ...(this.#options.newApps ? { newApps: this.#options.newApps(appId) } : {}),
       // The app's files outlive its revisions: in the bucket, or in a folder of the app's own.
       fileStorage: appFileStorage(settings, appId),
       environment: settings.environment,

@@ -35,6 +35,7 @@ import { mountDomainRoutes } from './domain-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
 import { ownerAccess } from './owner-access.ts';
+import { ServeRestoredApps } from './restored-apps.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -109,12 +110,20 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     apps: appPeers,
     print: (line) => logger.info({ app: 'base' }, line),
   });
+  // A backup of a deployed app restored into a new app beside it, which then serves.
+  const restoredApps = new ServeRestoredApps({
+    settings,
+    central,
+    clock,
+    sync: (appId) => deployed.sync(appId),
+  });
   const deployed: DeployedApps = new DeployedApps({
     settings,
     central,
     clock,
     logger,
     centralSignInAt: signIn.at,
+    newApps: (appId) => restoredApps.hostFor(appId),
   });
   const domains = new CustomDomains({
     central,
