@@ -2,6 +2,7 @@
 // beside the live one, serving at <new>.localhost with the backup's rows and files, while the
 // live app stays exactly as it was. The new id is checked like any app id; an app access token
 // may not ask for it.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fillPath } from '@platform/schema/routes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,4 +143,14 @@ describe('restoring a backup into a new app under platform dev', () => {
     expect(answer.status).toBe(403);
     expect(await errorCode(answer)).toBe('PERMISSION_DENIED');
   });
+
+  it('is removed by the next start of platform dev, which frees its id', async () => {
+    const restored = join(app.path, '.platform', 'restored', 'todo-copy');
+    expect(existsSync(join(restored, 'db'))).toBe(true);
+    await dev.close();
+    ({ dev } = await devFor(app.path, { watch: false }, 'sign-in'));
+    expect(existsSync(restored)).toBe(false);
+    const again = await post(backupsPath(`/${backupId}/restore`), { to: 'todo-copy' });
+    expect(again.status).toBe(201);
+  }, 120_000);
 });
