@@ -13,6 +13,7 @@ import { applyMigrations } from '../db/migrations.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
 import { FolderFileStore } from '../files/folder-store.ts';
+import { APP_ID_PATTERN } from '../project/app-id.ts';
 import { stateDirOf } from './state-dir.ts';
 
 /** The folder, in the app's `.platform`, of the apps restored beside it: one folder each. */
@@ -150,17 +151,21 @@ export class DevRestoredApps implements NewAppHost {
 
 /**
  * Removes the apps an earlier `platform dev` of `appDir` restored beside it: their folders and,
- * on a PostgreSQL server (`databaseUrl`), their databases.
+ * on a PostgreSQL server (`databaseUrl`), their databases, but never the database of an app id
+ * in `taken` (an app of the workspace that took the id since has that database now).
  */
 export async function removeRestoredApps(
   appDir: string,
   databaseUrl: string | undefined,
+  taken: readonly string[],
 ): Promise<void> {
   const dir = join(stateDirOf(appDir), RESTORED_FOLDER);
   const ids = await readdir(dir).catch(() => [] as string[]);
   if (databaseUrl !== undefined) {
-    for (const id of ids)
+    for (const id of ids) {
+      if (taken.includes(id) || !APP_ID_PATTERN.test(id)) continue;
       await dropDatabase(databaseUrl, appDatabaseName(id)).catch(() => undefined);
+    }
   }
   await rm(dir, { recursive: true, force: true });
 }

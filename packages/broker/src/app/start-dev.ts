@@ -343,14 +343,15 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     // earlier start's are removed, this start's run until it stops.
     const liveUrl =
       database?.db instanceof PostgresDatabase ? database.db.connectionString : undefined;
-    await removeRestoredApps(appDir, liveUrl);
+    const organisationIds = () => [
+      appId,
+      ...(options.peers?.() ?? []).map((peer) => peer.appId),
+      ...(options.otherApps?.() ?? []).map((other) => other.appId),
+    ];
+    await removeRestoredApps(appDir, liveUrl, organisationIds());
     const restored: DevRestoredApps = new DevRestoredApps({
       appDir,
-      taken: () => [
-        appId,
-        ...(options.peers?.() ?? []).map((peer) => peer.appId),
-        ...(options.otherApps?.() ?? []).map((other) => other.appId),
-      ],
+      taken: organisationIds,
       databaseUrl: liveUrl,
       inMemory: options.inMemory ?? false,
       launch: async (restoredId, stateDir, opened) => {
