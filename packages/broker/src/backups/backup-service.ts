@@ -145,9 +145,9 @@ export class BackupService {
    * (docs/backups.md): the host checks the id (`INVALID_INPUT`, `APP_ID_TAKEN`) and makes the
    * new app's empty database and file store; the archive fills the database, which is brought
    * up to the platform schema and keeps none of the live app's sessions, tokens, keys, push
-   * subscriptions or holds;
-   * the generations the backup references are copied; then the host starts the new app. The
-   * live app is not touched, and a failure removes what was made for the new one.
+   * subscriptions or holds; the generations the backup references are copied; then the host
+   * starts the new app. The live app is not touched, and a failure removes what was made for
+   * the new one.
    */
   restoreTo(id: string, appId: string): Promise<{ backup: BackupInfo; app: RestoredApp }> {
     return this.#one(async () => {
@@ -197,7 +197,7 @@ export class BackupService {
 
   /** The archive of `record` in a local work file, unpacked as the engine reads it. */
   async #download(record: BackupRecord): Promise<string> {
-    const archive = join(await this.#workDir(), `${record.id}.${newId('backup')}.restore`);
+    const archive = join(await this.#workDir(), `${record.id}.restore`);
     const body = await this.catalog.archive(record.id);
     if (body === undefined) {
       throw new PlatformError({
