@@ -106,6 +106,7 @@ export const errorStatus = {
   // Backups (spec 1.1)
   BACKUP_NOT_FOUND: 404,
   APP_RESTORING: 503,
+  APP_ID_TAKEN: 409,
   // Account deletion (spec 3.5)
   RECENT_SIGN_IN_REQUIRED: 403,
   ACCOUNT_DELETION_IN_PROGRESS: 409,

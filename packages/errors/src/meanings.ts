@@ -126,6 +126,7 @@ export const errorMeanings = {
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',
   BACKUP_NOT_FOUND: 'No backup of this app with this id exists (it may have expired).',
   APP_RESTORING: "The app's database is being restored from a backup; try again in a moment.",
+  APP_ID_TAKEN: 'Another app has this app id already; choose a new one.',
   RECENT_SIGN_IN_REQUIRED:
     'This action needs a recent sign-in (`limits.recentSignInSeconds`); sign in again.',
   ACCOUNT_DELETION_IN_PROGRESS: 'The account is already being deleted.',

@@ -4,6 +4,7 @@ import type { SearchDeclaration } from '@platform/schema/manifest';
 import type { Hono } from 'hono';
 import type { AiOptions } from '../ai/ai-config.ts';
 import type { AuthOptions } from '../auth/auth-options.ts';
+import type { NewAppHost } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
 import type { FileStorageSettings } from '../files/files-feature.ts';
 import type { FunctionInvoker } from '../functions/invoker.ts';
@@ -27,6 +28,12 @@ export interface BrokerOptions {
    * @default `<appDir>/.platform`
    */
   readonly stateDir?: string;
+  /**
+   * Makes and serves the new app a backup is restored into beside this one (`platform backups
+   * restore <id> --to <app>`, docs/backups.md). @default none: such a restore answers
+   * `FEATURE_NOT_AVAILABLE`
+   */
+  readonly newApps?: NewAppHost | undefined;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
   /**

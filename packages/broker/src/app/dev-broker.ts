@@ -4,6 +4,7 @@ import { mountBrokerApi } from '../api/dev-api.ts';
 import type { Frontend } from '../api/frontend.ts';
 import { RouteTable } from '../api/route-table.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
+import type { NewAppHost } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { MCP_PATH } from '../http/paths.ts';
@@ -31,6 +32,10 @@ export interface DevBrokerContext {
   readonly appDir: string;
   /** The app's id. */
   readonly appId: string;
+  /** The broker's state folder. @default `<appDir>/.platform` */
+  readonly stateDir?: string | undefined;
+  /** Makes the new apps this app's backups are restored into (`restore --to`). @default none */
+  readonly newApps?: NewAppHost | undefined;
   /** `{app_url}`: email links are built from it. */
   readonly appUrl: string;
   /** The organisation's central store: accounts, verifiers, email links. */
@@ -85,6 +90,8 @@ export async function launchDevBroker(
     {
       appDir,
       appId: context.appId,
+      ...(context.stateDir ? { stateDir: context.stateDir } : {}),
+      ...(context.newApps ? { newApps: context.newApps } : {}),
       central: context.central,
       listener: front.next(),
       sdkVersion: manifest.runtime.sdk.version,

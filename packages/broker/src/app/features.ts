@@ -51,7 +51,7 @@ export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
     searchFeature(o.searches),
     pushFeature({ pushServiceHosts: o.pushServiceHosts }),
     integrationsFeature(o.integrations),
-    backupsFeature({ platformSchema, clock: o.clock }),
+    backupsFeature({ platformSchema, clock: o.clock, newApps: o.newApps }),
     realtimeFeature(o.realtime ?? { channels: {}, tables: [] }),
   ]);
 }

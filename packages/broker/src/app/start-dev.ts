@@ -12,6 +12,7 @@ import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
+import { PostgresDatabase } from '../db/postgres-database.ts';
 import { bundleDeclared } from '../functions/function-bundles.ts';
 import { resolveSdk } from '../functions/sdk.ts';
 import { dashboardPaths } from '../http/paths.ts';
@@ -37,6 +38,7 @@ import { type DevDatabaseEngine, usesPrivateCluster } from './dev-database-engin
 import { DevFront } from './dev-front.ts';
 import { openCentralStore } from './open-central.ts';
 import { AppReloader, describeError } from './reload.ts';
+import { DevRestoredApps, removeRestoredApps } from './restored-apps.ts';
 import { type Broker, type BrokerOptions, openAppDatabase } from './start-broker.ts';
 import { stateDirOf } from './state-dir.ts';
 import { Teardown } from './teardown.ts';
@@ -337,8 +339,60 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         clock: options.clock,
         ...(options.environment ? { environment: options.environment } : {}),
       }));
+    // Apps restored from this app's backups beside it (`platform backups restore --to`): an
+    // earlier start's are removed, this start's run until it stops.
+    const liveUrl =
+      database?.db instanceof PostgresDatabase ? database.db.connectionString : undefined;
+    const organisationIds = () => [
+      appId,
+      ...(options.peers?.() ?? []).map((peer) => peer.appId),
+      ...(options.otherApps?.() ?? []).map((other) => other.appId),
+    ];
+    await removeRestoredApps(appDir, liveUrl, organisationIds());
+    const restored: DevRestoredApps = new DevRestoredApps({
+      appDir,
+      taken: organisationIds,
+      databaseUrl: liveUrl,
+      inMemory: options.inMemory ?? false,
+      launch: async (restoredId, stateDir, opened) => {
+        const restoredFront = await DevFront.listen(
+          0,
+          activity && { write: activity.write, runtime: activity.verbose ?? false },
+        );
+        try {
+          // Its own host name: a browser keeps its cookies apart from the live app's.
+          const url = `http://${restoredId}.localhost:${restoredFront.port}`;
+          const broker = await launchDevBroker(
+            {
+              ...context,
+              appId: restoredId,
+              appUrl: url,
+              front: restoredFront,
+              stateDir,
+              databaseUrl: undefined,
+              print: (line) => print(`[${restoredId}] ${line}`),
+              publishers,
+              integrations,
+            },
+            app?.manifest ?? manifest,
+            opened,
+          );
+          return {
+            url,
+            close: async () => {
+              await broker.close();
+              await restoredFront.close();
+            },
+          };
+        } catch (error) {
+          await restoredFront.close();
+          throw error;
+        }
+      },
+    });
+    teardown.add(() => restored.close());
     const launch = (next: Manifest, opened?: OpenedDatabase) =>
-      launchDevBroker({ ...context, publishers, integrations }, next, opened);
+      launchDevBroker({ ...context, publishers, integrations, newApps: restored }, next, opened);
     await written;
     step('starting the broker');
     const first = database;

@@ -123,6 +123,20 @@ export class BackupCatalog {
     await this.store.removeFile(id);
   }
 
+  /**
+   * True for an object the backups keep in the store (an archive, a record, the settings, the
+   * erasure marker) rather than a file's generation.
+   */
+  static owns(fileId: string): boolean {
+    return BACKUP_ID.test(fileId) || fileId === SETTINGS_ID || fileId === ERASURE_ID;
+  }
+
+  /** Removes the settings and the erasure marker: what is left once no backup remains. */
+  async forget(): Promise<void> {
+    await this.store.removeFile(SETTINGS_ID);
+    await this.store.removeFile(ERASURE_ID);
+  }
+
   /** The app's settings, `undefined` for the defaults. */
   settings(): Promise<BackupSettings | undefined> {
     return this.#getJson<BackupSettings>(SETTINGS_ID, 1);

@@ -68,11 +68,16 @@ export function mountBackupRoutes(
   app.post(`${base}/:backupId/restore`, async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { to?: unknown };
     if (body.to !== undefined) {
-      throw new PlatformError({
-        code: 'FEATURE_NOT_AVAILABLE',
-        message:
-          "Restoring a backup beside the live app (--to) is not available yet; restore replaces the app's database.",
-      });
+      // Into a new app beside the live one, which stays as it is.
+      if (typeof body.to !== 'string') {
+        throw new PlatformError({
+          code: 'INVALID_INPUT',
+          message: '`to` is the id of the new app to restore the backup into.',
+          details: { field: 'to' },
+        });
+      }
+      const { backup, app: made } = await backups.restoreTo(c.req.param('backupId'), body.to);
+      return c.json({ restored: backup, app: made }, 201);
     }
     return c.json({ restored: await backups.restore(c.req.param('backupId')) });
   });

@@ -21,6 +21,7 @@ import {
   generationsOf,
   toInfo,
 } from './backup-catalog.ts';
+import type { NewAppHost, NewAppParts, RestoredApp } from './new-app-host.ts';
 import { runPostgresTool } from './pg-tools.ts';
 import { defaultRetention, type Retention, retained } from './retention.ts';
 
@@ -36,7 +37,27 @@ export interface BackupServiceOptions {
   readonly platformSchema: readonly SchemaStep[];
   readonly clock: Clock;
   readonly retention?: Retention | undefined;
+  /**
+   * Makes the new app a backup is restored into beside the live one (`restoreTo`).
+   * @default none: such a restore answers `FEATURE_NOT_AVAILABLE`
+   */
+  readonly newApps?: NewAppHost | undefined;
 }
+
+/**
+ * What a copy restored beside the live app starts without: the live app's sign-in sessions, its
+ * keys (signing cookies and access tokens), its app access tokens and their requests, the
+ * browsers subscribed to the live app's Web Push (the copy must not notify them), and the holds
+ * of the live app's backups.
+ */
+const NEW_APP_CLEARED = [
+  'sessions',
+  'auth_keys',
+  'app_token_requests',
+  'app_tokens',
+  'push_subscriptions',
+  'file_holds',
+] as const;
 
 /** A concurrent removal won against a backup's hold this many times in a row: give up. */
 const HOLD_ATTEMPTS = 3;
@@ -103,27 +124,9 @@ export class BackupService {
    */
   restore(id: string): Promise<BackupInfo> {
     return this.#one(async () => {
-      const record = await this.catalog.get(id);
-      if (record.engine !== this.#o.db.kind) {
-        throw new PlatformError({
-          code: 'FEATURE_NOT_AVAILABLE',
-          message: `Backup ${id} was taken from ${record.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL'}; restoring it into ${this.#o.db.kind === 'pglite' ? 'the embedded database' : 'PostgreSQL'} is not available.`,
-        });
-      }
-      const work = await this.#workDir();
-      const archive = join(work, `${id}.restore`);
+      const record = await this.#restorable(id);
+      const archive = await this.#download(record);
       try {
-        const body = await this.catalog.archive(id);
-        if (body === undefined) {
-          throw new PlatformError({
-            code: 'BACKUP_NOT_FOUND',
-            message: `The archive of backup ${id} is missing from the store.`,
-            details: { id },
-          });
-        }
-        const out = createWriteStream(archive, { mode: 0o600 });
-        if (record.engine === 'pglite') await pipeline(body, createGunzip(), out);
-        else await pipeline(body, out);
         const db = this.#o.db;
         if (db instanceof PgliteDatabase) await this.#restorePglite(db, archive);
         else if (db instanceof PostgresDatabase) await this.#restorePostgres(db, archive, id);
@@ -135,6 +138,127 @@ export class BackupService {
         await rm(archive, { force: true });
       }
     });
+  }
+
+  /**
+   * Restores backup `id` into a new app `appId` beside the live one, to inspect it
+   * (docs/backups.md): the host checks the id (`INVALID_INPUT`, `APP_ID_TAKEN`) and makes the
+   * new app's empty database and file store; the archive fills the database, which is brought
+   * up to the platform schema and keeps none of the live app's sessions, tokens, keys, push
+   * subscriptions or holds; the generations the backup references are copied; then the host
+   * starts the new app. The live app is not touched, and a failure removes what was made for
+   * the new one.
+   */
+  restoreTo(id: string, appId: string): Promise<{ backup: BackupInfo; app: RestoredApp }> {
+    return this.#one(async () => {
+      const host = this.#o.newApps;
+      if (host === undefined) {
+        throw new PlatformError({
+          code: 'FEATURE_NOT_AVAILABLE',
+          message:
+            "Restoring a backup into a new app is not available here; restore replaces the app's database.",
+        });
+      }
+      await host.check(appId);
+      const record = await this.#restorable(id);
+      const archive = await this.#download(record);
+      let made = false;
+      try {
+        const parts = await host.prepare(appId);
+        made = true;
+        try {
+          await this.#copyFiles(record, parts.store);
+        } finally {
+          parts.store.close();
+        }
+        const db = await this.#restoreNew(parts.database, archive);
+        const app = await host.start(appId, db);
+        return { backup: toInfo(record), app };
+      } catch (error) {
+        if (made) await host.discard(appId).catch(() => undefined);
+        throw error;
+      } finally {
+        await rm(archive, { force: true });
+      }
+    });
+  }
+
+  /** The record of backup `id`, refused when its archive is of the other engine. */
+  async #restorable(id: string): Promise<BackupRecord> {
+    const record = await this.catalog.get(id);
+    if (record.engine !== this.#o.db.kind) {
+      throw new PlatformError({
+        code: 'FEATURE_NOT_AVAILABLE',
+        message: `Backup ${id} was taken from ${record.engine === 'pglite' ? 'the embedded database' : 'PostgreSQL'}; restoring it into ${this.#o.db.kind === 'pglite' ? 'the embedded database' : 'PostgreSQL'} is not available.`,
+      });
+    }
+    return record;
+  }
+
+  /** The archive of `record` in a local work file, unpacked as the engine reads it. */
+  async #download(record: BackupRecord): Promise<string> {
+    const archive = join(await this.#workDir(), `${record.id}.restore`);
+    const body = await this.catalog.archive(record.id);
+    if (body === undefined) {
+      throw new PlatformError({
+        code: 'BACKUP_NOT_FOUND',
+        message: `The archive of backup ${record.id} is missing from the store.`,
+        details: { id: record.id },
+      });
+    }
+    try {
+      const out = createWriteStream(archive, { mode: 0o600 });
+      if (record.engine === 'pglite') await pipeline(body, createGunzip(), out);
+      else await pipeline(body, out);
+    } catch (error) {
+      await rm(archive, { force: true });
+      throw error;
+    }
+    return archive;
+  }
+
+  /** Copies the file generations `record` references into `store` (the holds keep them). */
+  async #copyFiles(record: BackupRecord, store: FileStore): Promise<void> {
+    for (const { fileId, generation } of generationsOf(record)) {
+      const body = await this.#o.store.get(fileId, generation);
+      if (body === undefined) {
+        throw new PlatformError({
+          code: 'STORAGE_UNAVAILABLE',
+          message: `A file backup ${record.id} references is missing from the store; nothing was restored.`,
+          details: { reason: 'generation-missing', id: record.id },
+        });
+      }
+      await store.put(fileId, generation, body);
+    }
+  }
+
+  /**
+   * The archive restored into the new app's empty database, brought up to the platform schema,
+   * without what belongs to the live app alone ({@link NEW_APP_CLEARED}).
+   */
+  async #restoreNew(target: NewAppParts['database'], archive: string): Promise<Database> {
+    let db: Database;
+    if (target.kind === 'pglite') {
+      db = await PgliteDatabase.open({ dataDir: target.dataDir, snapshotPath: archive });
+    } else {
+      await runPostgresTool('pg_restore', target.url, [
+        '--exit-on-error',
+        '--single-transaction',
+        `--dbname=${new URL(target.url).pathname.replace(/^\//, '')}`,
+        archive,
+      ]);
+      db = await PostgresDatabase.connect(target.url);
+    }
+    await withPlatformSchema(db, this.#o.platformSchema);
+    try {
+      await db.transaction(async (tx) => {
+        for (const table of NEW_APP_CLEARED) await tx.query(`DELETE FROM platform.${table}`);
+      });
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return db;
   }
 
   /**

@@ -6,6 +6,7 @@ import { printableError } from '../logs/printable.ts';
 import { mountBackupRoutes, mountRestoringGate } from './backup-routes.ts';
 import { BackupService } from './backup-service.ts';
 import { backupsSection } from './backups-section.ts';
+import type { NewAppHost } from './new-app-host.ts';
 
 /** How often the schedule looks whether a backup is due (the interval itself is per app). */
 const TICK_MS = 60 * 60_000;
@@ -18,6 +19,8 @@ const TICK_MS = 60 * 60_000;
 export function backupsFeature(settings: {
   readonly platformSchema: readonly SchemaStep[];
   readonly clock?: Clock | undefined;
+  /** Makes the new app a backup is restored into (`platform backups restore --to`). */
+  readonly newApps?: NewAppHost | undefined;
 }): BrokerFeature<'backups', { files: FileService }, BackupService> {
   let service: BackupService | undefined;
   return {
@@ -30,6 +33,7 @@ export function backupsFeature(settings: {
         stateDir: base.stateDir,
         platformSchema: settings.platformSchema,
         clock: settings.clock ?? base.clock,
+        newApps: settings.newApps,
       });
       service = backups;
       const timer = setInterval(() => {

@@ -9,14 +9,14 @@ const usage = `Usage: platform backups list | create | restore <id> --yes | remo
 Backups of the app's database and of the files its rows reference, taken on demand, before a
 deployment that runs migrations, and daily (docs/backups.md). restore replaces the app's data
 with the backup's: the app answers APP_RESTORING meanwhile, and what was written since the backup
-is gone, so it asks for --yes. restore --to, which would restore into a new app beside the live
-one, is not available yet: the broker answers FEATURE_NOT_AVAILABLE and changes nothing. Talks to
-the running platform dev.
+is gone, so it asks for --yes. restore --to <new app> restores into a new app beside the live
+one, which stays as it is, and prints where the new app serves. Talks to the running platform
+dev.
 
 Options:
   --app <dir>     The app folder (default: the current directory).
   --yes           Confirm a restore.
-  --to <app>      Restore into a new app beside the live one (not available yet).
+  --to <app>      Restore into a new app with this id, beside the live one.
   --json          Print the broker's answer as JSON.
   -h, --help      Show this help.`;
 
@@ -96,7 +96,11 @@ export const backupsCommand = defineCommand({
       if (backups.length === 0) io.stdout('No backups yet. Take one with platform backups create.');
       for (const b of backups) io.stdout(line(b));
     } else if (action === 'create') io.stdout(`Took ${line(answer.backup as Backup)}`);
-    else if (action === 'restore') io.stdout(`Restored ${line(answer.restored as Backup)}`);
+    else if (action === 'restore' && parsed.values.to !== undefined) {
+      const made = answer.app as { appId: string; url: string };
+      io.stdout(`Restored ${line(answer.restored as Backup)}`);
+      io.stdout(`into the new app ${made.appId}, serving at ${made.url}`);
+    } else if (action === 'restore') io.stdout(`Restored ${line(answer.restored as Backup)}`);
     else io.stdout(`Backups are taken every ${arg} hour(s).`);
     return exitCodes.ok;
   },

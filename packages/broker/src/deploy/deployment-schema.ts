@@ -60,6 +60,27 @@ CREATE TRIGGER apps_record_deleted BEFORE DELETE ON platform.apps
 };
 
 /**
+ * When the service emptied a deleted app's file store (docs/backups.md): its files at once,
+ * its backups once their retention ended, within 30 days of the deletion (spec 3.5). A new
+ * deletion of the same app id, after it was deployed anew, starts the sweep again.
+ */
+export const deletedAppFilesErasedStep: SchemaChange = {
+  name: 'deleted-app files erased',
+  sql: `
+ALTER TABLE platform.deleted_apps ADD COLUMN files_erased_at timestamptz;
+CREATE OR REPLACE FUNCTION platform.record_deleted_app() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM platform.deployments WHERE app_id = OLD.app_id) THEN
+    INSERT INTO platform.deleted_apps (app_id, deleted_at) VALUES (OLD.app_id, now())
+      ON CONFLICT (app_id) DO UPDATE SET deleted_at = EXCLUDED.deleted_at, files_erased_at = NULL;
+  END IF;
+  RETURN OLD;
+END;
+$$;
+`,
+};
+
+/**
  * The custom domains of `platform serve`'s apps (spec 2.4, 8; docs/production.md): each name
  * belongs to one app, pending until its owner proves control by serving the verification token
  * at the name's well-known path, then answered by that app. They go with their app (spec 3.5).

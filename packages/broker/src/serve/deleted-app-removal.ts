@@ -9,9 +9,10 @@ import type { ServeSettings } from './serve-settings.ts';
 /**
  * Removes what the service still holds of its deleted apps (spec 3.5): for each app recorded in
  * `platform.deleted_apps` that was not deployed anew, its database (connections ended), its
- * revisions, its state folder and, in the files folder, its files. Run at start, before the
- * service listens, so no request or deployment of the app is under way. The files of apps in
- * object storage stay in the bucket (docs/production.md). Answers the apps it removed.
+ * revisions and its state folder. Run at start, before the service listens, so no request or
+ * deployment of the app is under way. Its files and backups, in the files folder or the bucket,
+ * are the deleted apps' sweeper's (`deleted-app-sweeper.ts`): the backups stay for their retention (docs/backups.md).
+ * Answers the apps it removed.
  */
 export async function removeDeletedApps(options: {
   readonly settings: ServeSettings;
@@ -38,11 +39,8 @@ export async function removeDeletedApps(options: {
         force: true,
       });
       await rm(appStateDir(settings.filesDir, appId), { recursive: true, force: true });
-      if (settings.objectStorage === undefined) {
-        await rm(join(settings.filesDir, 'files', appId), { recursive: true, force: true });
-      }
       removed.push(appId);
-      logger.info({ app: appId }, "a deleted app's database and files were removed");
+      logger.info({ app: appId }, "a deleted app's database and revisions were removed");
     }
   } finally {
     await client.end();

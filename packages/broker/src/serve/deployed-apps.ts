@@ -10,9 +10,11 @@ import { RouteTable } from '../api/route-table.ts';
 import { declarationsOf, functionsOf } from '../app/app-config.ts';
 import { type Broker, startBroker } from '../app/start-broker.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
+import type { NewAppHost } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import { readDeployment, writeDeployment } from '../deploy/archive.ts';
+import type { FileStorageSettings } from '../files/files-feature.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
 import type { AppGauges } from '../observability/metrics.ts';
@@ -47,6 +49,17 @@ export const FOLLOW_POLL_MS = 5_000;
 export const revisionDir = (filesDir: string, appId: string, deploymentId: string): string =>
   join(filesDir, DEPLOYMENTS_FOLDER, appId, deploymentId);
 
+/**
+ * Where app `appId` keeps its files and backups: under its prefix of the bucket, or in a folder
+ * of its own in the files folder. They outlive its revisions, and its deletion until the
+ * sweep of deleted apps empties them.
+ */
+export function appFileStorage(settings: ServeSettings, appId: string): FileStorageSettings {
+  return settings.objectStorage
+    ? { kind: 's3', ...settings.objectStorage }
+    : { kind: 'folder', dir: join(settings.filesDir, 'files', appId) };
+}
+
 /** `{app_url}` of `appId`: `<scheme>://<app>.<base domain>[:port]` of the service's base URL. */
 export function appUrlOf(baseUrl: string, appId: string): string {
   const base = new URL(baseUrl);
@@ -73,6 +86,11 @@ export interface DeployedAppsOptions {
    * session first. @default none: each app signs in on its own
    */
   readonly centralSignInAt?: OrgPeer;
+  /**
+   * The host that makes new apps from the backups of `appId` (`platform backups restore --to`).
+   * @default none: such a restore answers `FEATURE_NOT_AVAILABLE`
+   */
+  readonly newApps?: (appId: string) => NewAppHost;
 }
 
 /**
@@ -378,10 +396,9 @@ export class DeployedApps {
       },
       logWriter: print,
       databaseUrl,
+      ...(this.#options.newApps ? { newApps: this.#options.newApps(appId) } : {}),
       // The app's files outlive its revisions: in the bucket, or in a folder of the app's own.
-      fileStorage: settings.objectStorage
-        ? { kind: 's3', ...settings.objectStorage }
-        : { kind: 'folder', dir: join(settings.filesDir, 'files', appId) },
+      fileStorage: appFileStorage(settings, appId),
       environment: settings.environment,
       ai: aiOptionsOf(settings.ai),
       mount: (app, services) => {

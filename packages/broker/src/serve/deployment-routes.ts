@@ -371,8 +371,11 @@ export function mountDeploymentRoutes(
   };
 }
 
-/** The advisory lock's name under which the deployments and activations of `appId` run. */
-const deploymentLock = (appId: string) => `platform.deployments/${appId}`;
+/**
+ * The advisory lock (`pg_advisory_lock(hashtext(…))` on the central store) under which an app's
+ * deployments, activations and the sweep of its deleted state run one at a time.
+ */
+export const deploymentLock = (appId: string): string => `platform.deployments/${appId}`;
 
 /** The request body, refused with `PAYLOAD_TOO_LARGE` as soon as it passes the archive limit. */
 async function readBounded(request: Request): Promise<Uint8Array> {

@@ -27,12 +27,14 @@ import { markup, pageResponse } from '../pages/page-shell.ts';
 import { startCentralSignIn } from './central-sign-in.ts';
 import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
 import { removeDeletedApps } from './deleted-app-removal.ts';
+import { DeletedAppSweeper } from './deleted-app-sweeper.ts';
 import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
 import { mountDomainRoutes } from './domain-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
 import { ownerAccess } from './owner-access.ts';
+import { ServeRestoredApps } from './restored-apps.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -89,6 +91,9 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   });
   // Before anything listens: no request or deployment of a deleted app can be under way.
   await removeDeletedApps({ settings, central, logger });
+  // Also before it listens, so the files of an app deleted while it was down are gone at once.
+  const sweeper = new DeletedAppSweeper({ settings, central, clock, logger });
+  await sweeper.start();
   const metrics = new ServiceMetrics();
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
@@ -104,12 +109,20 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     apps: appPeers,
     print: (line) => logger.info({ app: 'base' }, line),
   });
+  // A backup of a deployed app restored into a new app beside it, which then serves.
+  const restoredApps = new ServeRestoredApps({
+    settings,
+    central,
+    clock,
+    sync: (appId) => deployed.sync(appId),
+  });
   const deployed: DeployedApps = new DeployedApps({
     settings,
     central,
     clock,
     logger,
     centralSignInAt: signIn.at,
+    newApps: (appId) => restoredApps.hostFor(appId),
   });
   const domains = new CustomDomains({
     central,
@@ -298,6 +311,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await closed;
         await metricsServer.close();
         await deployed.close();
+        await sweeper.close();
         domains.close();
         await signIn.close();
         await central.close();

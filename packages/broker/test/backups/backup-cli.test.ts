@@ -1,5 +1,5 @@
 // `platform backups` against a running platform dev: take, list, restore behind --yes, and
-// `restore --to`, which is not available yet, answers FEATURE_NOT_AVAILABLE and changes nothing.
+// `restore --to`, which restores into a new app beside the live one and says where it serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevServer } from '../../src/app/start-dev.ts';
 import { main } from '../../src/cli/main.ts';
@@ -44,13 +44,18 @@ describe('platform backups', () => {
     expect(restored.out).toContain(`Restored ${id}`);
   }, 60_000);
 
-  it('answers FEATURE_NOT_AVAILABLE to restore --to, and leaves the app serving', async () => {
+  it('restores into a new app with --to, without --yes, and prints where it serves', async () => {
     const { out } = await cli('list', '--json');
     const [backup] = (JSON.parse(out) as { backups: { id: string }[] }).backups;
     const answer = await cli('restore', backup?.id ?? '', '--to', 'todo-inspect');
-    expect(answer.code).not.toBe(0);
-    expect(answer.err).toContain('FEATURE_NOT_AVAILABLE');
-    expect(answer.err).toContain('--to');
+    expect(answer.code, answer.err).toBe(0);
+    expect(answer.out).toContain(`Restored ${backup?.id}`);
+    expect(answer.out).toMatch(
+      /new app todo-inspect, serving at http:\/\/todo-inspect\.localhost:\d+/,
+    );
+    const again = await cli('restore', backup?.id ?? '', '--to', 'todo-inspect');
+    expect(again.code).not.toBe(0);
+    expect(again.err).toContain('APP_ID_TAKEN');
     expect((await cli('list')).code).toBe(0);
-  });
+  }, 60_000);
 });

@@ -4,9 +4,12 @@ import { platformSchema } from '../../src/app/platform-schema.ts';
 import { BackupService } from '../../src/backups/backup-service.ts';
 import type { Database } from '../../src/db/database.ts';
 import { FileService } from '../../src/files/file-service.ts';
+import type { FileStore } from '../../src/files/file-store.ts';
+import { openFileStore } from '../../src/files/files-feature.ts';
 import { ManualClock } from '../../src/kernel/clock.ts';
 import { appWithDatabase, openPostgres } from '../helpers/db.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
+import { type S3TestServer, startS3Server } from '../helpers/s3-server.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const migration = `
@@ -28,6 +31,8 @@ interface Env {
   readonly db: Database;
   readonly dir: string;
   readonly cleanup: () => Promise<void>;
+  /** Where the files and the backups go: the app's files folder unless given. */
+  readonly store?: FileStore;
 }
 
 /** What the test compares before the damage and after the restore. */
@@ -55,7 +60,7 @@ async function state(db: Database, files: FileService) {
 }
 
 async function roundTrip(env: Env): Promise<void> {
-  const files = new FileService(env.db, join(env.dir, 'files'));
+  const files = new FileService(env.db, env.store ?? join(env.dir, 'files'));
   const clock = new ManualClock('2026-03-02T10:00:00Z');
   const backups = new BackupService({
     appId: 'notes',
@@ -86,6 +91,12 @@ async function roundTrip(env: Env): Promise<void> {
   expect(await backups.list()).toEqual([
     expect.objectContaining({ id: backup.id, kind: 'manual', files: 2 }),
   ]);
+  // The archive and its record sit in the files' store, beside the files' generations.
+  const stored: string[] = [];
+  for await (const one of files.store.list()) {
+    if (one.fileId === backup.id) stored.push(`${one.fileId}/${one.generation}`);
+  }
+  expect(stored.sort()).toEqual([`${backup.id}/1`, `${backup.id}/2`]);
 
   // The damage: a dropped table, a removed and a replaced file, changed rows, a moved sequence.
   await env.db.exec('DROP TABLE public.notes CASCADE');
@@ -157,6 +168,49 @@ describe('backup and restore on PostgreSQL', () => {
     try {
       await roundTrip({ db, dir: join(dir.path, '.platform'), cleanup: dir.remove });
     } finally {
+      await db.close();
+      await dir.remove();
+    }
+  }, 60_000);
+});
+
+describe('backup and restore with the files in S3-compatible object storage (s3rver)', () => {
+  let s3: S3TestServer;
+  let pg: PostgresServer;
+  beforeAll(async () => {
+    [s3, pg] = await Promise.all([startS3Server(), startPostgres()]);
+  }, 60_000);
+  afterAll(async () => {
+    await s3?.close();
+    await pg?.stop();
+  });
+
+  it('brings back rows, policies, sequences and file bytes on PGlite', async () => {
+    const app = await appWithDatabase({ '001_notes.sql': migration });
+    const stateDir = join(app.appDir, '.platform');
+    const store = openFileStore({ kind: 's3', ...s3.settings }, { stateDir, appId: 'notes-s3' });
+    try {
+      expect(store.description).toMatch(/^s3 /);
+      await roundTrip({ db: app.db, dir: stateDir, cleanup: app.cleanup, store });
+    } finally {
+      store.close();
+      await app.cleanup();
+    }
+  }, 60_000);
+
+  it('brings back rows, policies, sequences and file bytes on PostgreSQL', async () => {
+    const dir = await tempDir('backup-pg-s3-');
+    const url = await pg.createDatabase('backup_round_trip_s3');
+    const { mkdir, writeFile } = await import('node:fs/promises');
+    await mkdir(join(dir.path, 'migrations'), { recursive: true });
+    await writeFile(join(dir.path, 'migrations', '001_notes.sql'), migration);
+    const { db } = await openPostgres(url, dir.path);
+    const stateDir = join(dir.path, '.platform');
+    const store = openFileStore({ kind: 's3', ...s3.settings }, { stateDir, appId: 'notes-pg' });
+    try {
+      await roundTrip({ db, dir: stateDir, cleanup: dir.remove, store });
+    } finally {
+      store.close();
       await db.close();
       await dir.remove();
     }

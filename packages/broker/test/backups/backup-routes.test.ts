@@ -66,6 +66,25 @@ describe('the owner API of backups', () => {
     }
   });
 
+  it('answers FEATURE_NOT_AVAILABLE to a restore into a new app where nothing makes one', async () => {
+    // A broker started on its own (not by platform dev or platform serve) has no host for it.
+    const taken = await env.broker.app.request(path(), {
+      method: 'POST',
+      headers: dev(),
+      body: '{}',
+    });
+    const { backup } = (await taken.json()) as { backup: { id: string } };
+    const answer = await env.broker.app.request(path(`/${backup.id}/restore`), {
+      method: 'POST',
+      headers: dev(),
+      body: JSON.stringify({ to: 'notes-copy' }),
+    });
+    expect(answer.status).toBe(501);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe(
+      'FEATURE_NOT_AVAILABLE',
+    );
+  });
+
   it('answers APP_RESTORING to the app while a restore replaces the database', async () => {
     const taken = await env.broker.app.request(path(), {
       method: 'POST',
