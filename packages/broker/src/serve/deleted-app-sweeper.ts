@@ -46,13 +46,18 @@ export class DeletedAppSweeper {
     return run;
   }
 
-  /** Sweeps now and then every {@link DELETED_APP_SWEEP_MS}, logging what fails. */
-  async start(): Promise<void> {
+  /**
+   * Sweeps now, in the background, and then every {@link DELETED_APP_SWEEP_MS}, logging what
+   * fails. The first sweep is not awaited: with object storage down it would hold the service's
+   * start for the store's retries of every deleted app, and each sweep takes the app's
+   * deployment lock anyway.
+   */
+  start(): void {
     const once = () =>
       this.sweep().catch((error: unknown) =>
         this.#o.logger.error({ err: String(error) }, "a deleted app's files were not swept"),
       );
-    await once();
+    void once();
     this.#timer = setInterval(once, DELETED_APP_SWEEP_MS);
     this.#timer.unref();
   }

@@ -93,7 +93,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   await removeDeletedApps({ settings, central, logger });
   // Also before it listens, so the files of an app deleted while it was down are gone at once.
   const sweeper = new DeletedAppSweeper({ settings, central, clock, logger });
-  await sweeper.start();
+  sweeper.start();
   const metrics = new ServiceMetrics();
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());

@@ -205,6 +205,9 @@ describe('a deployed app at its address under platform serve', () => {
     const files = join(dir.path, 'files');
     expect(existsSync(join(files, '_deployments', 'todo'))).toBe(false);
     expect(existsSync(join(files, '_app-state', 'todo'))).toBe(false);
-    expect(existsSync(join(files, 'files', 'todo'))).toBe(false);
+    // The files go with the deleted-app sweep, which starts beside the service.
+    await expect
+      .poll(() => existsSync(join(files, 'files', 'todo')), { timeout: 15_000 })
+      .toBe(false);
   }, 90_000);
 });
