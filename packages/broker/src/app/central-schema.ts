@@ -9,6 +9,7 @@ import {
 import type { SchemaStep } from '../db/platform-schema.ts';
 import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import {
+  appSecretsStep,
   customDomainsStep,
   deletedAppsStep,
   deploymentArchivesStep,
@@ -61,4 +62,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 22, ...customDomainsStep },
   { version: 23, ...companyAssignmentStep },
   { version: 24, ...deploymentArchivesStep },
+  { version: 25, ...appSecretsStep },
 ];

@@ -25,6 +25,7 @@ import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
 import { wantsHtml } from '../pages/forms.ts';
 import { pageResponse } from '../pages/page-shell.ts';
+import { AppSecrets } from './app-secrets.ts';
 import { startCentralSignIn } from './central-sign-in.ts';
 import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
 import { removeDeletedApps } from './deleted-app-removal.ts';
@@ -34,6 +35,7 @@ import { mountDomainRoutes } from './domain-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
 import { ownerAccess } from './owner-access.ts';
+import { mountSecretRoutes } from './secret-routes.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -83,7 +85,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   await mkdir(settings.filesDir, { recursive: true, mode: 0o700 });
   await mkdir(dirname(settings.credentialKeyFile), { recursive: true, mode: 0o700 });
   // Made (or checked) now, so a bad key stops the start rather than the first connection.
-  await CredentialCipher.openFile(settings.credentialKeyFile);
+  const cipher = await CredentialCipher.openFile(settings.credentialKeyFile);
   const central: Database = await openCentralStore({
     dir: dirname(settings.filesDir),
     databaseUrl: settings.databaseUrl,
@@ -105,11 +107,14 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     apps: appPeers,
     print: (line) => logger.info({ app: 'base' }, line),
   });
+  const secrets = new AppSecrets({ central, cipher, clock });
+  await secrets.start();
   const deployed: DeployedApps = new DeployedApps({
     settings,
     central,
     clock,
     logger,
+    secrets,
     centralSignInAt: signIn.at,
   });
   const domains = new CustomDomains({
@@ -136,11 +141,9 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       mountFirstAdministrator(app, { central, clock });
       signIn.mount(app);
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
-      mountDomainRoutes(app, {
-        access: ownerAccess({ central, clock, baseDomain: settings.baseDomain }),
-        domains,
-        baseDomain: settings.baseDomain,
-      });
+      const access = ownerAccess({ central, clock, baseDomain: settings.baseDomain });
+      mountDomainRoutes(app, { access, domains, baseDomain: settings.baseDomain });
+      mountSecretRoutes(app, { access, secrets });
     },
   });
   metrics.trackApps(() => deployed.gauges());
@@ -249,6 +252,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     await loading;
     await deployed.close();
     domains.close();
+    await secrets.close();
     await signIn.close();
     await central.close();
     throw error;
@@ -300,6 +304,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await metricsServer.close();
         await deployed.close();
         domains.close();
+        await secrets.close();
         await signIn.close();
         await central.close();
         objectStorage?.close();
