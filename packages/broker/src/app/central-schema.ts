@@ -7,7 +7,7 @@ import {
   signInAttemptsStep,
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
-import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
+import { accountDeletionAppLeaseStep, accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import {
   appSecretsStep,
   customDomainsStep,
@@ -63,4 +63,5 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 23, ...companyAssignmentStep },
   { version: 24, ...deploymentArchivesStep },
   { version: 25, ...appSecretsStep },
+  { version: 26, ...accountDeletionAppLeaseStep },
 ];
