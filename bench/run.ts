@@ -19,6 +19,7 @@ const suites: Record<string, () => Promise<{ run: () => Promise<Row[]> }>> = {
   'integration-events': () => import('./integrations/events.ts'),
   files: () => import('./files/storage-memory.ts'),
   serve: () => import('./serve/serve.ts'),
+  scale: () => import('./scale/scale.ts'),
   mcp: () => import('./mcp/tokens.ts'),
   backups: () => import('./backups/backups.ts'),
   console: () => import('./console/console.ts'),

@@ -4,7 +4,8 @@
 // prints the figures as JSON. With `seconds`, a run also stops when that time is up, whichever
 // comes first; `sockets` (default 32) bounds the agent's connections, so more callers than
 // sockets wait for one as a browser's requests do. With `host`, every request carries that Host
-// header (an app address of a Host-routed service).
+// header (an app address of a Host-routed service); `headers` go with every request; the answer
+// also counts the measured calls.
 //
 // `node --import tsx load-client.ts '{"port":4310,"path":"/","body":"{}","callers":1,"calls":3000}'`
 import { Agent } from 'node:http';
@@ -22,11 +23,13 @@ interface Plan {
   readonly warmup?: number;
   /** The Host header. @default `127.0.0.1:<port>` */
   readonly host?: string;
+  /** More headers of every request (an `authorization`). @default none */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const plan = JSON.parse(process.argv[2] ?? '') as Plan;
 const agent = new Agent({ keepAlive: true, maxSockets: plan.sockets ?? 32 });
-const post = () => postJson(plan.port, plan.path, plan.body, agent, plan.host);
+const post = () => postJson(plan.port, plan.path, plan.body, agent, plan.host, plan.headers);
 
 async function measure(callers: number, calls: number, seconds = Infinity): Promise<number[]> {
   const times: number[] = [];
@@ -52,6 +55,11 @@ const seconds = (performance.now() - started) / 1000;
 times.sort((a, b) => a - b);
 const quantile = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
 console.log(
-  JSON.stringify({ p50: quantile(0.5), p99: quantile(0.99), rps: times.length / seconds }),
+  JSON.stringify({
+    p50: quantile(0.5),
+    p99: quantile(0.99),
+    rps: times.length / seconds,
+    calls: times.length,
+  }),
 );
 agent.destroy();

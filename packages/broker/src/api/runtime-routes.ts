@@ -24,7 +24,7 @@ import type { Outbox } from '../outbox/outbox.ts';
 import type { PushService } from '../push/push-service.ts';
 import type { Realtime } from '../realtime/realtime-feature.ts';
 import type { SearchService } from '../search/search-service.ts';
-import type { SecretStore } from '../secrets/secret-store.ts';
+import type { SecretSource } from '../secrets/secret-store.ts';
 
 /** The services behind the runtime routes. */
 export interface RuntimeServices {
@@ -33,7 +33,7 @@ export interface RuntimeServices {
   readonly clock?: Clock;
   readonly data: DataService;
   readonly files: FileService;
-  readonly secrets: SecretStore;
+  readonly secrets: SecretSource;
   readonly outbox: Outbox;
   readonly logs: LogSink;
   /** `data.search`; absent when platform.yaml declares none (every name is then undeclared). */

@@ -9,7 +9,7 @@ import { resolveSdk } from '../functions/sdk.ts';
 import type { BrokerListener } from '../http/serve.ts';
 import { LogSink } from '../logs/log-sink.ts';
 import { sdkSearchDeclarations } from '../search/search-options.ts';
-import { SecretStore } from '../secrets/secret-store.ts';
+import { type SecretSource, SecretStore } from '../secrets/secret-store.ts';
 import type { ResolvedBrokerOptions } from './broker-options.ts';
 import type { Teardown } from './teardown.ts';
 
@@ -35,15 +35,16 @@ export async function buildBrokerBase(
 ): Promise<BrokerBase> {
   const { stateDir, listener, teardown } = parts;
   // One redactor for log entries, Function output, Function errors and jobs' stored errors. It
-  // follows the secrets file, and a value once known stays redacted until the broker stops: a
-  // Function may still hold a value that was removed from the file.
+  // follows the secrets (the file, or the central store of a deployed app), and a value once
+  // known stays redacted until the broker stops: a Function may still hold a value that was
+  // removed since.
   const redactor = new Redactor();
   const known = new Set<string>();
   const redact = (values: Iterable<string>) => {
     for (const value of values) known.add(value);
     redactor.set(known);
   };
-  const secrets = new SecretStore(join(stateDir, 'secrets.json'));
+  const secrets: SecretSource = o.secrets ?? new SecretStore(join(stateDir, 'secrets.json'));
   secrets.onChange(redact);
   await secrets.values();
   teardown.add(secrets.watch());

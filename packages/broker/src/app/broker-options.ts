@@ -17,6 +17,7 @@ import { type Clock, systemClock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { loadAppId } from '../project/app-id.ts';
 import type { RealtimeSettings } from '../realtime/realtime-hub.ts';
+import type { SecretSource } from '../secrets/secret-store.ts';
 
 /** How to start a broker for one app. */
 export interface BrokerOptions {
@@ -34,6 +35,12 @@ export interface BrokerOptions {
    * `FEATURE_NOT_AVAILABLE`
    */
   readonly newApps?: NewAppHost | undefined;
+  /**
+   * Where `ctx.secrets` reads values: `platform serve` gives each deployed app its secrets in the
+   * central store, so every node reads the same.
+   * @default the file `<stateDir>/secrets.json`, followed as it changes
+   */
+  readonly secrets?: SecretSource;
   /** Port on 127.0.0.1; `0` picks a free one. @default 0 */
   readonly port?: number;
   /**

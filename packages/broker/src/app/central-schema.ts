@@ -7,8 +7,9 @@ import {
   signInAttemptsStep,
 } from '../auth/central-auth-schema.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
-import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
+import { accountDeletionAppLeaseStep, accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import {
+  appSecretsStep,
   customDomainsStep,
   deletedAppFilesErasedStep,
   deletedAppsStep,
@@ -63,4 +64,6 @@ export const centralSchema: readonly SchemaStep[] = [
   { version: 23, ...companyAssignmentStep },
   { version: 24, ...deploymentArchivesStep },
   { version: 25, ...deletedAppFilesErasedStep },
+  { version: 26, ...appSecretsStep },
+  { version: 27, ...accountDeletionAppLeaseStep },
 ];

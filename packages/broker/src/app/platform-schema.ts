@@ -10,7 +10,7 @@ import { appSessionsApartStep, signInAttemptsStep } from '../auth/central-auth-s
 import { bootstrapStep } from '../db/bootstrap.ts';
 import { claimSettingsStep } from '../db/claim-settings.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
-import { accountDeletionsStep } from '../deletion/deletion-schema.ts';
+import { accountDeletionAppLeaseStep, accountDeletionsStep } from '../deletion/deletion-schema.ts';
 import { fileHoldsStep, filePendingStep, fileTablesStep } from '../files/file-schema.ts';
 import { inboundAttemptsStep, inboundMailTableStep } from '../inbound-mail/inbound-schema.ts';
 import { cronStateStep } from '../jobs/cron/cron-schema.ts';
@@ -66,4 +66,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 25, ...fileHoldsStep },
   { version: 26, ...realtimeTablesStep },
   { version: 27, ...companyAssignmentStep },
+  { version: 28, ...accountDeletionAppLeaseStep },
 ];

@@ -27,6 +27,7 @@ import { mailCommand } from './mail.ts';
 import { mcpCommand } from './mcp.ts';
 import { orgCommand } from './org.ts';
 import { outboxCommand } from './outbox.ts';
+import { secretsCommand } from './secrets.ts';
 import { serveCommand } from './serve.ts';
 import { typesCommand } from './types.ts';
 import { validateCommand } from './validate.ts';
@@ -58,6 +59,7 @@ export const commands: Readonly<Record<string, Command>> = {
   org: orgCommand,
   outbox: outboxCommand,
   rollback: rollbackCommand,
+  secrets: secretsCommand,
   serve: serveCommand,
   types: typesCommand,
   validate: validateCommand,

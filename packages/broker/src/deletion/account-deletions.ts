@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Account } from '../auth/accounts.ts';
@@ -13,7 +14,8 @@ import type { Outbox } from '../outbox/outbox.ts';
 import { removePersonFromApp, wipeApp } from './app-erasure.ts';
 import { eraseOrganisation, erasePerson } from './central-erasure.ts';
 
-// How long one broker holds the central part of a deletion before another may take it over.
+// How long one broker holds a part of a deletion before another may take it over: the central
+// part, and each app's part (renewed while the app is wiped, which may take longer).
 const LEASE_MS = 30_000;
 
 /** What a deletion needs from the broker of one app. */
@@ -67,7 +69,9 @@ interface DeletionRow {
  * start and every second): wipe the app or remove the person from it, then, once every app is
  * done, the accounts side and the account record, then the confirmation email to the old
  * address from the app where it was asked. Each part is recorded when done, so a broker stopped
- * half-way resumes where it was.
+ * half-way resumes where it was. Several brokers of one app (`platform serve` nodes) take turns:
+ * the app's part and the email run under a lease per deletion and app, the central part under a
+ * lease per deletion, so each is done by one broker at a time.
  */
 export class AccountDeletions {
   readonly #o: AccountDeletionsOptions;
@@ -235,7 +239,15 @@ export class AccountDeletions {
     let wiped = false;
     for (const row of await this.#unfinished()) {
       if (row.app_done) continue;
-      await this.#appPart(row, personOf(row));
+      // Another node of the app may be wiping it: wait for its part rather than serve meanwhile.
+      const until = Date.now() + LEASE_MS + 5_000;
+      for (;;) {
+        const done = await this.#underLease(row.id, async (fresh) => {
+          if (!fresh.app_done) await this.#appPart(fresh, personOf(fresh));
+        });
+        if (done || (await this.#appDone(row.id)) || Date.now() > until) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
       wiped ||= row.whole_organisation;
     }
     return wiped;
@@ -244,12 +256,62 @@ export class AccountDeletions {
   async #resumeAll(): Promise<void> {
     for (const row of await this.#unfinished()) {
       if (this.#stopped) return;
-      await this.#resumeOne(row);
+      await this.#underLease(row.id, (fresh) => this.#resumeOne(fresh));
     }
   }
 
-  // The unfinished deletions this app has a part in, with whether its part is done.
-  async #unfinished(): Promise<DeletionRow[]> {
+  /**
+   * Runs `work` on deletion `deletionId` as read after taking this app's lease on it, so that
+   * of the nodes serving the app one at a time wipes it (or removes the person) and sends the
+   * confirmation email; `false`, running nothing, when another node holds the lease or the
+   * deletion finished meanwhile. The lease is renewed while `work` runs and released after it.
+   */
+  async #underLease(
+    deletionId: string,
+    work: (row: DeletionRow) => Promise<void>,
+  ): Promise<boolean> {
+    const { central, appId, clock } = this.#o;
+    const holder = randomUUID();
+    const take = async () => {
+      const now = clock.now();
+      const { rowCount } = await central.query(
+        `UPDATE platform.account_deletion_apps SET lease_holder = $3, lease_until = $4
+         WHERE deletion_id = $1 AND app_id = $2
+           AND (lease_until IS NULL OR lease_until < $5 OR lease_holder = $3)`,
+        [deletionId, appId, holder, new Date(now.getTime() + LEASE_MS), now],
+      );
+      return rowCount > 0;
+    };
+    if (!(await take())) return false;
+    const renew = setInterval(() => void take().catch(() => undefined), LEASE_MS / 3);
+    renew.unref();
+    try {
+      // Read after the lease is ours: what an earlier holder did is seen.
+      const row = (await this.#unfinished(deletionId))[0];
+      if (row !== undefined) await work(row);
+      return true;
+    } finally {
+      clearInterval(renew);
+      await central.query(
+        `UPDATE platform.account_deletion_apps SET lease_holder = NULL, lease_until = NULL
+         WHERE deletion_id = $1 AND app_id = $2 AND lease_holder = $3`,
+        [deletionId, appId, holder],
+      );
+    }
+  }
+
+  async #appDone(deletionId: string): Promise<boolean> {
+    const { rowCount } = await this.#o.central.query(
+      `SELECT 1 FROM platform.account_deletion_apps
+       WHERE deletion_id = $1 AND app_id = $2 AND done_at IS NOT NULL`,
+      [deletionId, this.#o.appId],
+    );
+    return rowCount > 0;
+  }
+
+  // The unfinished deletions this app has a part in (or the one given), with whether its part
+  // is done.
+  async #unfinished(deletionId?: string): Promise<DeletionRow[]> {
     const { central, appId } = this.#o;
     const { rows } = await central.query<DeletionRow>(
       `SELECT d.id, d.account_id, d.notify_email, d.notify_app_id, d.whole_organisation,
@@ -258,10 +320,10 @@ export class AccountDeletions {
               count(*) FILTER (WHERE a.done_at IS NULL)::text AS pending_apps
        FROM platform.account_deletions d
        JOIN platform.account_deletion_apps a ON a.deletion_id = d.id
-       WHERE d.finished_at IS NULL
+       WHERE d.finished_at IS NULL AND ($2::text IS NULL OR d.id = $2)
        GROUP BY d.id
        HAVING bool_or(a.app_id = $1)`,
-      [appId],
+      [appId, deletionId ?? null],
     );
     return rows;
   }

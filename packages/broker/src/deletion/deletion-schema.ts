@@ -28,3 +28,16 @@ CREATE TABLE platform.account_deletion_apps (
 );
 `,
 };
+
+/**
+ * A lease on each app's part of a deletion: of the brokers serving one app (`platform serve`
+ * nodes on one PostgreSQL), one at a time wipes the app or removes the person from it, and
+ * sends the confirmation email when the app is the one the deletion was asked from.
+ */
+export const accountDeletionAppLeaseStep: SchemaChange = {
+  name: 'account-deletion app lease',
+  sql: `
+ALTER TABLE platform.account_deletion_apps ADD COLUMN lease_holder text;
+ALTER TABLE platform.account_deletion_apps ADD COLUMN lease_until timestamptz;
+`,
+};

@@ -115,3 +115,22 @@ CREATE TABLE platform.deployment_archives (
 );
 `,
 };
+
+/**
+ * The secrets of `platform serve`'s deployed apps (docs/production.md, "Secrets"), in the
+ * central store so every node reads the same values. Each value is sealed with the service's
+ * credential key (AES-256-GCM, bound to its app and name, as connection credentials are): a
+ * copy of the database holds only ciphertext. They go with their app (spec 3.5).
+ */
+export const appSecretsStep: SchemaChange = {
+  name: 'app secrets',
+  sql: `
+CREATE TABLE platform.app_secrets (
+  app_id text NOT NULL REFERENCES platform.apps (app_id) ON DELETE CASCADE,
+  name text NOT NULL,
+  sealed text NOT NULL,
+  updated_at timestamptz NOT NULL,
+  PRIMARY KEY (app_id, name)
+);
+`,
+};

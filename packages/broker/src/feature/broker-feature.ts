@@ -6,7 +6,7 @@ import type { Authenticate } from '../kernel/caller.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { LogSink, LogWriter } from '../logs/log-sink.ts';
 import type { DashboardSection } from '../pages/dashboard/dashboard-section.ts';
-import type { SecretStore } from '../secrets/secret-store.ts';
+import type { SecretSource } from '../secrets/secret-store.ts';
 
 /** Closes one thing a feature opened; run in reverse order of opening when the broker stops. */
 export type CloseStep = () => Promise<void> | void;
@@ -43,7 +43,7 @@ export interface FeatureBase {
   /** Where a line for each thing the app did goes (a job run, an email sent). */
   readonly activity: LogWriter;
   readonly logs: LogSink;
-  readonly secrets: SecretStore;
+  readonly secrets: SecretSource;
   /** Values printed output hides from now on, like secrets (keys, endpoints). */
   redact(values: Iterable<string>): void;
   readonly invoker: FunctionInvoker;

@@ -284,3 +284,9 @@ export const deploymentsPath = `${OWNER_API_PREFIX}/:appId/deployments`;
  * `POST { domain }`, `POST …/:domain/verify`, `DELETE …/:domain`.
  */
 export const domainsPath = `${OWNER_API_PREFIX}/:appId/domains`;
+
+/**
+ * The secrets of a deployed app under `platform serve` (docs/production.md, "Secrets"): `GET`
+ * lists names, `PUT …/:name { value }` sets one, `DELETE …/:name` removes one. Write-only.
+ */
+export const secretsPath = `${OWNER_API_PREFIX}/:appId/secrets`;

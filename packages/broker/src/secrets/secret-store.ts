@@ -6,6 +6,35 @@ import { PlatformError } from '@platform/errors';
 const NAME = /^[A-Z][A-Z0-9_]*$/;
 
 /**
+ * Where a broker's secret values come from: the app folder's secrets file under `platform dev`
+ * ({@link SecretStore}), the central store for a deployed app of `platform serve`. Values are
+ * never logged or put into errors; {@link SecretSource.onChange} lets the log sink redact them.
+ */
+export interface SecretSource {
+  /**
+   * The value of `name`, or `null` when it is declared but has no value. An undeclared name is
+   * refused with `SECRET_NOT_DECLARED`, whether or not a value is stored.
+   */
+  get(name: string, declared: readonly string[]): Promise<string | null>;
+  /** Every value currently set (for redaction only; never print them). */
+  values(): Promise<string[]>;
+  /** Calls `listener` with every value set each time the values are read anew. */
+  onChange(listener: (values: string[]) => void): void;
+  /** Follows changes until the answer is called (the broker's close calls it). */
+  watch(): () => void;
+}
+
+/** `SECRET_NOT_DECLARED` unless `declared` names `name`; the message never holds a value. */
+export function requireDeclared(name: string, declared: readonly string[]): void {
+  if (declared.includes(name)) return;
+  throw new PlatformError({
+    code: 'SECRET_NOT_DECLARED',
+    message: `Secret ${NAME.test(name) ? name : '(invalid name)'} is not declared in platform.yaml.`,
+    details: NAME.test(name) ? { name } : {},
+  });
+}
+
+/**
  * Secret values for local development, read from `<appDir>/.platform/secrets.json`: a JSON
  * object of `"NAME": "value"` strings. The whole `.platform/` folder is git-ignored (the broker
  * writes a `.gitignore` with `*` into it), so values never end up in the app's repository.
@@ -18,7 +47,7 @@ const NAME = /^[A-Z][A-Z0-9_]*$/;
  * await secrets.get('STRIPE_KEY', ['STRIPE_KEY']); // 'sk_test_...' or null when unset
  * ```
  */
-export class SecretStore {
+export class SecretStore implements SecretSource {
   readonly path: string;
   #cache: { mtimeMs: number; values: Map<string, string> } | undefined;
   readonly #listeners: ((values: string[]) => void)[] = [];
@@ -32,13 +61,7 @@ export class SecretStore {
    * refused with `SECRET_NOT_DECLARED`, whether or not the file has it.
    */
   async get(name: string, declared: readonly string[]): Promise<string | null> {
-    if (!declared.includes(name)) {
-      throw new PlatformError({
-        code: 'SECRET_NOT_DECLARED',
-        message: `Secret ${NAME.test(name) ? name : '(invalid name)'} is not declared in platform.yaml.`,
-        details: NAME.test(name) ? { name } : {},
-      });
-    }
+    requireDeclared(name, declared);
     return (await this.#load()).get(name) ?? null;
   }
 

@@ -18,6 +18,7 @@ import type { FileStorageSettings } from '../files/files-feature.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
 import type { AppGauges } from '../observability/metrics.ts';
+import type { AppSecrets } from './app-secrets.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** The folder under the files folder where revisions are kept: never an app id (those have no `_`). */
@@ -27,8 +28,9 @@ export const DEPLOYMENTS_FOLDER = '_deployments';
 export const APP_STATE_FOLDER = '_app-state';
 
 /**
- * The state of app `appId` that every revision shares (its secrets, its Web Push keys, the
- * Functions' Deno cache), beside the revisions rather than in one of them.
+ * The state of app `appId` on this node that every revision shares (its Web Push keys, the
+ * Functions' Deno cache), beside the revisions rather than in one of them. Its secrets are in
+ * the central store ({@link AppSecrets}), never here.
  */
 export const appStateDir = (filesDir: string, appId: string): string =>
   join(filesDir, APP_STATE_FOLDER, appId);
@@ -81,6 +83,8 @@ export interface DeployedAppsOptions {
   readonly central: Database;
   readonly clock: Clock;
   readonly logger: ServiceLogger;
+  /** The apps' secrets in the central store, which every revision's `ctx.secrets` reads. */
+  readonly secrets: AppSecrets;
   /**
    * The organisation's central sign-in, where each app's sign-in sends a browser without a
    * session first. @default none: each app signs in on its own
@@ -376,6 +380,7 @@ export class DeployedApps {
       stateDir: appStateDir(settings.filesDir, appId),
       appId,
       central,
+      secrets: this.#options.secrets.source(appId),
       sdkVersion: manifest.runtime.sdk.version,
       declared: declarationsOf(manifest),
       searches: manifest.data.search,

@@ -12,6 +12,8 @@ import { APP_ID_PATTERN } from '../project/app-id.ts';
 /** Who may use the owner API of `platform serve`'s deployed apps, asked per request. */
 export interface OwnerAccess {
   readonly authority: CentralAuthority;
+  /** The central store the checks read (members, roles, apps). */
+  readonly central: Database;
   /** The member's account id behind the request's account credential; `AUTH_REQUIRED` else. */
   caller(c: Context<BrokerEnv>): Promise<string>;
   /** The route's app id, checked; `INVALID_INPUT` for one that cannot be an app id. */
@@ -35,6 +37,7 @@ export function ownerAccess(options: {
   const credentials = new AccountCredentials(central, options.clock);
   return {
     authority: centralAuthority(central),
+    central,
     async caller(c) {
       const presented = readBearer(c.req.header('authorization'));
       const credential =

@@ -24,6 +24,7 @@ import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
 import { wantsHtml } from '../pages/forms.ts';
 import { markup, pageResponse } from '../pages/page-shell.ts';
+import { AppSecrets } from './app-secrets.ts';
 import { startCentralSignIn } from './central-sign-in.ts';
 import { CustomDomains, type DomainFetchTarget } from './custom-domains.ts';
 import { removeDeletedApps } from './deleted-app-removal.ts';
@@ -35,6 +36,7 @@ import { issueSetupLink, mountFirstAdministrator } from './first-administrator.t
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
 import { ownerAccess } from './owner-access.ts';
 import { ServeRestoredApps } from './restored-apps.ts';
+import { mountSecretRoutes } from './secret-routes.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -84,7 +86,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   await mkdir(settings.filesDir, { recursive: true, mode: 0o700 });
   await mkdir(dirname(settings.credentialKeyFile), { recursive: true, mode: 0o700 });
   // Made (or checked) now, so a bad key stops the start rather than the first connection.
-  await CredentialCipher.openFile(settings.credentialKeyFile);
+  const cipher = await CredentialCipher.openFile(settings.credentialKeyFile);
   const central: Database = await openCentralStore({
     dir: dirname(settings.filesDir),
     databaseUrl: settings.databaseUrl,
@@ -116,11 +118,14 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     clock,
     sync: (appId) => deployed.sync(appId),
   });
+  const secrets = new AppSecrets({ central, cipher, clock });
+  await secrets.start();
   const deployed: DeployedApps = new DeployedApps({
     settings,
     central,
     clock,
     logger,
+    secrets,
     centralSignInAt: signIn.at,
     newApps: (appId) => restoredApps.hostFor(appId),
   });
@@ -148,11 +153,9 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       mountFirstAdministrator(app, { central, clock });
       signIn.mount(app);
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
-      mountDomainRoutes(app, {
-        access: ownerAccess({ central, clock, baseDomain: settings.baseDomain }),
-        domains,
-        baseDomain: settings.baseDomain,
-      });
+      const access = ownerAccess({ central, clock, baseDomain: settings.baseDomain });
+      mountDomainRoutes(app, { access, domains, baseDomain: settings.baseDomain });
+      mountSecretRoutes(app, { access, secrets });
     },
   });
   metrics.trackApps(() => deployed.gauges());
@@ -261,6 +264,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     await loading;
     await deployed.close();
     domains.close();
+    await secrets.close();
     await signIn.close();
     await central.close();
     throw error;
@@ -313,6 +317,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await deployed.close();
         await sweeper.close();
         domains.close();
+        await secrets.close();
         await signIn.close();
         await central.close();
         objectStorage?.close();

@@ -68,7 +68,15 @@ async function startPrivateCluster(): Promise<PostgresServer> {
  * other's server. Throws when PostgreSQL is not installed (`npm test` installs it through
  * scripts/setup-system.sh).
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(
+  options: {
+    /**
+     * Server settings as `name=value`, passed as `-c name=value` at start (a benchmark's
+     * `shared_preload_libraries=pg_stat_statements`). Not applied to the private cluster.
+     */
+    readonly settings?: readonly string[];
+  } = {},
+): Promise<PostgresServer> {
   if (process.env.PLATFORM_TEST_POSTGRES === 'cluster') return startPrivateCluster();
   const bin = postgresBin();
   if (bin === undefined)
@@ -99,8 +107,18 @@ export async function startPostgres(): Promise<PostgresServer> {
       '-E',
       'UTF8',
     ]);
-    const options = `-k ${dir} -c listen_addresses= -c fsync=off`;
-    await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+    const settings = (options.settings ?? []).map((one) => ` -c ${one}`).join('');
+    const serverOptions = `-k ${dir} -c listen_addresses= -c fsync=off${settings}`;
+    await asPostgres('pg_ctl', [
+      '-D',
+      data,
+      '-o',
+      serverOptions,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      'start',
+    ]);
     const urlOf = (database: string) =>
       `postgres://postgres@localhost/${database}?host=${encodeURIComponent(dir)}`;
     const psql = (sql: string) =>

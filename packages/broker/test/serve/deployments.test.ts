@@ -10,9 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackupCatalog } from '../../src/backups/backup-catalog.ts';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { FolderFileStore } from '../../src/files/folder-store.ts';
+import { CredentialCipher } from '../../src/integrations/credential-cipher.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { createServiceLogger } from '../../src/observability/logger.ts';
 import { Memberships } from '../../src/org/memberships.ts';
+import { AppSecrets } from '../../src/serve/app-secrets.ts';
 import { DeployedApps } from '../../src/serve/deployed-apps.ts';
 import { pruneRevisions } from '../../src/serve/revision-cleanup.ts';
 import type { ServeSettings } from '../../src/serve/serve-settings.ts';
@@ -334,6 +336,11 @@ describe('deployments to platform serve', () => {
       } as ServeSettings,
       central,
       clock: systemClock,
+      secrets: new AppSecrets({
+        central,
+        cipher: CredentialCipher.ephemeral(),
+        clock: systemClock,
+      }),
       logger: createServiceLogger({
         level: 'info',
         destination: { write: (line: string) => lines.push(line) },
