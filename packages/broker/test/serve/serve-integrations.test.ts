@@ -4,7 +4,6 @@
 // server on loopback (in Chromium, from the app's console), and a Function of the sales app
 // whose `ctx.integrations` call reaches the calendar app's Function, which reaches the provider.
 import type { ChildProcess } from 'node:child_process';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,20 +12,19 @@ import { startOAuthServer, type TestOAuthServer } from '../helpers/oauth-server.
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
+import { connectCalendar, prepareSalesCrm, SALES_CRM_APPS } from './sales-crm-deployment.ts';
 import {
   adaCredential,
   call,
   freePort,
   keepCredential,
   cli as platformCli,
-  root,
   serveEnv,
   setUpAdministrator,
   setupKey,
   startService,
 } from './serve-harness.ts';
 
-const example = join(root, 'examples/sales-crm');
 const PASSWORD = 'a long enough password';
 
 describe('integrations of deployed apps', () => {
@@ -56,17 +54,7 @@ describe('integrations of deployed apps', () => {
       redirectUri: () => `${base}/v1/custom-integrations/oauth/callback`,
       accessTokenLifetime: 600,
     });
-    await cp(example, dir.path, { recursive: true });
-    // The example names a calendar service on the internet; here it is the loopback server.
-    const yaml = join(dir.path, 'calendar/platform.yaml');
-    await writeFile(
-      yaml,
-      (await readFile(yaml, 'utf8')).replace('https://calendar.example.com/oauth', oauth.url),
-    );
-    // The calendar app's secret, in the app's state folder that every revision shares.
-    const state = join(dir.path, 'files/_app-state/calendar');
-    await mkdir(state, { recursive: true });
-    await writeFile(join(state, 'secrets.json'), JSON.stringify({ CALENDAR_URL: oauth.url }));
+    await prepareSalesCrm(dir.path, join(dir.path, 'files'), oauth);
     service = startService({
       ...serveEnv(postgres.url, base, port, dir.path),
       // The calendar's Functions reach its token endpoint and API; nothing else is allowed.
@@ -77,7 +65,7 @@ describe('integrations of deployed apps', () => {
     expect((await setUpAdministrator(base, await setupKey(service))).status).toBe(200);
     const token = await adaCredential(postgres.url);
     expect(await keepCredential(secrets.env, dir.path, base, token)).toBe(0);
-    for (const app of ['crm', 'calendar', 'sales']) {
+    for (const app of SALES_CRM_APPS) {
       const deployed = await deploy(app);
       expect(deployed.code, `${app}: ${deployed.err}`).toBe(0);
     }
@@ -117,32 +105,9 @@ describe('integrations of deployed apps', () => {
       await page.fill('#password', PASSWORD);
       await page.click('#password-sign-in');
       await page.waitForURL((url) => url.origin === calendar);
-      // The owner's console makes the connect link, with its form token, as its script does.
-      const link = await page.evaluate(async () => {
-        const { csrf } = (await (await fetch('/_platform/dashboard/session')).json()) as {
-          csrf: string;
-        };
-        const made = await fetch('/v1/apps/calendar/connections/links', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-platform-csrf': csrf },
-          body: JSON.stringify({
-            kind: 'organisation',
-            actingAs: 'ada@example.com',
-            bind: { appId: 'sales', slot: 'calendar' },
-          }),
-        });
-        return { status: made.status, body: (await made.json()) as { url?: string } };
-      });
-      expect(link.status, JSON.stringify(link.body)).toBe(201);
-      const connectUrl = link.body.url as string;
+      const connectUrl = await connectCalendar(page, calendar, 'ada@example.com');
       // The connect page and the OAuth redirect URI are on {base_url} (spec 2.10).
       expect(new URL(connectUrl).origin).toBe(base);
-      await page.goto(connectUrl);
-      await Promise.all([
-        page.waitForURL((url) => url.pathname === '/v1/custom-integrations/oauth/callback'),
-        page.click('button[type="submit"]'),
-      ]);
-      expect(await page.textContent('body')).toContain('Team Calendar is connected');
       expect(oauth.authorizations.at(-1)?.get('redirect_uri')).toBe(
         `${base}/v1/custom-integrations/oauth/callback`,
       );
