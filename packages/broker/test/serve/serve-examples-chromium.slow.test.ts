@@ -39,6 +39,25 @@ async function signInHere(page: Page): Promise<void> {
   await page.click('#password-sign-in');
 }
 
+/**
+ * Calls the app's Function `name` from `page` with the session token, as @platform/browser
+ * sends it (the token from the session cookie); answers the status and the body.
+ */
+const callFunction = (page: Page, name: string, input: unknown) =>
+  page.evaluate(
+    async ([fn, body]) => {
+      const session = await fetch('/_platform/api/session', { method: 'POST' });
+      const { token } = (await session.json()) as { token: string };
+      const response = await fetch(`/_platform/api/functions/${fn}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as { result?: unknown } };
+    },
+    [name, input] as const,
+  );
+
 describe('the examples deployed to platform serve, in Chromium', { timeout: 240_000 }, () => {
   let postgres: PostgresServer;
   let secrets: SecretService;
@@ -146,18 +165,19 @@ describe('the examples deployed to platform serve, in Chromium', { timeout: 240_
       await writeFile(upload, 'fern, basil');
       await item.locator('input[type=file]').setInputFiles(upload);
       await expect.poll(() => item.locator('small').textContent()).toContain('plants.txt');
+      // The bytes arrived intact in the app's file storage, read back through a Function.
+      const listed = await callFunction(page, 'listTodos', {});
+      const { todos } = listed.body.result as { todos: { id: string; title: string }[] };
+      const watered = todos.find((one) => one.title === 'Water the plants');
+      const read = await callFunction(page, 'readAttachment', { todoId: watered?.id });
+      const attachment = read.body.result as { name: string; base64: string };
+      expect(attachment.name).toBe('plants.txt');
+      expect(Buffer.from(attachment.base64, 'base64').toString()).toBe('fern, basil');
       // A job: createTodo with a reminder enqueues one on the `reminders` queue, due now; its
       // owner reads its state on the owner API from the same signed-in browser.
-      const created = await page.evaluate(async () => {
-        // The session token, as @platform/browser gets it from the session cookie.
-        const session = await fetch('/_platform/api/session', { method: 'POST' });
-        const { token } = (await session.json()) as { token: string };
-        const response = await fetch('/api/todos', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: JSON.stringify({ title: 'Call the plumber', remindInMinutes: 0 }),
-        });
-        return { status: response.status, body: await response.json() };
+      const created = await callFunction(page, 'createTodo', {
+        title: 'Call the plumber',
+        remindInMinutes: 0,
       });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       const jobId = (created.body as { result: { reminderJobId: string } }).result.reminderJobId;
