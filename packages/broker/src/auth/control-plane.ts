@@ -74,6 +74,7 @@ export async function admitControlPlane(
   }
   const identity = await auth.cookie(c.req.raw);
   if (identity !== undefined && (await auth.signedInOwner(c.req.raw))) {
+    c.set('consoleAccount', identity.account.id);
     return void (await admit());
   }
   if (identity === undefined && wantsHtml(c.req.raw)) {

@@ -1,6 +1,7 @@
 import { browserRoutes } from '@platform/schema/routes';
 import type { Context } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { clientAddressOf } from '../http/client-address.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 
 // Pages under `{auth_url}` that a signed-in person comes back to after signing in.
@@ -43,10 +44,10 @@ export function signInPath(returnTo: string): string {
   return `${browserRoutes.signIn.path}?returnTo=${encodeURIComponent(returnTo)}`;
 }
 
-/** The client's address (for rate limits); `local` for in-process requests. */
+/**
+ * The client's address (for rate limits): the socket's peer, or the address a trusted proxy
+ * named (`platform serve`); `local` for in-process requests.
+ */
 export function clientAddress(c: Context<BrokerEnv>): string {
-  const env = c.env as unknown as
-    | { incoming?: { socket?: { remoteAddress?: string } } }
-    | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'local';
+  return clientAddressOf(c.env) ?? 'local';
 }

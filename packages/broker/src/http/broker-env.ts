@@ -18,5 +18,11 @@ export interface BrokerEnv {
      * session or the developer cookie, and for a state change also the browser's form token.
      */
     console?: true;
+    /**
+     * Set with `console` when the owner's own session admitted the request: their account id.
+     * A change made there acts as that person only (`actingAs` names no one else); the
+     * developer's cookie, like the dev token, leaves it unset.
+     */
+    consoleAccount?: string;
   };
 }

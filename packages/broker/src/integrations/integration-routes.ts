@@ -2,6 +2,7 @@ import { type JsonObject, PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Context, Hono } from 'hono';
 import { clearCookie, isSecure, readCookie, setCookie } from '../auth/cookies.ts';
+import { checkActingAs } from '../http/acting-as.ts';
 import { readBodyText, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import {
@@ -101,7 +102,7 @@ export function mountIntegrationRoutes(
       });
     }
   };
-  const actor = async (email: unknown): Promise<string> => {
+  const actor = async (c: Context<BrokerEnv>, email: unknown): Promise<string> => {
     if (typeof email !== 'string' || email === '') {
       throw invalid('actingAs must be the email address of the member acting.', 'actingAs');
     }
@@ -114,6 +115,7 @@ export function mountIntegrationRoutes(
         details: { email },
       });
     }
+    checkActingAs(c, found.accountId, wanted);
     return found.accountId;
   };
   const json = async (c: Context<BrokerEnv>) =>
@@ -138,7 +140,7 @@ export function mountIntegrationRoutes(
     if (body.connectionId !== undefined && typeof body.connectionId !== 'string') {
       throw invalid('connectionId must be a connection id.', 'connectionId');
     }
-    const link = await admin.createLink(await actor(body.actingAs), {
+    const link = await admin.createLink(await actor(c, body.actingAs), {
       providerAppId: appId,
       kind,
       connectionId: body.connectionId as string | undefined,
@@ -149,13 +151,13 @@ export function mountIntegrationRoutes(
   hono.get(paths.webhookUrl, async (c) => {
     checkApp(c);
     const connection = await services.connections.get(c.req.param('connectionId') ?? '');
-    await admin.checkManage(await actor(c.req.query('actingAs')), connection);
+    await admin.checkManage(await actor(c, c.req.query('actingAs')), connection);
     return c.json({ url: services.webhooks.url(connection.id) });
   });
   hono.delete(paths.connection, async (c) => {
     checkApp(c);
     await admin.removeConnection(
-      await actor(c.req.query('actingAs')),
+      await actor(c, c.req.query('actingAs')),
       c.req.param('connectionId') ?? '',
     );
     return c.body(null, 204);
@@ -174,7 +176,7 @@ export function mountIntegrationRoutes(
     // An agent binds for its own account, under the agents' rule; a person names themselves.
     const agent = c.get('agent');
     const binding = await admin.bind(
-      agent?.accountId ?? (await actor(body.actingAs)),
+      agent?.accountId ?? (await actor(c, body.actingAs)),
       appId,
       c.req.param('slot') ?? '',
       body.connectionId,
@@ -184,7 +186,7 @@ export function mountIntegrationRoutes(
   });
   hono.delete(paths.binding, async (c) => {
     checkApp(c);
-    await admin.unbind(await actor(c.req.query('actingAs')), appId, c.req.param('slot') ?? '');
+    await admin.unbind(await actor(c, c.req.query('actingAs')), appId, c.req.param('slot') ?? '');
     return c.body(null, 204);
   });
 
@@ -230,7 +232,7 @@ export function mountIntegrationRoutes(
       const chooser =
         body.testConnection === null
           ? undefined
-          : (agent?.accountId ?? (await actor(body.actingAs)));
+          : (agent?.accountId ?? (await actor(c, body.actingAs)));
       await admin.setTestConnection(appId, body.testConnection, chooser);
     }
     return c.json(devState());

@@ -30,6 +30,11 @@ export interface OrgIntegrationsOptions {
    * single app's); `undefined` keeps the key in memory (in-memory stores of tests).
    */
   readonly dir: string | undefined;
+  /**
+   * The file of the key that seals credentials, instead of the one in `dir` (`platform serve`
+   * keeps it where its settings say). @default `<dir>/.platform/credentials.key`
+   */
+  readonly keyFile?: string | undefined;
   /** The organisation's apps, as integration calls reach them. */
   readonly apps: () => readonly ProviderApp[];
   /** `{base_url}`: where connect pages are served. */
@@ -80,9 +85,11 @@ export async function openOrgIntegrations(
 ): Promise<OrgIntegrations> {
   const { central, clock } = options;
   const cipher =
-    options.dir === undefined
-      ? CredentialCipher.ephemeral()
-      : await CredentialCipher.open(join(options.dir, '.platform'));
+    options.keyFile !== undefined
+      ? await CredentialCipher.openFile(options.keyFile)
+      : options.dir === undefined
+        ? CredentialCipher.ephemeral()
+        : await CredentialCipher.open(join(options.dir, '.platform'));
   const environment = options.environment ?? 'development';
   const connections = new Connections(central, cipher, clock);
   const bindings = new Bindings(central, clock);

@@ -1,5 +1,6 @@
 import { PlatformError } from '@platform/errors';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { checkActingAs } from '../http/acting-as.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { orgApiPaths, ownerApiPaths } from '../http/paths.ts';
 import { normalizeEmail } from '../kernel/email.ts';
@@ -130,12 +131,16 @@ export function mountAuthorityRoutes(
   // The organisation's members and roles. The dev token is the operator, not an account: a
   // change names the administrator on whose authority it is made (`actingAs`), and the rules
   // of Memberships (administrators only, never the last administrator) apply to that account.
-  const actingMember = async (email: unknown) => {
+  // The owner's session in the console acts as that owner only (checkActingAs).
+  const actingMember = async (c: Context<BrokerEnv>, email: unknown) => {
     if (typeof email !== 'string')
       throw invalid('actingAs must be a member email address.', 'actingAs');
-    return memberByEmail(await members.list(), email);
+    const member = memberByEmail(await members.list(), email);
+    checkActingAs(c, member.accountId, member.email);
+    return member;
   };
-  const actor = async (email: unknown) => (await actingMember(email)).accountId;
+  const actor = async (c: Context<BrokerEnv>, email: unknown) =>
+    (await actingMember(c, email)).accountId;
   app.get(orgApiPaths.organisation, async (c) =>
     c.json({ apps: apps(), members: await members.list() }),
   );
@@ -143,7 +148,7 @@ export function mountAuthorityRoutes(
   app.post(orgApiPaths.members, async (c) => {
     const body = (await c.req.json().catch(() => undefined)) as Record<string, unknown> | undefined;
     if (typeof body?.email !== 'string') throw invalid('email must be an email address.', 'email');
-    const inviter = await actingMember(body.actingAs);
+    const inviter = await actingMember(c, body.actingAs);
     const invitation = await members.invite(inviter.accountId, body.email);
     await sendInvitation(outbox, invitation, { inviter: inviter.email, appUrl });
     return c.json(invitation);
@@ -154,11 +159,15 @@ export function mountAuthorityRoutes(
     if (role !== 'member' && role !== 'administrator') {
       throw invalid('role must be "member" or "administrator".', 'role');
     }
-    const member = await members.setRole(await actor(body?.actingAs), c.req.param('email'), role);
+    const member = await members.setRole(
+      await actor(c, body?.actingAs),
+      c.req.param('email'),
+      role,
+    );
     return c.json({ member });
   });
   app.delete(orgApiPaths.member, async (c) => {
-    await members.remove(await actor(c.req.query('actingAs')), c.req.param('email'));
+    await members.remove(await actor(c, c.req.query('actingAs')), c.req.param('email'));
     return c.body(null, 204);
   });
 

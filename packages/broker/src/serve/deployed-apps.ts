@@ -15,9 +15,13 @@ import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import { readDeployment, writeDeployment } from '../deploy/archive.ts';
 import type { FileStorageSettings } from '../files/files-feature.ts';
+import { providerApp } from '../integrations/app-integrations.ts';
+import type { OrgIntegrations } from '../integrations/org-integrations.ts';
+import type { ProviderApp } from '../integrations/provider-app.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
 import type { AppGauges } from '../observability/metrics.ts';
+import type { PublishingApp } from '../org/custom-integrations.ts';
 import type { AppSecrets } from './app-secrets.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
@@ -72,6 +76,8 @@ export function appUrlOf(baseUrl: string, appId: string): string {
 interface Serving {
   readonly deploymentId: string;
   readonly broker: Broker;
+  /** The revision's platform.yaml. */
+  readonly manifest: Manifest;
   /** Requests it is answering now. */
   inFlight: number;
   readonly idle: (() => void)[];
@@ -95,6 +101,12 @@ export interface DeployedAppsOptions {
    * @default none: such a restore answers `FEATURE_NOT_AVAILABLE`
    */
   readonly newApps?: (appId: string) => NewAppHost;
+  /**
+   * The organisation's integrations, which every app's broker shares: `ctx.integrations`, the
+   * connect pages and the owner API of connections and bindings. @default none: the apps'
+   * integration calls answer `FEATURE_NOT_AVAILABLE`
+   */
+  readonly integrations?: OrgIntegrations;
 }
 
 /**
@@ -298,7 +310,7 @@ export class DeployedApps {
       await record?.();
       return;
     }
-    const broker = await this.#start(appId, deploymentId);
+    const { broker, manifest } = await this.#start(appId, deploymentId);
     if (record !== undefined) {
       try {
         await record();
@@ -309,7 +321,7 @@ export class DeployedApps {
     }
     // The swap is one assignment: a request reads the map once, so it is answered wholly by
     // one revision.
-    this.#serving.set(appId, { deploymentId, broker, inFlight: 0, idle: [] });
+    this.#serving.set(appId, { deploymentId, broker, manifest, inFlight: 0, idle: [] });
     this.#unloaded.delete(appId);
     this.#options.logger.info({ app: appId, deployment: deploymentId }, 'revision active');
     if (old !== undefined) this.#retire(old);
@@ -367,7 +379,42 @@ export class DeployedApps {
     return dir;
   }
 
-  async #start(appId: string, deploymentId: string): Promise<Broker> {
+  /**
+   * The apps with a revision running, as the organisation's integration calls reach them: each
+   * call goes to the revision serving at that moment.
+   */
+  providers(): ProviderApp[] {
+    return [...this.#serving].map(([appId, one]) =>
+      providerApp(appId, one.manifest, () => {
+        const now = this.#serving.get(appId);
+        return now === undefined
+          ? undefined
+          : {
+              manifest: now.manifest,
+              invoker: now.broker.invoker,
+              paused: () => now.broker.auth.appPaused(),
+            };
+      }),
+    );
+  }
+
+  /**
+   * The organisation's apps with the platform.yaml each serves, as a revision of `appId` with
+   * `manifest` sees them: itself with its own, the others with their active revisions'.
+   */
+  #publishers(appId: string, manifest: Manifest): PublishingApp[] {
+    return [
+      { appId, manifest },
+      ...[...this.#serving]
+        .filter(([id]) => id !== appId)
+        .map(([id, one]) => ({ appId: id, manifest: one.manifest })),
+    ];
+  }
+
+  async #start(
+    appId: string,
+    deploymentId: string,
+  ): Promise<{ broker: Broker; manifest: Manifest }> {
     const { settings, central, logger } = this.#options;
     const dir = await this.#unpacked(appId, deploymentId);
     const manifest = manifestOf(await readFile(join(dir, 'platform.yaml'), 'utf8'));
@@ -406,6 +453,16 @@ export class DeployedApps {
       fileStorage: appFileStorage(settings, appId),
       environment: settings.environment,
       ai: aiOptionsOf(settings.ai),
+      allowNet: settings.allowNet,
+      ...(this.#options.integrations
+        ? {
+            integrations: {
+              organisation: this.#options.integrations,
+              manifest,
+              publishers: () => this.#publishers(appId, manifest),
+            },
+          }
+        : {}),
       mount: (app, services) => {
         mountAppRoutes(app, { routes: () => routes, ...services });
         frontend.mount(app);
@@ -425,7 +482,7 @@ export class DeployedApps {
       await broker.close();
       throw error;
     }
-    return broker;
+    return { broker, manifest };
   }
 
   /**

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { S3StoreSettings } from '../files/s3-store.ts';
 import { type AiSetting, addAiProblems, aiNames, aiRules, aiSettingOf } from './ai-settings.ts';
+import { networkNames, networkRules } from './network-settings.ts';
 import {
   addObjectStorageProblems,
   objectStorageNames,
@@ -52,6 +53,16 @@ export interface ServeSettings {
    * `FEATURE_NOT_AVAILABLE`.
    */
   readonly ai?: AiSetting;
+  /**
+   * The hosts the deployed apps' Functions may reach besides the broker (a provider's token
+   * endpoint or API), as `platform dev --allow-net` takes them. @default none
+   */
+  readonly allowNet: readonly string[];
+  /**
+   * The addresses and subnets of the proxies whose `X-Forwarded-For` names the client; from any
+   * other peer the header is ignored. @default none: the client is the connection's peer
+   */
+  readonly trustedProxies: readonly string[];
 }
 
 /** The outcome of reading the settings: the settings, or one line per bad setting. */
@@ -74,6 +85,7 @@ const names = {
   logLevel: { key: 'logLevel', env: 'PLATFORM_LOG_LEVEL' },
   ...aiNames,
   ...objectStorageNames,
+  ...networkNames,
 } as const satisfies Record<string, SettingName>;
 
 type Key = keyof typeof names;
@@ -135,6 +147,7 @@ const rules = {
   }),
   ...aiRules,
   ...objectStorageRules,
+  ...networkRules,
 } satisfies Record<Key, z.ZodType>;
 
 const defaults: Partial<Record<Key, string>> = {
@@ -259,6 +272,8 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
       environment: v.environment,
       organisation: (values.organisation as string | undefined) ?? domain,
       logLevel: v.logLevel,
+      allowNet: (values.allowNet as string[] | undefined) ?? [],
+      trustedProxies: (values.trustedProxies as string[] | undefined) ?? [],
       ...(objectStorage === undefined ? {} : { objectStorage }),
       ...(ai === undefined ? {} : { ai }),
     },

@@ -12,10 +12,12 @@ import { AgentCredentials } from '../auth/agent-credentials.ts';
 import type { Database } from '../db/database.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import { S3FileStore } from '../files/s3-store.ts';
+import { clientAddressOf, setClientAddress } from '../http/client-address.ts';
 import { CUSTOM_DOMAIN_HEADER } from '../http/custom-domain.ts';
 import { servicePaths } from '../http/paths.ts';
 import { webSocketServer } from '../http/serve.ts';
 import { CredentialCipher } from '../integrations/credential-cipher.ts';
+import { openOrgIntegrations } from '../integrations/org-integrations.ts';
 import { type Clock, inMinutes, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
 import { createServiceLogger, type ServiceLogger } from '../observability/logger.ts';
@@ -33,7 +35,9 @@ import { appUrlOf, DeployedApps } from './deployed-apps.ts';
 import { mountDeploymentRoutes } from './deployment-routes.ts';
 import { mountDomainRoutes } from './domain-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
+import { forwardedClient } from './forwarded-client.ts';
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
+import { trustedProxyList } from './network-settings.ts';
 import { ownerAccess } from './owner-access.ts';
 import { ServeRestoredApps } from './restored-apps.ts';
 import { mountSecretRoutes } from './secret-routes.ts';
@@ -120,6 +124,18 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   });
   const secrets = new AppSecrets({ central, cipher, clock });
   await secrets.start();
+  // The organisation's integrations, shared by every deployed app: their connections sealed
+  // with the service's credential key, their connect pages and OAuth callback on {base_url}.
+  const integrations = await openOrgIntegrations({
+    central,
+    dir: undefined,
+    keyFile: settings.credentialKeyFile,
+    apps: () => deployed.providers(),
+    baseUrl: () => settings.baseUrl,
+    print: (line) => logger.info({ event: 'integrations' }, line),
+    clock,
+    environment: settings.environment,
+  });
   const deployed: DeployedApps = new DeployedApps({
     settings,
     central,
@@ -128,6 +144,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     secrets,
     centralSignInAt: signIn.at,
     newApps: (appId) => restoredApps.hostFor(appId),
+    integrations,
   });
   const domains = new CustomDomains({
     central,
@@ -161,7 +178,13 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   metrics.trackApps(() => deployed.gauges());
   // Loaded while the service already listens: healthz answers at once, readyz once they run,
   // and a request for an app still starting waits for it.
+  let draining: Promise<{ unfinished: number }> | undefined;
   const loading = deployed.startActive();
+  // Sync schedules and event deliveries run once the apps are loaded; each takes a lease in the
+  // central store, so several nodes never run the same one twice.
+  void loading.then(() => {
+    if (draining === undefined) integrations.start();
+  });
   // Apps' files go to this bucket when it is set (each app under its own prefix); readyz asks it.
   const objectStorage =
     settings.objectStorage === undefined ? undefined : new S3FileStore(settings.objectStorage);
@@ -188,8 +211,18 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     if (!files) return 'file storage unreachable';
     return deployed.notReady();
   };
+  const trustedProxies = trustedProxyList(settings.trustedProxies);
   const handle = async (received: Request, env?: unknown): Promise<Response> => {
     const request = withServiceScheme(received, settings.baseUrl);
+    // The client, for the per-client sign-in limits: the socket's peer, or the address a
+    // trusted proxy names for it.
+    const peer = clientAddressOf(env);
+    if (peer !== undefined) {
+      setClientAddress(
+        env,
+        forwardedClient(peer, request.headers.get('x-forwarded-for'), trustedProxies),
+      );
+    }
     // Only this service says a request came by a custom domain.
     request.headers.delete(CUSTOM_DOMAIN_HEADER);
     const { pathname } = new URL(request.url);
@@ -202,7 +235,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     }
     const host = hostName(request.headers.get('host'));
     const target = routeHost(host, settings.baseDomain);
-    if (target.kind === 'base') return front.fetch(request);
+    if (target.kind === 'base') return front.fetch(request, env);
     if (target.kind === 'app') {
       return (
         (await deployed.fetch(target.appId, request, env)) ??
@@ -213,7 +246,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     const owner = domains.appFor(host);
     if (owner !== undefined) {
       return (
-        (await deployed.fetch(owner, viaCustomDomain(request))) ??
+        (await deployed.fetch(owner, viaCustomDomain(request), env)) ??
         (await deletedAnswer(central, owner, request)) ??
         unknownHostPage(settings.baseUrl)
       );
@@ -262,6 +295,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   } catch (error) {
     server.close();
     await loading;
+    await integrations.stop();
     await deployed.close();
     domains.close();
     await secrets.close();
@@ -288,7 +322,6 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       `No platform administrator yet. Open this link within ${inMinutes(limits.setupLinkSeconds)} to create the first one (it works once): ${settings.baseUrl}${servicePaths.setup}?key=${secret}`,
     );
   }
-  let draining: Promise<{ unfinished: number }> | undefined;
   return {
     listenUrl,
     baseUrl: settings.baseUrl,
@@ -314,6 +347,9 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         server.closeAllConnections();
         await closed;
         await metricsServer.close();
+        // Stopped before the apps close, so no sync or delivery starts on a closing app.
+        await loading.catch(() => undefined);
+        await integrations.stop();
         await deployed.close();
         await sweeper.close();
         domains.close();

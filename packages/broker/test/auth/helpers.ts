@@ -175,6 +175,8 @@ export class FakeBrowser {
     init: {
       method?: string;
       form?: Record<string, string>;
+      /** A JSON body, as the console's script sends one. */
+      json?: unknown;
       headers?: Record<string, string>;
       origin?: string | null;
     } = {},
@@ -194,6 +196,9 @@ export class FakeBrowser {
     if (init.form) {
       headers.set('content-type', 'application/x-www-form-urlencoded');
       body = new URLSearchParams(init.form).toString();
+    } else if (init.json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(init.json);
     }
     const response = await this.#transport(new URL(path, this.origin).href, {
       method,

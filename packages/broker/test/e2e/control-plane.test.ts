@@ -233,6 +233,45 @@ describe('the organisation from the command line', { timeout: 60_000 }, () => {
   });
 });
 
+describe('the owner acting in the console', { timeout: 60_000 }, () => {
+  it('acts as the signed-in owner only, never with another member’s authority', async () => {
+    // A member who owns the app, and is no administrator of the organisation.
+    expect(await cli('app', 'authority', 'set', 'owner', PAT)).toMatchObject({ code: 0 });
+    try {
+      const pat = new FakeBrowser(dev.broker);
+      expect((await pat.signInByPassword(PAT, PASSWORD)).status).toBe(303);
+      const { csrf } = (await (await pat.request('/_platform/dashboard/session')).json()) as {
+        csrf: string;
+      };
+      const change = (path: string, method: string, body: unknown) =>
+        pat.request(path, { method, headers: { 'x-platform-csrf': csrf }, json: body });
+      // Naming an administrator as the one acting would make the owner an administrator.
+      const promoted = await change(`/v1/organisation/members/${PAT}/role`, 'PUT', {
+        role: 'administrator',
+        actingAs: 'owner@localhost',
+      });
+      expect(promoted.status).toBe(403);
+      expect((await errorFromResponse(promoted)).code).toBe('PERMISSION_DENIED');
+      const invited = await change('/v1/organisation/members', 'POST', {
+        email: 'friend@example.com',
+        actingAs: 'owner@localhost',
+      });
+      expect((await errorFromResponse(invited)).code).toBe('PERMISSION_DENIED');
+      // Acting as themselves, the organisation's own rules answer.
+      const own = await change(`/v1/organisation/members/${PAT}/role`, 'PUT', {
+        role: 'administrator',
+        actingAs: PAT,
+      });
+      expect((await errorFromResponse(own)).code).toBe('ROLE_CHANGE_FORBIDDEN');
+      expect((await cli('org', 'members')).out).toContain(`${PAT}  member`);
+    } finally {
+      expect(await cli('app', 'authority', 'set', 'owner', 'owner@localhost')).toMatchObject({
+        code: 0,
+      });
+    }
+  });
+});
+
 describe('a platform administrator', { timeout: 60_000 }, () => {
   it('opens the private app for review with their own identity, without owner control', async () => {
     const REVIEWER = 'rev@example.com';
