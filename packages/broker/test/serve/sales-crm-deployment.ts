@@ -1,26 +1,22 @@
 // The sales-crm example as the serve suites deploy it: its calendar provider pointed at the test
 // OAuth 2 server on loopback, and an organisation connection to it made as its owner makes one
 // on the service, from the calendar app's console in Chromium, through the provider's sign-in.
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { TestOAuthServer } from '../helpers/oauth-server.ts';
-import { root } from './serve-harness.ts';
+import { root, setSecret } from './serve-harness.ts';
 
 /** The apps of the example, in the order they deploy (the publishers before their consumer). */
 export const SALES_CRM_APPS = ['crm', 'calendar', 'sales'] as const;
 
 /**
  * Copies the example's apps into `dir` (`dir/crm`, `dir/calendar`, `dir/sales`), with the
- * calendar's authorization URL at `oauth`, and its `CALENDAR_URL` secret in the app's state
- * folder under `filesDir` (`PLATFORM_FILES_DIR`), which every revision of the app reads.
+ * calendar's authorization URL at `oauth`. Its `CALENDAR_URL` secret is set once the calendar
+ * is deployed ({@link setCalendarSecret}).
  */
-export async function prepareSalesCrm(
-  dir: string,
-  filesDir: string,
-  oauth: TestOAuthServer,
-): Promise<void> {
+export async function prepareSalesCrm(dir: string, oauth: TestOAuthServer): Promise<void> {
   await cp(join(root, 'examples/sales-crm'), dir, { recursive: true });
   // The example names a calendar service on the internet; here it is the loopback server.
   const yaml = join(dir, 'calendar/platform.yaml');
@@ -28,9 +24,16 @@ export async function prepareSalesCrm(
     yaml,
     (await readFile(yaml, 'utf8')).replace('https://calendar.example.com/oauth', oauth.url),
   );
-  const state = join(filesDir, '_app-state/calendar');
-  await mkdir(state, { recursive: true });
-  await writeFile(join(state, 'secrets.json'), JSON.stringify({ CALENDAR_URL: oauth.url }));
+}
+
+/** The deployed calendar's `CALENDAR_URL` secret, set at `base` as its operator sets one. */
+export async function setCalendarSecret(
+  env: NodeJS.ProcessEnv,
+  base: string,
+  oauth: TestOAuthServer,
+): Promise<void> {
+  const set = await setSecret(env, base, 'calendar', 'CALENDAR_URL', oauth.url);
+  expect(set.code, set.err).toBe(0);
 }
 
 /**

@@ -16,7 +16,12 @@ import { startOAuthServer, type TestOAuthServer } from '../helpers/oauth-server.
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { connectCalendar, prepareSalesCrm, SALES_CRM_APPS } from './sales-crm-deployment.ts';
+import {
+  connectCalendar,
+  prepareSalesCrm,
+  SALES_CRM_APPS,
+  setCalendarSecret,
+} from './sales-crm-deployment.ts';
 import {
   cli,
   freePort,
@@ -87,7 +92,7 @@ describe('the examples deployed to platform serve, in Chromium', { timeout: 240_
       recursive: true,
       filter: (path) => !path.includes('.platform'),
     });
-    await prepareSalesCrm(dir.path, join(dir.path, 'files'), oauth);
+    await prepareSalesCrm(dir.path, oauth);
     service = startService({
       ...serveEnv(postgres.url, base, port, dir.path),
       PLATFORM_ALLOW_NET: oauth.host,
@@ -143,6 +148,7 @@ describe('the examples deployed to platform serve, in Chromium', { timeout: 240_
       ]);
       expect(deployed.code, `${app}: ${deployed.err}`).toBe(0);
     }
+    await setCalendarSecret(secrets.env, base, oauth);
   });
 
   it('signs in at the todo app, adds a todo, attaches a file and runs a reminder job', async () => {

@@ -72,14 +72,19 @@ export async function waitReady(port: number, host: string): Promise<void> {
   }
 }
 
-/** The CLI in its own process, with only the environment `env` (a private Secret Service's). */
-export const cli = (env: NodeJS.ProcessEnv, args: string[], cwd = root) =>
+/**
+ * The CLI in its own process, with only the environment `env` (a private Secret Service's),
+ * and `input` on its standard input when given.
+ */
+export const cli = (env: NodeJS.ProcessEnv, args: string[], cwd = root, input?: string) =>
   new Promise<{ code: number | null; out: string; err: string }>((done) => {
     const child = spawn(process.execPath, node([bin, ...args]), {
       cwd,
       env: { ...env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // Closed at once: a command that would ask for input reads its end instead.
+    child.stdin.end(input);
     const out: string[] = [];
     const err: string[] = [];
     createInterface({ input: child.stdout }).on('line', (line) => out.push(line));
@@ -225,3 +230,18 @@ await store.put(process.argv[2], process.argv[3]);
     }).on('close', done),
   );
 }
+
+/** `platform secrets set NAME --value-stdin` of app `app` at `base`, the value piped in. */
+export const setSecret = (
+  env: NodeJS.ProcessEnv,
+  base: string,
+  app: string,
+  name: string,
+  value: string,
+) =>
+  cli(
+    env,
+    ['secrets', 'set', name, '--value-stdin', '--to', base, '--app', app],
+    root,
+    `${value}\n`,
+  );

@@ -12,7 +12,12 @@ import { startOAuthServer, type TestOAuthServer } from '../helpers/oauth-server.
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
-import { connectCalendar, prepareSalesCrm, SALES_CRM_APPS } from './sales-crm-deployment.ts';
+import {
+  connectCalendar,
+  prepareSalesCrm,
+  SALES_CRM_APPS,
+  setCalendarSecret,
+} from './sales-crm-deployment.ts';
 import {
   adaCredential,
   call,
@@ -54,7 +59,7 @@ describe('integrations of deployed apps', () => {
       redirectUri: () => `${base}/v1/custom-integrations/oauth/callback`,
       accessTokenLifetime: 600,
     });
-    await prepareSalesCrm(dir.path, join(dir.path, 'files'), oauth);
+    await prepareSalesCrm(dir.path, oauth);
     service = startService({
       ...serveEnv(postgres.url, base, port, dir.path),
       // The calendar's Functions reach its token endpoint and API; nothing else is allowed.
@@ -69,6 +74,7 @@ describe('integrations of deployed apps', () => {
       const deployed = await deploy(app);
       expect(deployed.code, `${app}: ${deployed.err}`).toBe(0);
     }
+    await setCalendarSecret(secrets.env, base, oauth);
   }, 240_000);
 
   afterAll(async () => {

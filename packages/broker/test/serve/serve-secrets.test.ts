@@ -3,10 +3,9 @@
 // B, a changed or removed value reaches B within the bound, the value is never listed, printed
 // by either node, stored in clear or written into the central store's rows; and only the app's
 // owner or an administrator may manage them, never an app access token or another member.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppTokens } from '../../src/auth/app-tokens.ts';
@@ -25,10 +24,9 @@ import {
   freePort,
   issueAccountCredential,
   keepCredential,
-  node as nodeArgs,
   cli as platformCli,
-  root,
   serveEnv,
+  setSecret as setSecretAt,
   setUpAdministrator,
   setupKey,
   startService,
@@ -111,31 +109,9 @@ describe("a deployed app's secrets on two platform serve nodes", () => {
 
   const cli = (args: string[]) => platformCli(keyring.env, args);
 
-  /** `platform secrets set` with the value on standard input, as a script would pipe it. */
+  /** `platform secrets set` of the vault app with the value piped in, as a script would. */
   const setSecret = (node: Node, name: string, value: string) =>
-    new Promise<{ code: number | null; out: string; err: string }>((done) => {
-      const child = spawn(
-        process.execPath,
-        nodeArgs([
-          join(root, 'packages/broker/src/bin.ts'),
-          'secrets',
-          'set',
-          name,
-          '--value-stdin',
-          '--to',
-          node.base,
-          '--app',
-          'vault',
-        ]),
-        { cwd: root, env: { ...keyring.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] },
-      );
-      const out: string[] = [];
-      const err: string[] = [];
-      createInterface({ input: child.stdout }).on('line', (line) => out.push(line));
-      createInterface({ input: child.stderr }).on('line', (line) => err.push(line));
-      child.on('close', (code) => done({ code, out: out.join('\n'), err: err.join('\n') }));
-      child.stdin.end(`${value}\n`);
-    });
+    setSecretAt(keyring.env, node.base, 'vault', name, value);
 
   /** The digest node `node`'s Function answers for API_KEY (null when unset). */
   const digestAt = async (node: Node): Promise<string | null> => {
