@@ -94,8 +94,13 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
   }
+  // A browser relayed from a custom domain goes back there: the central sign-in knows which.
   const appPeers = () =>
-    deployed.appIds().map((appId) => ({ appId, url: appUrlOf(settings.baseUrl, appId) }));
+    deployed.appIds().map((appId) => ({
+      appId,
+      url: appUrlOf(settings.baseUrl, appId),
+      domains: domains.verifiedOf(appId),
+    }));
   const signIn = await startCentralSignIn({
     databaseUrl: settings.databaseUrl,
     central,
