@@ -135,6 +135,8 @@ export const errorMeanings = {
   ONBOARDING_REQUEST_NOT_FOUND: 'No onboarding request has this id, or its claim secret is wrong.',
   ONBOARDING_REQUEST_EXPIRED:
     'The onboarding request was finished already, or not confirmed within 24 hours.',
+  APP_ID_TAKEN:
+    "Another person's app or onboarding request on this service has this app id; choose another.",
   TOKEN_REQUEST_NOT_FOUND: 'No credential request has this id, or its claim secret is wrong.',
   TOKEN_REQUEST_DENIED: 'The owner declined the credential request.',
   TOKEN_REQUEST_EXPIRED:

@@ -34,6 +34,7 @@ import { mountDomainRoutes } from './domain-routes.ts';
 import { issueSetupLink, mountFirstAdministrator } from './first-administrator.ts';
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
 import { ownerAccess } from './owner-access.ts';
+import { mountServeOnboarding } from './serve-onboarding.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -140,6 +141,15 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     routes: (app) => {
       mountFirstAdministrator(app, { central, clock });
       signIn.mount(app);
+      mountServeOnboarding(app, {
+        central,
+        clock,
+        signIn,
+        baseUrl: settings.baseUrl,
+        baseDomain: settings.baseDomain,
+        organisation: settings.organisation,
+        print: (line) => logger.info({ app: 'base' }, line),
+      });
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
       mountDomainRoutes(app, {
         access: ownerAccess({ central, clock, baseDomain: settings.baseDomain }),
