@@ -51,6 +51,11 @@ export interface OrgFrontOptions {
   readonly clock: Clock;
   readonly print: LogWriter;
   /**
+   * The host name of `{base_url}` when it is a service's (`platform serve`'s base domain): the
+   * agent tools answer there besides loopback. @default loopback only
+   */
+  readonly serviceHost?: string;
+  /**
    * Routes mounted before the organisation's own, which they take precedence over (the setup
    * page and the deployments of `platform serve`).
    */
@@ -182,6 +187,7 @@ export function orgFrontApp(options: OrgFrontOptions): Hono<BrokerEnv> {
   const tools = agentHttp(
     (credential) => async (twin) =>
       app.fetch(twinRequest(twin, 'http://agent-tool.invalid', credential)),
+    options.serviceHost,
   );
   app.all(MCP_PATH, async (c) => {
     // An agent credential acts on its own app only: each tool's twin is checked by that app.

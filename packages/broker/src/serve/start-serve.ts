@@ -126,6 +126,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   await domains.start();
   const front = orgFrontApp({
     organisation: settings.organisation,
+    serviceHost: settings.baseDomain,
     apps: () =>
       deployed.appIds().map((appId) => ({
         appId,

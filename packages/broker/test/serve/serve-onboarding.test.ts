@@ -224,7 +224,8 @@ describe('onboarding on platform serve', () => {
     const finished = await onboard({ requestId, claimSecret });
     const answer = finished.structuredContent ?? {};
     expect(answer.state).toBe('finished');
-    expect((answer.agentCredential as { token: string }).token).toMatch(/^plat_agent_/);
+    const agentCredential = (answer.agentCredential as { token: string }).token;
+    expect(agentCredential).toMatch(/^plat_agent_/);
 
     // Finished, but nothing is deployed: the page waits for the first deployment.
     await page.waitForSelector('#state[data-state="deploying"]');
@@ -250,5 +251,10 @@ describe('onboarding on platform serve', () => {
     const who = await page.evaluate(async () => (await fetch('/api/whoami')).json());
     expect(who).toEqual({ result: { user: expect.any(String) } });
     await page.context().close();
+    // The agent's credential acts on the project, through {base_url}'s owner API.
+    const jobs = await fetch(`${base}/v1/apps/notes/jobs`, {
+      headers: { authorization: `Bearer ${agentCredential}` },
+    });
+    expect(jobs.status).toBe(200);
   }, 120_000);
 });
