@@ -43,7 +43,9 @@ const taken = (appId: string) =>
  * the launch page opens `{app_url}/` once the app has an active revision.
  */
 export function deployedProject(
-  options: ServeOnboardingOptions & { readonly requests: () => OnboardingRequests },
+  options: Pick<ServeOnboardingOptions, 'central' | 'baseUrl' | 'baseDomain' | 'organisation'> & {
+    readonly requests: () => OnboardingRequests;
+  },
 ): OnboardingProject {
   const { central } = options;
   return {
@@ -89,9 +91,9 @@ export function deployedProject(
 /**
  * Mounts onboarding (spec 5.2) on `{base_url}` of `platform serve`: the owner API
  * `start_onboarding` sends, the email link's pages and the owner launch page, on the central
- * sign-in. The owner API needs a caller the service knows: a live agent credential or a
- * member's account credential (`AUTH_REQUIRED` otherwise); a self-hosted service does not let
- * anyone make accounts and send mail.
+ * sign-in. The owner API needs a caller the service knows: a live agent credential or account
+ * credential of a member (`AUTH_REQUIRED` otherwise); a self-hosted service does not let anyone
+ * make accounts and send mail.
  */
 export function mountServeOnboarding(app: Hono<BrokerEnv>, options: ServeOnboardingOptions): void {
   const { central, clock, signIn } = options;
@@ -107,13 +109,12 @@ export function mountServeOnboarding(app: Hono<BrokerEnv>, options: ServeOnboard
   });
   const admit = async (c: Context<BrokerEnv>) => {
     const presented = readBearer(c.req.header('authorization'));
-    if (typeof presented === 'string') {
-      if ((await agents.verify(presented)) !== undefined) return;
-      const account = await accounts.verify(presented);
-      if (account !== undefined && (await roleOf(central, account.accountId)) !== undefined) {
-        return;
-      }
-    }
+    const holder =
+      typeof presented === 'string'
+        ? ((await agents.verify(presented)) ?? (await accounts.verify(presented)))
+        : undefined;
+    // Whoever holds it must still be a member: leaving the organisation ends what they may start.
+    if (holder !== undefined && (await roleOf(central, holder.accountId)) !== undefined) return;
     throw new PlatformError({
       code: 'AUTH_REQUIRED',
       message:

@@ -11,6 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentCredentials } from '../../src/auth/agent-credentials.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { createServiceLogger } from '../../src/observability/logger.ts';
+import {
+  type OnboardingRequest,
+  OnboardingRequests,
+} from '../../src/onboarding/onboarding-requests.ts';
+import { deployedProject } from '../../src/serve/serve-onboarding.ts';
 import { loadServeSettings } from '../../src/serve/serve-settings.ts';
 import { type RunningService, startServe } from '../../src/serve/start-serve.ts';
 import { writeFiles } from '../helpers/broker.ts';
@@ -166,6 +171,35 @@ describe('onboarding on platform serve', () => {
     expect(deployed.content[0]?.text).toMatch(/^APP_ID_TAKEN/);
     // Nothing was made for them.
     expect(logged.join('\n')).not.toContain('/confirm/onboarding');
+
+    // An app created while a request was ready: the agent's finish is refused, nothing changes.
+    await withCentral(postgres.url, async (central) => {
+      const project = deployedProject({
+        central,
+        baseUrl: base,
+        baseDomain: 'localhost',
+        organisation: 'Acme',
+        requests: () => new OnboardingRequests(central, systemClock),
+      });
+      const ready: OnboardingRequest = {
+        id: 'onb_test',
+        appId: 'todo',
+        email: 'late@example.com',
+        accountId: '00000000-0000-4000-8000-000000000001',
+        kind: 'new',
+        state: 'ready',
+        confirmed: true,
+        companySetUp: true,
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      };
+      await expect(central.transaction((tx) => project.claim(ready, tx))).rejects.toMatchObject({
+        code: 'APP_ID_TAKEN',
+      });
+      const { rows } = await central.query<{ owner: string }>(
+        "SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = 'todo'",
+      );
+      expect(rows[0]?.owner).toBe(await adaId(central));
+    });
 
     const anonymous = await fetch(`${base}/v1/apps/notes/onboarding`, {
       method: 'POST',
