@@ -8,7 +8,7 @@ import type { OnboardingRequest } from './onboarding-requests.ts';
  * app already served ({@link localProject}): finishing hands its ownership over and the project
  * opens at once. Under `platform serve` no app exists yet: the request holds its app id, finishing
  * makes the person the owner of the app to be, and the project opens after its first deployment
- * (`serve/onboarding-project.ts`).
+ * (`deployedProject` in `serve/serve-onboarding.ts`).
  */
 export interface OnboardingProject {
   /**
