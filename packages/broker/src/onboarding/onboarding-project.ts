@@ -16,6 +16,11 @@ export interface OnboardingProject {
    * (`APP_NOT_FOUND` for another app than `platform dev`'s, `INVALID_INPUT` for a malformed id).
    */
   appId(asked: string | undefined): string;
+  /**
+   * Whether an existing account approving a request belongs to the company already, so it
+   * skips company setup (in the approval's transaction).
+   */
+  inCompany(accountId: string, tx: Queryable): Promise<boolean>;
   /** Refuses a new request for `appId` when it is somebody else's (`APP_ID_TAKEN`). */
   requireFree(appId: string, email: string): Promise<void>;
   /**
@@ -60,6 +65,8 @@ export function localProject(
       }
       return appId;
     },
+    // An existing account belongs to a company of its own at least: approving is all it needs.
+    inCompany: async () => true,
     requireFree: async () => undefined,
     claim: async () => undefined,
     handOver,

@@ -133,15 +133,19 @@ export class OnboardingRequests {
 
   /**
    * Uses the email link, once: the address is confirmed (or, for an existing account, the
-   * request approved). Answers the request as it now stands.
+   * request approved). An existing account that `inCompany` says belongs to the company needs
+   * nothing more; any other still sets up or joins one. Answers the request as it now stands.
    */
-  useLink(token: string): Promise<OnboardingRequest | OnboardingLinkProblem> {
+  useLink(
+    token: string,
+    inCompany: (accountId: string, tx: Queryable) => Promise<boolean>,
+  ): Promise<OnboardingRequest | OnboardingLinkProblem> {
     return this.#db.transaction(async (tx) => {
       const row = await this.#byLink(tx, token, 'FOR UPDATE');
       if (typeof row === 'string') return row;
       const now = this.#clock.now();
-      // An existing account already belongs to a company: approving is all it needs.
-      const company = row.kind === 'existing' ? now : row.company_at;
+      const joined = row.kind === 'existing' && (await inCompany(row.account_id, tx));
+      const company = joined ? now : row.company_at;
       const { rows } = await tx.query<RequestRow>(
         `UPDATE platform.onboarding_requests
          SET link_used_at = $2, confirmed_at = $2, company_at = $3,

@@ -151,7 +151,7 @@ export class Onboarding {
 
   /** The explicit confirmation of the email link: the request as it now stands, or why not. */
   useLink(token: string): Promise<OnboardingRequest | OnboardingLinkProblem> {
-    return this.requests.useLink(token);
+    return this.requests.useLink(token, (accountId, tx) => this.project.inCompany(accountId, tx));
   }
 
   /**

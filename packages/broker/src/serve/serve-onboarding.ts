@@ -40,7 +40,8 @@ const taken = (appId: string) =>
  * or held by a finished onboarding) owned by another account, or held by another address's live
  * request, is `APP_ID_TAKEN`. The agent's finish records the person as the owner of the app to
  * be, in its transaction, so the person (or whoever they let edit it) deploys it as its owner;
- * the launch page opens `{app_url}/` once the app has an active revision.
+ * the launch page opens `{app_url}/` once the app has an active revision. An existing account
+ * that is no member joins the organisation after approving, as a new one does.
  */
 export function deployedProject(
   options: Pick<ServeOnboardingOptions, 'central' | 'baseUrl' | 'baseDomain' | 'organisation'> & {
@@ -50,6 +51,9 @@ export function deployedProject(
   const { central } = options;
   return {
     appId: (asked) => checkedAppId(asked, options.baseDomain),
+    // Only a member may deploy: an existing account outside the organisation (one whose earlier
+    // onboarding lapsed, say) accepts its invitation after approving.
+    inCompany: async (accountId, tx) => (await roleOf(tx, accountId)) !== undefined,
     async requireFree(appId, email) {
       const { rows } = await central.query<{ email: string | null }>(
         `SELECT o.email FROM platform.apps a

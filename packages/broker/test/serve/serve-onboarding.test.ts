@@ -291,4 +291,49 @@ describe('onboarding on platform serve', () => {
     });
     expect(jobs.status).toBe(200);
   }, 120_000);
+
+  it('has an existing account outside the organisation approve, then join it before the finish', async () => {
+    const dan = { appId: 'desk', email: 'dan@example.com' };
+    // A first request makes dan's provisional identity; a second finds an existing account.
+    expect((await onboard(dan)).structuredContent?.state).toBe('organisation_setup_required');
+    const approval = await onboard(dan);
+    expect(approval.structuredContent?.state).toBe('approval_required');
+    const { requestId, claimSecret } = approval.structuredContent as {
+      requestId: string;
+      claimSecret: string;
+    };
+    const line = logged.filter((one) => one.includes('Approve a coding agent for desk')).at(-1);
+    const link = /(http:[^\s"]+\/confirm\/onboarding\?token=[\w-]+)/.exec(line ?? '')?.[1];
+    expect(link).toBeDefined();
+
+    const page = await openPage(browser);
+    await page.goto(link as string);
+    await page.click('#confirm');
+    await page.waitForURL(`${base}/_platform/auth/onboarding/${requestId}`);
+    // Approved, but no member yet: the project waits for the organisation's invitation.
+    await page.waitForSelector('#state[data-state="organisation_setup_required"]');
+    expect((await onboard({ ...dan, requestId, claimSecret })).structuredContent?.state).toBe(
+      'organisation_setup_required',
+    );
+    const [tab] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.click('#set-up-company'),
+    ]);
+    await tab.click('#accept');
+    await tab.waitForSelector('#company-done');
+    await tab.close();
+    await page.waitForSelector('#state[data-state="ready"]');
+    const finished = await onboard({ ...dan, requestId, claimSecret });
+    expect(finished.structuredContent?.state).toBe('finished');
+    const role = await withCentral(postgres.url, async (central) => {
+      const { rows } = await central.query<{ role: string }>(
+        `SELECT m.role FROM platform.memberships m
+           JOIN platform.accounts a ON a.id = m.account_id WHERE a.email = $1`,
+        [dan.email],
+      );
+      return rows[0]?.role;
+    });
+    expect(role).toBe('member');
+    await page.context().close();
+  }, 60_000);
 });
