@@ -106,7 +106,6 @@ export const errorStatus = {
   // Backups (spec 1.1)
   BACKUP_NOT_FOUND: 404,
   APP_RESTORING: 503,
-  APP_ID_TAKEN: 409,
   // Account deletion (spec 3.5)
   RECENT_SIGN_IN_REQUIRED: 403,
   ACCOUNT_DELETION_IN_PROGRESS: 409,
@@ -115,6 +114,7 @@ export const errorStatus = {
   // Agent-created accounts (spec 5.2)
   ONBOARDING_REQUEST_NOT_FOUND: 404,
   ONBOARDING_REQUEST_EXPIRED: 410,
+  APP_ID_TAKEN: 409,
   // Credentials asked for from the CLI and approved in the owner's browser
   TOKEN_REQUEST_NOT_FOUND: 404,
   TOKEN_REQUEST_DENIED: 403,

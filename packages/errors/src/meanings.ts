@@ -126,7 +126,6 @@ export const errorMeanings = {
   FEATURE_NOT_AVAILABLE: 'This platform feature is not available on this broker yet.',
   BACKUP_NOT_FOUND: 'No backup of this app with this id exists (it may have expired).',
   APP_RESTORING: "The app's database is being restored from a backup; try again in a moment.",
-  APP_ID_TAKEN: 'Another app has this app id already; choose a new one.',
   RECENT_SIGN_IN_REQUIRED:
     'This action needs a recent sign-in (`limits.recentSignInSeconds`); sign in again.',
   ACCOUNT_DELETION_IN_PROGRESS: 'The account is already being deleted.',
@@ -136,6 +135,8 @@ export const errorMeanings = {
   ONBOARDING_REQUEST_NOT_FOUND: 'No onboarding request has this id, or its claim secret is wrong.',
   ONBOARDING_REQUEST_EXPIRED:
     'The onboarding request was finished already, or not confirmed within 24 hours.',
+  APP_ID_TAKEN:
+    "Another app, or another person's onboarding request, has this app id already; choose another.",
   TOKEN_REQUEST_NOT_FOUND: 'No credential request has this id, or its claim secret is wrong.',
   TOKEN_REQUEST_DENIED: 'The owner declined the credential request.',
   TOKEN_REQUEST_EXPIRED:

@@ -51,6 +51,11 @@ export interface OrgFrontOptions {
   readonly clock: Clock;
   readonly print: LogWriter;
   /**
+   * The host name of `{base_url}` when it is a service's (`platform serve`'s base domain): the
+   * agent tools answer there besides loopback. @default loopback only
+   */
+  readonly serviceHost?: string;
+  /**
    * Routes mounted before the organisation's own, which they take precedence over (the setup
    * page and the deployments of `platform serve`).
    */
@@ -175,10 +180,15 @@ export function orgFrontApp(options: OrgFrontOptions): Hono<BrokerEnv> {
     );
   };
   app.all(`${OWNER_API_PREFIX}/:appId/*`, (c) => forward(c, byId(c.req.param('appId'))));
-  const tools = agentHttp((credential) => async (twin) => {
-    const target = byId(twin.appId);
-    return target.fetch(twinRequest(twin, target.url, credential));
-  });
+  // A tool's twin goes through these routes as the same request sent directly would: to the
+  // app's broker, or to a route of the front's own (onboarding on platform serve, where the
+  // project's app does not exist yet). Its origin is never read: forwarding keeps only the path,
+  // and the front's own pages use their configured address.
+  const tools = agentHttp(
+    (credential) => async (twin) =>
+      app.fetch(twinRequest(twin, 'http://agent-tool.invalid', credential)),
+    options.serviceHost,
+  );
   app.all(MCP_PATH, async (c) => {
     // An agent credential acts on its own app only: each tool's twin is checked by that app.
     const presented = readBearer(c.req.header('authorization'));

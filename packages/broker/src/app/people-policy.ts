@@ -5,7 +5,7 @@ import { moveAccountsToCentral, moveGrantsToCentral } from '../auth/move-account
 import { applyMigrations } from '../db/migrations.ts';
 import type { AccountDeletions } from '../deletion/account-deletions.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
-import type { OnboardingOptions } from '../onboarding/onboarding.ts';
+import type { OnboardingRequest } from '../onboarding/onboarding-requests.ts';
 import type { Organisation } from '../org/org-feature.ts';
 
 // How people, accounts and ownership of one app follow its organisation: the rules that join
@@ -84,7 +84,10 @@ export function signInRules(
  */
 export function handOver(
   appId: string,
-): (needs: { org: Organisation | undefined; auth: AuthService }) => OnboardingOptions['handOver'] {
+): (needs: {
+  org: Organisation | undefined;
+  auth: AuthService;
+}) => (request: OnboardingRequest) => Promise<void> {
   return ({ org, auth }) =>
     async (request) => {
       await org?.authority.setOwner(appId, request.accountId);

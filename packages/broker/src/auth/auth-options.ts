@@ -25,6 +25,11 @@ export interface OrgPeer {
   readonly appId: string;
   /** Its `{app_url}`. */
   readonly url: string;
+  /**
+   * Its verified custom domains (`platform serve`), where a sign-in handed back to it may also
+   * return: each with the scheme and port of {@link url}. @default none
+   */
+  readonly domains?: readonly string[];
 }
 
 /** How sign-in behaves for one broker. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { BrokerEnv } from '../http/broker-env.ts';
+import { CUSTOM_DOMAIN_HEADER } from '../http/custom-domain.ts';
 import { AUTH_BASE } from '../http/paths.ts';
 import { sha256 } from '../kernel/crypto.ts';
 import { markup, pageResponse } from '../pages/page-shell.ts';
@@ -43,6 +44,9 @@ export function startRelay(auth: AuthService, request: Request): Response | unde
     app: auth.appId,
     state: sha256(nonce),
     to: `${url.pathname}${url.search}`,
+    // The nonce cookie lives on the custom domain the browser came by: the code must come back
+    // there. The relay hands it there only if the domain is one of this app's verified ones.
+    ...(request.headers.has(CUSTOM_DOMAIN_HEADER) ? { domain: url.hostname } : {}),
   }).toString();
   const headers = new Headers({ location: target.href });
   headers.append(
@@ -53,18 +57,21 @@ export function startRelay(auth: AuthService, request: Request): Response | unde
 }
 
 /**
- * Mounts the relay (`GET /_platform/auth/relay?app&state&to`: a signed-in browser gets a code
- * for the asking app, any other goes on to the next app or to the asking app's sign-in page) and
+ * Mounts the relay (`GET /_platform/auth/relay?app&state&to[&domain]`: a signed-in browser gets
+ * a code for the asking app, at its address or the verified custom domain it came by, any other
+ * goes on to the next app or to the asking app's sign-in page) and
  * the handoff (`GET /_platform/auth/handoff?code&to`: the code, this app's and this browser's,
  * becomes a session of this app; anything else is the sign-in page).
  */
 export function mountHandoffRoutes(app: Hono<BrokerEnv>, auth: AuthService): void {
   app.get(RELAY_PATH, async (c) => {
     const peers = auth.peers();
-    const asking = peers.find((peer) => peer.appId === c.req.query('app'));
+    const found = peers.find((peer) => peer.appId === c.req.query('app'));
     const to = localPath(c.req.query('to'));
     const state = c.req.query('state') ?? '';
-    // Only an app of this organisation, only to one of its own paths: never an open redirect.
+    // Only an app of this organisation, only to one of its own addresses and paths: never an
+    // open redirect.
+    const asking = found === undefined ? undefined : returnAddress(found, c.req.query('domain'));
     if (asking === undefined || asking.appId === auth.appId || to === undefined) {
       return c.text('Not a sign-in handoff of this organisation.', 400);
     }
@@ -117,6 +124,19 @@ export function mountHandoffRoutes(app: Hono<BrokerEnv>, auth: AuthService): voi
     }
     return new Response(null, { status: 302, headers });
   });
+}
+
+/**
+ * `peer` as the relay returns to it: at its own `{app_url}`, or, when the browser came by
+ * `domain`, at that custom domain with the scheme and port of the app's address, if the domain
+ * is one of the app's verified ones. `undefined` for any other domain.
+ */
+function returnAddress(peer: OrgPeer, domain: string | undefined): OrgPeer | undefined {
+  if (domain === undefined) return peer;
+  if (!peer.domains?.includes(domain)) return undefined;
+  const url = new URL(peer.url);
+  url.hostname = domain;
+  return { ...peer, url: url.origin };
 }
 
 function toSignIn(c: Context<BrokerEnv>, asking: OrgPeer, to: string): Response {

@@ -46,11 +46,14 @@ export function twinRequest(twin: TwinRequest, origin: string, credential: strin
  * otherwise) whose tools send their twins with the request's own bearer credential
  * (`sendAs(credential)`). A request whose `Host` is not this machine's loopback (`localhost`,
  * `*.localhost`, `127.0.0.1`, `[::1]`) or whose `Origin` is another site's is refused before any
- * tool runs, so a web page cannot reach the tools through DNS rebinding. Whoever mounts it
- * checks the credential first (the dev token, or an agent credential).
+ * tool runs, so a web page cannot reach the tools through DNS rebinding. `serviceHost` is the
+ * one other name they answer on: `platform serve`'s base domain, where agents reach them on
+ * purpose. Whoever mounts it checks the credential first (the dev token, or an agent
+ * credential).
  */
 export function agentHttp(
   sendAs: (credential: string) => SendTwin,
+  serviceHost?: string,
 ): (request: Request) => Promise<Response> {
   const handlers = new Map<ToolSurface, McpHttpHandler>();
   return async (request) => {
@@ -60,6 +63,7 @@ export function agentHttp(
       mcp.hostHeaderValidationResponse(request, [
         ...mcp.localhostAllowedHostnames(),
         ...subdomains(request),
+        ...(serviceHost === undefined ? [] : [serviceHost]),
       ]) ?? mcp.originValidationResponse(request, mcp.localhostAllowedOrigins());
     if (rejected) return rejected;
     const surface =

@@ -31,7 +31,9 @@ export function onboardingReviewPage(input: {
 
 /**
  * The owner launch page (non-secret): it waits for company setup (opened in a separate tab),
- * then for the agent to finish onboarding, and opens the project once it has.
+ * then for the agent to finish onboarding, then, where the project is still to be deployed, for
+ * its first deployment, and opens the project once the status names its address. `#state`'s
+ * `data-state` is the request's state, or `deploying` while a finished request waits for it.
  */
 export function launchPage(input: { readonly request: OnboardingRequest }): HtmlPage {
   const { request } = input;
@@ -46,6 +48,7 @@ const messages = {
   approval_required: 'Waiting for your approval.',
   ready: 'All set. Return to your coding agent and ask it to finish onboarding.',
   finished: 'Opening your project…',
+  deploying: ${JSON.stringify(`Your coding agent finished onboarding. Waiting for the first deployment of ${request.appId}…`)},
   expired: 'This request expired. Ask your coding agent to start again.',
 };
 const state = document.getElementById('state');
@@ -56,10 +59,11 @@ async function poll() {
   });
   if (!answer.ok) return setTimeout(poll, 2000);
   const status = await answer.json();
-  state.dataset.state = status.state;
-  state.textContent = messages[status.state] ?? status.state;
+  const shown = status.state === 'finished' && !status.projectUrl ? 'deploying' : status.state;
+  state.dataset.state = shown;
+  state.textContent = messages[shown] ?? shown;
   company.hidden = status.companySetUp;
-  if (status.state === 'finished') return location.assign(status.projectUrl);
+  if (status.projectUrl) return location.assign(status.projectUrl);
   if (status.state !== 'expired') setTimeout(poll, 1000);
 }
 poll();`,

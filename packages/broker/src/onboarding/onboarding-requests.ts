@@ -101,6 +101,21 @@ export class OnboardingRequests {
     return { request: this.#view(rows[0] as RequestRow), linkToken, claimSecret };
   }
 
+  /**
+   * Whether a live request for `appId` (neither finished nor past its deadline unconfirmed) is
+   * another address's: the project's app id is held for it.
+   */
+  async heldByAnother(appId: string, email: string): Promise<boolean> {
+    const { rows } = await this.#db.query(
+      `SELECT 1 FROM platform.onboarding_requests
+        WHERE app_id = $1 AND lower(email) <> lower($2) AND state <> 'finished'
+          AND (confirmed_at IS NOT NULL OR expires_at > $3)
+        LIMIT 1`,
+      [appId, email, this.#clock.now()],
+    );
+    return rows.length > 0;
+  }
+
   /** A request by id. */
   async find(id: string): Promise<OnboardingRequest | undefined> {
     const { rows } = await this.#db.query<RequestRow>(
@@ -118,15 +133,19 @@ export class OnboardingRequests {
 
   /**
    * Uses the email link, once: the address is confirmed (or, for an existing account, the
-   * request approved). Answers the request as it now stands.
+   * request approved). An existing account that `inCompany` says belongs to the company needs
+   * nothing more; any other still sets up or joins one. Answers the request as it now stands.
    */
-  useLink(token: string): Promise<OnboardingRequest | OnboardingLinkProblem> {
+  useLink(
+    token: string,
+    inCompany: (accountId: string, tx: Queryable) => Promise<boolean>,
+  ): Promise<OnboardingRequest | OnboardingLinkProblem> {
     return this.#db.transaction(async (tx) => {
       const row = await this.#byLink(tx, token, 'FOR UPDATE');
       if (typeof row === 'string') return row;
       const now = this.#clock.now();
-      // An existing account already belongs to a company: approving is all it needs.
-      const company = row.kind === 'existing' ? now : row.company_at;
+      const joined = row.kind === 'existing' && (await inCompany(row.account_id, tx));
+      const company = joined ? now : row.company_at;
       const { rows } = await tx.query<RequestRow>(
         `UPDATE platform.onboarding_requests
          SET link_used_at = $2, confirmed_at = $2, company_at = $3,
@@ -153,18 +172,21 @@ export class OnboardingRequests {
   /**
    * The agent's finish: with the claim secret, a `ready` request becomes `finished` and
    * `hand` runs in the same transaction (it mints the agent's credential); any other state is
-   * answered as it stands. `ONBOARDING_REQUEST_NOT_FOUND` for a wrong id or secret,
-   * `ONBOARDING_REQUEST_EXPIRED` once finished before or past the deadline unconfirmed.
+   * answered as it stands. `ONBOARDING_REQUEST_NOT_FOUND` for a wrong id or secret, or a
+   * request of another app than `appId`; `ONBOARDING_REQUEST_EXPIRED` once finished before or
+   * past the deadline unconfirmed.
    */
   finish<T>(
+    appId: string,
     id: string,
     claimSecret: string,
     hand: (request: OnboardingRequest, tx: Queryable) => Promise<T>,
   ): Promise<{ request: OnboardingRequest; handed?: T }> {
     return this.#db.transaction(async (tx) => {
       const { rows } = await tx.query<RequestRow>(
-        'SELECT * FROM platform.onboarding_requests WHERE id = $1 AND claim_hash = $2 FOR UPDATE',
-        [id, sha256(claimSecret)],
+        `SELECT * FROM platform.onboarding_requests
+          WHERE id = $1 AND claim_hash = $2 AND app_id = $3 FOR UPDATE`,
+        [id, sha256(claimSecret), appId],
       );
       const row = rows[0];
       if (row === undefined) throw notFound();

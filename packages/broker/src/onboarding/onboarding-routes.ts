@@ -39,39 +39,33 @@ const linkProblems: Record<OnboardingLinkProblem, { status: number; title: strin
   };
 
 /**
- * Onboarding (spec 5.2) on the project app: the owner API the `start_onboarding` tool sends
- * (`POST {onboardingApiPath}` `{ email }`, `POST …/:requestId` `{ claimSecret }`, dev token),
- * the email link's review page and explicit confirmation (the preview-bound cookie of
+ * Onboarding (spec 5.2) on the sign-in `auth` (the project app's under `platform dev`, the
+ * central sign-in under `platform serve`): the owner API the `start_onboarding` tool sends
+ * (`POST {onboardingApiPath}` `{ email }`, `POST …/:requestId` `{ claimSecret }`), admitted by
+ * `admit` where no control-plane admission ran before (the dev token's does on an app), the
+ * email link's review page and explicit confirmation (the preview-bound cookie of
  * `{auth_url}/confirm`), the owner launch page with its status, and company setup.
  */
 export function mountOnboardingRoutes(
   app: Hono<BrokerEnv>,
   auth: AuthService,
   onboarding: Onboarding,
+  admit: (c: Context<BrokerEnv>) => Promise<void> = async () => undefined,
 ): void {
-  const checkApp = (c: Context<BrokerEnv>) => {
-    const asked = c.req.param('appId');
-    if (asked !== auth.appId) {
-      throw new PlatformError({
-        code: 'APP_NOT_FOUND',
-        message: `This broker serves the app "${auth.appId}", not "${asked}".`,
-        details: { appId: asked ?? '' },
-      });
-    }
-  };
   const body = async (c: Context<BrokerEnv>) =>
     ((await readJsonBody(c.req.raw, { maxBytes: bodyLimits.json })) ?? {}) as Record<
       string,
       unknown
     >;
   app.post(onboardingApiPath, async (c) => {
-    checkApp(c);
-    const started = await onboarding.start((await body(c)).email, c.req.raw);
+    await admit(c);
+    const started = await onboarding.start(c.req.param('appId'), (await body(c)).email, c.req.raw);
     return c.json(started, 201, { 'cache-control': 'no-store' });
   });
   app.post(`${onboardingApiPath}/:requestId`, async (c) => {
-    checkApp(c);
+    await admit(c);
     const answer = await onboarding.finish(
+      c.req.param('appId'),
       c.req.param('requestId') ?? '',
       (await body(c)).claimSecret,
     );
@@ -110,19 +104,22 @@ export function mountOnboardingRoutes(
     personOnly(auth, onboarding, c, async (request) => pageResponse(launchPage({ request }))),
   );
   app.get(`${onboardingPage(':id')}/status`, (c) =>
-    personOnly(auth, onboarding, c, async (request) =>
-      c.json(
+    personOnly(auth, onboarding, c, async (request) => {
+      // Only a finished request opens, and only once its project is there to open.
+      const projectUrl =
+        request.state === 'finished'
+          ? await onboarding.project.openAt(request, c.req.raw)
+          : undefined;
+      return c.json(
         {
           state: request.state,
           companySetUp: request.companySetUp,
-          ...(request.state === 'finished'
-            ? { projectUrl: `${auth.publicOrigin(c.req.raw)}/` }
-            : {}),
+          ...(projectUrl === undefined ? {} : { projectUrl }),
         },
         200,
         { 'cache-control': 'no-store' },
-      ),
-    ),
+      );
+    }),
   );
   app.get(`${onboardingPage(':id')}/company`, (c) =>
     personOnly(auth, onboarding, c, async (request) => {

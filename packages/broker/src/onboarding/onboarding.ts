@@ -8,6 +8,7 @@ import { printable } from '../logs/printable.ts';
 import { Memberships } from '../org/memberships.ts';
 import type { Outbox } from '../outbox/outbox.ts';
 import { ONBOARDING_CONFIRM } from './onboarding-pages.ts';
+import type { OnboardingProject } from './onboarding-project.ts';
 import {
   ONBOARDING_HOURS,
   type OnboardingLinkProblem,
@@ -15,20 +16,17 @@ import {
   OnboardingRequests,
 } from './onboarding-requests.ts';
 
-/** What onboarding needs from the broker of the project app. */
+/** What onboarding needs from the broker it runs in. */
 export interface OnboardingOptions {
-  /** The project app's sign-in. */
+  /** The sign-in whose pages confirm and launch (the project app's, or the central sign-in). */
   readonly auth: AuthService;
   /** The database that holds the accounts (the central store, or the app's own when alone). */
   readonly accounts: Database;
   readonly outbox: Outbox;
   readonly clock: Clock;
   readonly print: (line: string) => void;
-  /**
-   * When the agent finishes: the person becomes the project's owner and may open it (a grant
-   * on a private app).
-   */
-  readonly handOver: (request: OnboardingRequest) => Promise<void>;
+  /** What a request's project is here: the app served, or one to be deployed. */
+  readonly project: OnboardingProject;
 }
 
 /** What the agent learns from `start_onboarding`. */
@@ -43,27 +41,36 @@ export interface OnboardingAnswer {
 }
 
 /**
- * Agent-created accounts (spec 5.2) for one project app: the agent starts onboarding for an
- * address; a new address gets a provisional identity and a project-aware confirmation email, an
- * existing account an approval email; the person confirms on the app's own pages, sets up a
- * company, and the agent finishes to receive its credential. The pages are in
+ * Agent-created accounts (spec 5.2): the agent starts onboarding an address to a project (an
+ * app id); a new address gets a provisional identity and a project-aware confirmation email, an
+ * existing account an approval email; the person confirms on the sign-in's pages, sets up a
+ * company, and the agent finishes to receive its credential. What the project is (the app
+ * served, or one to be deployed) is the {@link OnboardingProject}'s. The pages are in
  * `onboarding-routes.ts`.
  */
 export class Onboarding {
   readonly requests: OnboardingRequests;
+  readonly project: OnboardingProject;
   readonly #o: OnboardingOptions;
 
   constructor(options: OnboardingOptions) {
     this.#o = options;
+    this.project = options.project;
     this.requests = new OnboardingRequests(options.accounts, options.clock);
   }
 
   /**
-   * Starts onboarding `email` for this app: `INVALID_INPUT` for an address that is not one.
-   * The email link goes to the outbox and the terminal; the agent gets the request's id and
-   * claim secret, never a link or a session.
+   * Starts onboarding `email` to the project `appId`: `INVALID_INPUT` for an address that is
+   * not one, and the project's refusals of the app id (malformed, another app, taken). The email
+   * link goes to the outbox and the terminal; the agent gets the request's id and claim secret,
+   * never a link or a session.
    */
-  async start(email: unknown, request: Request): Promise<OnboardingAnswer> {
+  async start(
+    appId: string | undefined,
+    email: unknown,
+    request: Request,
+  ): Promise<OnboardingAnswer> {
+    const project = this.project.appId(appId);
     const address = parseEmail(email);
     if (address === undefined) {
       throw new PlatformError({
@@ -72,11 +79,12 @@ export class Onboarding {
         details: { field: 'email' },
       });
     }
+    await this.project.requireFree(project, address);
     const { auth } = this.#o;
     const existing = await auth.account(address);
     const account = existing ?? (await auth.provisionalAccount(address));
     const made = await this.requests.create({
-      appId: auth.appId,
+      appId: project,
       email: address,
       accountId: account.id,
       kind: existing === undefined ? 'new' : 'existing',
@@ -84,12 +92,12 @@ export class Onboarding {
     const url = `${auth.publicOrigin(request)}${ONBOARDING_CONFIRM}?token=${made.linkToken}`;
     const subject =
       existing === undefined
-        ? `Confirm your email to start ${auth.appId}`
-        : `Approve a coding agent for ${auth.appId}`;
+        ? `Confirm your email to start ${project}`
+        : `Approve a coding agent for ${project}`;
     const why =
       existing === undefined
-        ? `A coding agent started the project ${auth.appId} for this address.`
-        : `A coding agent asks to work on the project ${auth.appId} for your account.`;
+        ? `A coding agent started the project ${project} for this address.`
+        : `A coding agent asks to work on the project ${project} for your account.`;
     await this.#o.outbox.capture(
       {
         from: 'auth',
@@ -105,10 +113,16 @@ export class Onboarding {
   }
 
   /**
-   * The agent's return: the request as it stands, and once it is `ready`, the hand-over and
-   * the agent's credential, exactly once.
+   * The agent's return to a request of the project `appId`: the request as it stands, and once
+   * it is `ready`, the hand-over and the agent's credential, exactly once. A request of another
+   * project is `ONBOARDING_REQUEST_NOT_FOUND`.
    */
-  async finish(requestId: string, claimSecret: unknown): Promise<OnboardingAnswer> {
+  async finish(
+    appId: string | undefined,
+    requestId: string,
+    claimSecret: unknown,
+  ): Promise<OnboardingAnswer> {
+    const project = this.project.appId(appId);
     if (typeof claimSecret !== 'string') {
       throw new PlatformError({
         code: 'INVALID_INPUT',
@@ -117,10 +131,16 @@ export class Onboarding {
       });
     }
     const { auth } = this.#o;
-    const { request, handed } = await this.requests.finish(requestId, claimSecret, (ready, tx) =>
-      auth.agentCredentials.issue(ready.accountId, ready.appId, 'onboarding', tx),
+    const { request, handed } = await this.requests.finish(
+      project,
+      requestId,
+      claimSecret,
+      async (ready, tx) => {
+        await this.project.claim(ready, tx);
+        return auth.agentCredentials.issue(ready.accountId, ready.appId, 'onboarding', tx);
+      },
     );
-    if (handed !== undefined) await this.#o.handOver(request);
+    if (handed !== undefined) await this.project.handOver(request);
     return {
       requestId: request.id,
       state: request.state,
@@ -131,15 +151,18 @@ export class Onboarding {
 
   /** The explicit confirmation of the email link: the request as it now stands, or why not. */
   useLink(token: string): Promise<OnboardingRequest | OnboardingLinkProblem> {
-    return this.requests.useLink(token);
+    return this.requests.useLink(token, (accountId, tx) => this.project.inCompany(accountId, tx));
   }
 
-  /** The organisation's company name, once someone set it up. */
+  /**
+   * The organisation's company name, once someone set it up (or the service did: `platform
+   * serve`'s organisation).
+   */
   async company(): Promise<string | undefined> {
     const { rows } = await this.#o.accounts.query<{ name: string }>(
       'SELECT name FROM platform.organisation_profile',
     );
-    return rows[0]?.name;
+    return rows[0]?.name ?? this.project.organisation;
   }
 
   /**

@@ -47,6 +47,8 @@ export interface CentralSignInOptions {
 /** The running central sign-in of `platform serve`. */
 export interface CentralSignIn {
   readonly auth: AuthService;
+  /** Where its mail is captured (sign-in links, and onboarding's project-aware emails). */
+  readonly outbox: Outbox;
   /**
    * Where each app's sign-in sends a browser without a session first (spec 5.1.1): it signs in
    * here, or is signed in already, and comes back with a session of the app's own.
@@ -69,9 +71,10 @@ export async function startCentralSignIn(options: CentralSignInOptions): Promise
   const { db } = await withPlatformSchema(await PostgresDatabase.connect(url, 4), platformSchema);
   const at: OrgPeer = { appId: CENTRAL_SIGN_IN_ID, url: options.baseUrl };
   try {
+    const outbox = new Outbox(db);
     const auth = await AuthService.create(
       db,
-      new Outbox(db),
+      outbox,
       resolveAuthOptions(CENTRAL_SIGN_IN_ID, {
         appId: CENTRAL_SIGN_IN_ID,
         displayName: options.organisation,
@@ -91,6 +94,7 @@ export async function startCentralSignIn(options: CentralSignInOptions): Promise
     );
     return {
       auth,
+      outbox,
       at,
       mount(app) {
         mountEmailLinkRoutes(app, auth);

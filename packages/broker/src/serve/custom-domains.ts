@@ -136,6 +136,11 @@ export class CustomDomains {
     return this.#verified.get(host);
   }
 
+  /** The verified custom domains of `appId`, where its central sign-in may hand a browser back. */
+  verifiedOf(appId: string): string[] {
+    return [...this.#verified].filter(([, owner]) => owner === appId).map(([domain]) => domain);
+  }
+
   /** The app's domains, verified and pending. */
   async list(appId: string): Promise<DomainView[]> {
     const { rows } = await this.#central.query<DomainRow>(

@@ -25,6 +25,22 @@ export interface OwnerAccess {
 }
 
 /**
+ * `asked` as an app id of the service: `INVALID_INPUT` unless it is lower-case letters, digits
+ * and inner hyphens, at most 40 characters (it becomes `<app>.<baseDomain>`).
+ */
+export function checkedAppId(asked: string | undefined, baseDomain: string): string {
+  const appId = asked ?? '';
+  if (!APP_ID_PATTERN.test(appId)) {
+    throw new PlatformError({
+      code: 'INVALID_INPUT',
+      message: `"${appId.slice(0, 100)}" is not an app id: lower-case letters, digits and inner hyphens, at most 40 characters (it becomes <app>.${baseDomain}).`,
+      details: { appId: appId.slice(0, 100) },
+    });
+  }
+  return appId;
+}
+
+/**
  * The checks the owner API routes of `platform serve` share (deployments, domains): a member's
  * live account credential from `platform login`, a well-formed app id, the app's owner.
  */
@@ -51,17 +67,7 @@ export function ownerAccess(options: {
       }
       return credential.accountId;
     },
-    appIdOf(c) {
-      const appId = c.req.param('appId') ?? '';
-      if (!APP_ID_PATTERN.test(appId)) {
-        throw new PlatformError({
-          code: 'INVALID_INPUT',
-          message: `"${appId}" is not an app id: lower-case letters, digits and inner hyphens, at most 40 characters (it becomes <app>.${options.baseDomain}).`,
-          details: { appId },
-        });
-      }
-      return appId;
-    },
+    appIdOf: (c) => checkedAppId(c.req.param('appId'), options.baseDomain),
     async ownerOf(appId) {
       const { rows } = await central.query<{ owner: string | null }>(
         'SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = $1',

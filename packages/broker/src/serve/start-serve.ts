@@ -41,6 +41,7 @@ import { trustedProxyList } from './network-settings.ts';
 import { ownerAccess } from './owner-access.ts';
 import { ServeRestoredApps } from './restored-apps.ts';
 import { mountSecretRoutes } from './secret-routes.ts';
+import { mountServeOnboarding } from './serve-onboarding.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
@@ -104,8 +105,13 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   if (central instanceof PostgresDatabase) {
     metrics.trackPool(CENTRAL_DATABASE, () => central.poolUse());
   }
+  // A browser relayed from a custom domain goes back there: the central sign-in knows which.
   const appPeers = () =>
-    deployed.appIds().map((appId) => ({ appId, url: appUrlOf(settings.baseUrl, appId) }));
+    deployed.appIds().map((appId) => ({
+      appId,
+      url: appUrlOf(settings.baseUrl, appId),
+      domains: domains.verifiedOf(appId),
+    }));
   const signIn = await startCentralSignIn({
     databaseUrl: settings.databaseUrl,
     central,
@@ -154,6 +160,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   await domains.start();
   const front = orgFrontApp({
     organisation: settings.organisation,
+    serviceHost: settings.baseDomain,
     apps: () =>
       deployed.appIds().map((appId) => ({
         appId,
@@ -169,6 +176,15 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     routes: (app) => {
       mountFirstAdministrator(app, { central, clock });
       signIn.mount(app);
+      mountServeOnboarding(app, {
+        central,
+        clock,
+        signIn,
+        baseUrl: settings.baseUrl,
+        baseDomain: settings.baseDomain,
+        organisation: settings.organisation,
+        print: (line) => logger.info({ app: 'base' }, line),
+      });
       mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
       const access = ownerAccess({ central, clock, baseDomain: settings.baseDomain });
       mountDomainRoutes(app, { access, domains, baseDomain: settings.baseDomain });

@@ -2,7 +2,9 @@
 // the service fetches the token from that domain (shop.example.test, whose verification goes to
 // a small server of this test, as the domain's own server would answer), and the app then answers
 // on it. A browser's Function call there keeps its original data authorization for 60 seconds of
-// the service's (fake) clock, and later data calls fail with AUTH_REQUIRED.
+// the service's (fake) clock, and later data calls fail with AUTH_REQUIRED. A private app's
+// browser without a session on its custom domain signs in at {base_url} and comes back signed in
+// on that domain; the relay hands a sign-in to no other host.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -72,6 +74,28 @@ create policy marks_all on marks for all using (true) with check (true);
 
 const PASSWORD = 'a long enough password';
 
+const privateManifest = `schemaVersion: 3
+runtime:
+  sdk:
+    version: 2.6.0
+visibility: private
+functions:
+  - name: whoami
+    entrypoint: functions/whoami/index.ts
+    access: user
+    route:
+      path: /api/whoami
+      methods: [GET]
+`;
+
+const whoamiSource = `import { defineFunction, s } from '@platform/server';
+
+export default defineFunction({
+  input: s.object({}),
+  handler: async ({ user }) => ({ user: user?.id ?? null }),
+});
+`;
+
 describe('custom domains of platform serve', () => {
   let postgres: PostgresServer;
   let secrets: SecretService;
@@ -81,6 +105,8 @@ describe('custom domains of platform serve', () => {
   let domainServer: Server;
   /** What the domain's own server answers at the verification path. */
   let served = 'nothing yet';
+  /** What the other domain's (desk.example.test, the private app's) own server answers there. */
+  let deskServed = 'nothing yet';
   let port: number;
   let base: string;
   let adaToken: string;
@@ -104,16 +130,22 @@ describe('custom domains of platform serve', () => {
           '--disable-gpu',
           '--disable-background-networking',
           '--no-first-run',
-          '--host-resolver-rules=MAP shop.example.test 127.0.0.1',
+          '--host-resolver-rules=MAP shop.example.test 127.0.0.1, MAP desk.example.test 127.0.0.1',
         ],
         timeout: 30_000,
       }),
     ]);
     domainServer = createServer((request, response) => {
-      const ours =
-        request.headers.host === 'shop.example.test' && request.url === DOMAIN_VERIFICATION_PATH;
-      response.writeHead(ours ? 200 : 404, { 'content-type': 'text/plain' });
-      response.end(ours ? `${served}\n` : 'not here');
+      const token =
+        request.url !== DOMAIN_VERIFICATION_PATH
+          ? undefined
+          : request.headers.host === 'shop.example.test'
+            ? served
+            : request.headers.host === 'desk.example.test'
+              ? deskServed
+              : undefined;
+      response.writeHead(token === undefined ? 404 : 200, { 'content-type': 'text/plain' });
+      response.end(token === undefined ? 'not here' : `${token}\n`);
     });
     await new Promise<void>((resolve) => domainServer.listen(0, '127.0.0.1', resolve));
     const domainPort = (domainServer.address() as AddressInfo).port;
@@ -153,17 +185,24 @@ describe('custom domains of platform serve', () => {
       'migrations/001_marks.sql': migration,
       'public/index.html': '<h1 id="shop">Shop</h1>',
     });
-    const deployed = await cli(secrets.env, [
-      'deploy',
-      join(dir.path, 'shop'),
-      '--to',
-      base,
-      '--app',
-      'shop',
-    ]);
-    expect(deployed.err).toBe('');
-    expect(deployed.code).toBe(0);
-  }, 120_000);
+    await writeFiles(join(dir.path, 'desk'), {
+      'platform.yaml': privateManifest,
+      'functions/whoami/index.ts': whoamiSource,
+      'public/index.html': '<h1 id="desk">Desk</h1>',
+    });
+    for (const app of ['shop', 'desk']) {
+      const deployed = await cli(secrets.env, [
+        'deploy',
+        join(dir.path, app),
+        '--to',
+        base,
+        '--app',
+        app,
+      ]);
+      expect(deployed.err).toBe('');
+      expect(deployed.code).toBe(0);
+    }
+  }, 150_000);
 
   afterAll(async () => {
     await service?.drain();
@@ -264,6 +303,66 @@ describe('custom domains of platform serve', () => {
     const page = await signedIn(`http://shop.localhost:${port}`);
     const result = await longCallPastAMinute(page);
     expect(result).toEqual({ later: 'none', reads: 30 });
+    await page.context().close();
+  }, 60_000);
+
+  /** The owner API of the private app's domains, as ada. */
+  const deskDomains = (path: string, body?: unknown) =>
+    fetch(`${base}/v1/apps/desk/domains${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adaToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
+
+  it('brings a browser without a session on a custom domain back signed in on that domain', async () => {
+    const added = (await (await deskDomains('', { domain: 'desk.example.test' })).json()) as {
+      domain: { token: string };
+    };
+    deskServed = added.domain.token;
+    expect((await deskDomains('/desk.example.test/verify')).status).toBe(200);
+
+    const page = await openPage(browser);
+    const desk = `http://desk.example.test:${port}`;
+    await page.goto(`${desk}/index.html?from=test`);
+    // Relayed to the central sign-in at {base_url}.
+    expect(new URL(page.url()).origin).toBe(base);
+    expect(new URL(page.url()).pathname).toBe('/_platform/auth/sign-in');
+    await page.click('summary');
+    await page.fill('#email', 'ada@example.com');
+    await page.fill('#password', PASSWORD);
+    await page.click('#password-sign-in');
+    await page.waitForSelector('#desk');
+    expect(page.url()).toBe(`${desk}/index.html?from=test`);
+    const who = await page.evaluate(async () => (await fetch('/api/whoami')).json());
+    expect(who).toEqual({ result: { user: expect.any(String) } });
+    await page.context().close();
+  }, 60_000);
+
+  it("hands a sign-in back to no host but the asking app's address and verified domains", async () => {
+    // A browser signed in at {base_url}, which the relay would hand a code to.
+    const page = await openPage(browser);
+    await page.goto(`${base}/_platform/auth/sign-in`);
+    await page.click('summary');
+    await page.fill('#email', 'ada@example.com');
+    await page.fill('#password', PASSWORD);
+    await page.click('#password-sign-in');
+    await page.waitForURL((at) => at.pathname === '/');
+    const relay = async (domain: string) => {
+      const query = new URLSearchParams({ app: 'desk', state: 'a'.repeat(64), to: '/', domain });
+      const answer = await page.request.get(`${base}/_platform/auth/relay?${query}`, {
+        maxRedirects: 0,
+      });
+      return { status: answer.status(), body: await answer.text() };
+    };
+    // Another site, another app's verified domain, the base domain: refused before any code.
+    for (const domain of ['evil.example', 'shop.example.test', 'localhost', 'desk.localhost']) {
+      const refused = await relay(domain);
+      expect(refused.status, domain).toBe(400);
+      expect(refused.body, domain).not.toContain('code=');
+    }
+    const handed = await relay('desk.example.test');
+    expect(handed.status).toBe(200);
+    expect(handed.body).toContain(`http://desk.example.test:${port}/_platform/auth/handoff?code=`);
     await page.context().close();
   }, 60_000);
 });
