@@ -12,12 +12,13 @@ import { corpusMigration, docsSearch, users } from './corpus.ts';
 // a PostgreSQL without it (real[] embeddings) alike, and searches find them.
 const ada = userCaller(users.ada);
 const model = docsSearch.vector!.model;
+// PGlite, or a private cluster under PLATFORM_DEV_DATABASE=cluster.
 const engines: { name: string; db: Database; close: () => Promise<void> }[] = [];
 let server: PostgresServer;
 
 beforeAll(async () => {
   const app = await appWithDatabase({ '001_docs.sql': corpusMigration }, { inMemory: true });
-  engines.push({ name: 'PGlite', db: app.db, close: app.cleanup });
+  engines.push({ name: 'embedded', db: app.db, close: app.cleanup });
   server = await startPostgres();
   const dir = await tempDir('search-embeddings-');
   const { db } = await openPostgres(server.url, dir.path);
@@ -59,7 +60,11 @@ describe('embeddings written through data', () => {
       expect(hits[0]!.vectorDistance, name).toBeCloseTo(0, 12);
       // A wrong length is refused: by pgvector's input (INVALID_INPUT), or by the real[]
       // column's check (DATA_CONSTRAINT_VIOLATION).
-      const arrays = name === 'PostgreSQL' && !server.hasVector;
+      const { rows } = await db.query<{ type: string }>(
+        `select format_type(atttypid, atttypmod) as type from pg_attribute
+          where attrelid = 'docs'::regclass and attname = 'embedding'`,
+      );
+      const arrays = rows[0]!.type === 'real[]';
       await expect(
         data.create(ada, 'docs', { id: 3, ...row, embedding: [1, 2, 3] }),
         name,
