@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
 import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
-import { testSnapshotPath } from './db.ts';
+import { testSnapshotPath, testsOnCluster } from './db.ts';
+import { startPrivateCluster } from './postgres-server.ts';
 import { tempDir } from './temp-dir.ts';
 
 /** Writes `files` (path → text) into `dir`. */
@@ -27,21 +28,31 @@ export async function brokerFor(
   const dir = await tempDir('broker-app-');
   await writeFiles(dir.path, files);
   const lines: string[] = [];
-  const broker = await startBroker({
-    appDir: dir.path,
-    sdkVersion: '2.6.0',
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-    logWriter: (line) => lines.push(line),
-    authenticate: headerAuthenticate,
-    ...options,
-  });
+  // PLATFORM_DEV_DATABASE=cluster: the app's database on a private cluster of its own.
+  const cluster =
+    testsOnCluster && options.databaseUrl === undefined ? await startPrivateCluster() : undefined;
+  let broker: Broker;
+  try {
+    broker = await startBroker({
+      appDir: dir.path,
+      sdkVersion: '2.6.0',
+      databaseUrl: cluster ? await cluster.createDatabase('platform_app_test') : '',
+      snapshotPath: testSnapshotPath,
+      logWriter: (line) => lines.push(line),
+      authenticate: headerAuthenticate,
+      ...options,
+    });
+  } catch (error) {
+    await cluster?.stop();
+    throw error;
+  }
   return {
     broker,
     appDir: dir.path,
     lines,
     cleanup: async () => {
       await broker.close().catch(() => undefined);
+      await cluster?.stop();
       await dir.remove();
     },
   };
