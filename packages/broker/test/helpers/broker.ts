@@ -24,7 +24,14 @@ export const headerAuthenticate: NonNullable<BrokerOptions['authenticate']> = as
 export async function brokerFor(
   files: Record<string, string>,
   options: Partial<BrokerOptions> = {},
-): Promise<{ broker: Broker; appDir: string; lines: string[]; cleanup: () => Promise<void> }> {
+): Promise<{
+  broker: Broker;
+  appDir: string;
+  /** The app database's URL on its private cluster; `''` on PGlite. */
+  databaseUrl: string;
+  lines: string[];
+  cleanup: () => Promise<void>;
+}> {
   const dir = await tempDir('broker-app-');
   await writeFiles(dir.path, files);
   const lines: string[] = [];
@@ -32,11 +39,13 @@ export async function brokerFor(
   const cluster =
     testsOnCluster && options.databaseUrl === undefined ? await startPrivateCluster() : undefined;
   let broker: Broker;
+  let databaseUrl = '';
   try {
+    if (cluster) databaseUrl = await cluster.createDatabase('platform_app_test');
     broker = await startBroker({
       appDir: dir.path,
       sdkVersion: '2.6.0',
-      databaseUrl: cluster ? await cluster.createDatabase('platform_app_test') : '',
+      databaseUrl,
       snapshotPath: testSnapshotPath,
       logWriter: (line) => lines.push(line),
       authenticate: headerAuthenticate,
@@ -49,6 +58,7 @@ export async function brokerFor(
   return {
     broker,
     appDir: dir.path,
+    databaseUrl,
     lines,
     cleanup: async () => {
       await broker.close().catch(() => undefined);
