@@ -84,6 +84,20 @@ describe('search on PostgreSQL', () => {
     }
   });
 
+  it('reports an embedding column of another type, naming what would fit', async () => {
+    const onTitle = {
+      ...docsSearch,
+      name: 'titles',
+      vector: { ...docsSearch.vector!, column: 'title' },
+    };
+    const [report] = await new SearchService(db, [onTitle]).prepare();
+    expect(report!.problem).toMatch(
+      cluster.hasVector
+        ? /must be vector\(4\)/
+        : /"docs.title" must be vector\(4\) or real\[\] of 4 numbers/,
+    );
+  });
+
   it('vector and hybrid match the reference, with RLS, for random vectors and queries', async () => {
     const search = new SearchService(db, [docsSearch]);
     const close = (a: number | null, b: number | null) =>
