@@ -2,7 +2,7 @@
 # The suites that matter for the private PostgreSQL cluster, run on it (docs/dev-database.md,
 # "Testing on the cluster"): every database a test opens, and every `platform dev` it starts, is
 # a private cluster. Two batches, so a shared two-core machine is not handed the whole load at
-# once. Not part of `npm test`: about 4 minutes on an idle machine.
+# once. Not part of `npm test`: about 3 minutes on a loaded two-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PLATFORM_DEV_DATABASE=cluster PLATFORM_TEST_POSTGRES=cluster
