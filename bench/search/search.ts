@@ -2,7 +2,9 @@
 // hit mapping and size checks) against the floor: the same SQL text and parameters sent
 // directly to the same database as its owner, interleaved in the same run. fullText, vector
 // (384 dimensions) and hybrid over 10,000 rows, on PGlite and, when installed, on a throwaway
-// PostgreSQL (fullText only there unless it has pgvector).
+// PostgreSQL (PLATFORM_TEST_POSTGRES=cluster: a private cluster as `platform dev` runs). Without
+// pgvector there the embeddings are real[] and the distances SQL's: the last rows give that
+// fallback against PGlite's pgvector on the same data, same run.
 //
 // As a suite of bench/run.ts: `search: () => import('./search/search.ts')`.
 // Alone: `npx tsx --conditions=@platform/source bench/search/search.ts`.
@@ -54,8 +56,9 @@ async function load(db: Database, rows: number, vector: boolean): Promise<void> 
     [OWNER],
   );
   if (vector) {
+    // real[] fits both kinds of column: vector(n) takes it by pgvector's assignment cast.
     await db.query(`update items set embedding = (select array_agg(random() - 0.5)
-      from generate_series(1, ${DIMENSIONS} + 0 * id))::vector(${DIMENSIONS})`);
+      from generate_series(1, ${DIMENSIONS} + 0 * id))::real[]`);
   }
   await db.query('analyze items');
 }
@@ -127,7 +130,14 @@ async function measure(
   };
 }
 
-async function suite(kind: 'pglite' | 'postgres', rows: number, url?: string): Promise<Row[]> {
+/** What one suite measured: its rows, and the broker's p50 of each mode for the comparison. */
+interface Suite {
+  readonly rows: Row[];
+  readonly p50: Partial<Record<'fullText' | 'vector' | 'hybrid', number>>;
+  readonly storage: string;
+}
+
+async function suite(kind: 'pglite' | 'postgres', rows: number, url?: string): Promise<Suite> {
   const dir = await mkdtemp(join(tmpdir(), 'search-bench-'));
   const { db } = await openDatabase({
     appDir: dir,
@@ -140,21 +150,25 @@ async function suite(kind: 'pglite' | 'postgres', rows: number, url?: string): P
     // A PostgreSQL cluster serves every size in turn: start from an empty table each time.
     await db.exec('drop table if exists items');
     await db.exec(migration);
-    const hasVector =
-      (await db.query(`select 1 from pg_extension where extname = 'vector'`)).rows.length > 0;
-    const search = new SearchService(db, [declaration(hasVector)]);
+    // Vector search works on every server: pgvector, else real[] embeddings.
+    const search = new SearchService(db, [declaration(true)]);
     const [prepared] = await search.prepare();
     if (prepared?.problem) throw new Error(prepared.problem);
+    const { rows: types } = await db.query<{ type: string }>(
+      `select format_type(atttypid, atttypmod) as type from pg_attribute
+        where attrelid = 'items'::regclass and attname = 'embedding'`,
+    );
+    const storage = types[0]?.type ?? 'none';
     const started = performance.now();
-    await load(db, rows, hasVector);
+    await load(db, rows, true);
     console.log(
       `search ${kind} ${rows} rows loaded in ${Math.round(performance.now() - started)} ms`,
     );
     const out: Row[] = [];
-    for (const mode of hasVector
-      ? (['fullText', 'vector', 'hybrid'] as const)
-      : (['fullText'] as const)) {
+    const p50: Suite['p50'] = {};
+    for (const mode of ['fullText', 'vector', 'hybrid'] as const) {
       const { ours, floor, floorRls, samples } = await measure(db, search, mode);
+      p50[mode] = ours.p50;
       const name = `search ${kind} ${rows.toLocaleString('en-US')} rows ${mode} (n=${samples})`;
       const figure = (t: Timing) => `p50 ${ms(t.p50)} p99 ${ms(t.p99)}`;
       // Floor 1: the SQL as the owner (no RLS). Floor 2: the SQL as the caller, RLS applied.
@@ -176,8 +190,7 @@ async function suite(kind: 'pglite' | 'postgres', rows: number, url?: string): P
         row(`${name} vs SQL under RLS`, figure(ours), figure(floorRls), ours.p50 / floorRls.p50),
       );
     }
-    if (!hasVector) console.log(`search ${kind}: no pgvector on this server, vector modes skipped`);
-    return out;
+    return { rows: out, p50, storage };
   } finally {
     await db.close();
     await rm(dir, { recursive: true, force: true });
@@ -188,12 +201,29 @@ async function suite(kind: 'pglite' | 'postgres', rows: number, url?: string): P
 export async function run(): Promise<Row[]> {
   const sizes = (process.env.SEARCH_BENCH_ROWS ?? '10000').split(',').map(Number);
   const rows: Row[] = [];
-  for (const size of sizes) rows.push(...(await suite('pglite', size)));
+  const embedded: Suite[] = [];
+  const server: Suite[] = [];
+  for (const size of sizes) embedded.push(await suite('pglite', size));
   const cluster = await startPostgres();
   try {
-    for (const size of sizes) rows.push(...(await suite('postgres', size, cluster.url)));
+    for (const size of sizes) server.push(await suite('postgres', size, cluster.url));
   } finally {
     await cluster.stop();
+  }
+  for (const one of [...embedded, ...server]) rows.push(...one.rows);
+  // The same data and requests on both engines: PostgreSQL's p50 against PGlite's (pgvector).
+  for (const [i, size] of sizes.entries()) {
+    const [ours, base] = [server[i]!, embedded[i]!];
+    for (const mode of ['fullText', 'vector', 'hybrid'] as const) {
+      rows.push(
+        row(
+          `search ${size.toLocaleString('en-US')} rows ${mode}: PostgreSQL (${ours.storage}) vs PGlite (${base.storage}), broker p50`,
+          ms(ours.p50[mode]!),
+          ms(base.p50[mode]!),
+          ours.p50[mode]! / base.p50[mode]!,
+        ),
+      );
+    }
   }
   return rows;
 }

@@ -143,7 +143,7 @@ export interface DevOptions {
 }
 
 /** Work of a first start on a machine that later starts skip, as {@link DevOptions.onPreparing} is told it. */
-export type DevPreparation = 'the embedded database';
+export type DevPreparation = 'the embedded database' | 'the private PostgreSQL cluster';
 
 /** The steps of a start, in order, as {@link DevOptions.onStep} is told them. */
 export type DevStartStep =
@@ -221,10 +221,10 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
   step('reading platform.yaml');
   // The central store and the app's database may both find no prepared snapshot: one line.
   let preparing = false;
-  const onPreparing = () => {
+  const onPreparing = (work: DevPreparation = 'the embedded database') => {
     if (preparing) return;
     preparing = true;
-    options.onPreparing?.('the embedded database');
+    options.onPreparing?.(work);
   };
   const others = (): OrganisationApp[] =>
     (options.otherApps?.() ?? []).map((one) => ({ name: one.appId, manifest: one.manifest }));
@@ -265,7 +265,9 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
     let databaseUrl = options.databaseUrl;
     let centralUrl = options.databaseUrl;
     if (options.central === undefined && usesPrivateCluster(options)) {
-      const cluster = await startDevCluster(appDir, options.snapshotPath);
+      const cluster = await startDevCluster(appDir, options.snapshotPath, () =>
+        onPreparing('the private PostgreSQL cluster'),
+      );
       teardown.add(() => cluster.close());
       await cluster.lock.announce(front.url);
       centralUrl = cluster.url;

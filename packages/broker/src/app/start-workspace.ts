@@ -115,7 +115,9 @@ export async function startWorkspace(options: WorkspaceOptions): Promise<Workspa
     let cluster: PrivateCluster | undefined;
     if (usesPrivateCluster(options)) {
       // One server for the workspace, in its folder; closed after every database on it.
-      const started = await startDevCluster(workspaceDir, options.snapshotPath);
+      const started = await startDevCluster(workspaceDir, options.snapshotPath, () =>
+        onPreparing('the private PostgreSQL cluster'),
+      );
       teardown.add(() => started.close());
       cluster = started;
       serverUrl = started.url;

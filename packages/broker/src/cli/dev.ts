@@ -127,16 +127,17 @@ async function startUnlessStopped<T extends { close(): Promise<void> }>(
   return first;
 }
 
-/** The line that tells where the app receives mail. */
 /**
  * The line a start prints before work that takes seconds once per machine: what it does, that it
  * happens once, and about how long it takes (the embedded database: initdb and every schema step,
- * 5-15 s on a laptop).
+ * 5-15 s on a laptop; the private cluster's template: initdb alone, 0.5-2 s).
  */
 export function preparingLine(work: DevPreparation): string {
-  return `Preparing ${work} (once per machine, about 10 s)...`;
+  const takes = work === 'the embedded database' ? 'about 10 s' : 'a few seconds';
+  return `Preparing ${work} (once per machine, ${takes})...`;
 }
 
+/** The line that tells where the app receives mail. */
 function mailLine(dev: DevServer): string {
   const mail = dev.broker.inboundMail;
   const addresses = mail.addresses.list();

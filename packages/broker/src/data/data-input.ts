@@ -99,12 +99,14 @@ export function readValues(
 
 /**
  * A value fits its column's kind: JSON columns take any JSON value, array columns an array (or
- * `null`), every other column a string, number, boolean or `null`. Without this check the
+ * `null`), a pgvector column an array of numbers too (as a `real[]` embedding does where the
+ * server has no pgvector) besides pgvector's text `[1,2,3]`, every other column a string, number, boolean or `null`. Without this check the
  * database driver turns an object into the text `[object Object]` and an array into `1,2,3`.
  */
 function checkColumnValue(column: ColumnInfo, value: unknown, what: 'row' | 'patch'): void {
   checkScalar(column.name, value, what);
   if (column.dataType === 'json' || column.dataType === 'jsonb') return;
+  if (column.udtName === 'vector' && Array.isArray(value)) return;
   if (column.dataType === 'ARRAY') {
     if (value === null || Array.isArray(value)) return;
     throw invalid(`\`${column.name}\` is an array column: give an array or null.`, {

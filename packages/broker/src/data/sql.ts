@@ -22,6 +22,10 @@ export type Where = Readonly<Record<string, string | number | boolean | null>>;
 export function paramFor(column: ColumnInfo, value: unknown): unknown {
   if (value === null) return null;
   if (column.dataType === 'json' || column.dataType === 'jsonb') return JSON.stringify(value);
+  // An embedding given as numbers, for a pgvector column: pgvector's text form `[1,2,3]` (the
+  // driver would send `{1,2,3}`, which pgvector refuses). A `real[]` embedding (a server
+  // without pgvector) takes the array as it is, so an app writes embeddings the same way on both.
+  if (column.udtName === 'vector' && Array.isArray(value)) return `[${value.join(',')}]`;
   return value;
 }
 

@@ -6,6 +6,11 @@ export interface ColumnInfo {
   readonly name: string;
   /** `information_schema.columns.data_type`, for example `uuid`, `jsonb`, `ARRAY`. */
   readonly dataType: string;
+  /**
+   * `information_schema.columns.udt_name`: the type's own name, `vector` for a pgvector column
+   * (whose `dataType` is `USER-DEFINED`). @default the type is told by `dataType` alone
+   */
+  readonly udtName?: string | undefined;
   readonly nullable: boolean;
   readonly hasDefault: boolean;
 }
@@ -63,13 +68,14 @@ export class TableCatalog {
     const { rows } = await this.#db.query<{
       column_name: string;
       data_type: string;
+      udt_name: string;
       is_nullable: string;
       column_default: string | null;
       is_identity: string;
       is_generated: string;
       pk: string[] | null;
     }>(
-      `SELECT c.column_name, c.data_type, c.is_nullable, c.column_default, c.is_identity, c.is_generated,
+      `SELECT c.column_name, c.data_type, c.udt_name::text, c.is_nullable, c.column_default, c.is_identity, c.is_generated,
               (SELECT array_agg(k.column_name::text)
                  FROM information_schema.table_constraints tc
                  JOIN information_schema.key_column_usage k
@@ -90,6 +96,7 @@ export class TableCatalog {
       columns.set(row.column_name, {
         name: row.column_name,
         dataType: row.data_type,
+        udtName: row.udt_name,
         nullable: row.is_nullable === 'YES',
         hasDefault:
           row.column_default !== null || row.is_identity === 'YES' || row.is_generated === 'ALWAYS',

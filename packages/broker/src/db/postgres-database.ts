@@ -90,6 +90,7 @@ export class PostgresDatabase implements Database {
   readonly #listeners: Set<() => Promise<void>> = new Set();
   /** Set while {@link replace} runs: every call waits for it before taking a connection. */
   #paused: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
 
   private constructor(connectionString: string, connect: () => Pool) {
     this.connectionString = connectionString;
@@ -266,8 +267,12 @@ export class PostgresDatabase implements Database {
     return stop;
   }
 
-  async close(): Promise<void> {
-    for (const stop of [...this.#listeners]) await stop();
-    await (await this.#ready()).end();
+  /** Ends the pool; closing again waits for the first close, as PGlite's close does. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const stop of [...this.#listeners]) await stop();
+      await (await this.#ready()).end();
+    })();
+    return this.#closing;
   }
 }

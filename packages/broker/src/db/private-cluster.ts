@@ -53,6 +53,11 @@ export interface PrivateClusterOptions {
    * operating system's page cache holds their files anyway. @default 16
    */
   readonly sharedBuffersMb?: number;
+  /**
+   * Told before the template is made by initdb, which happens once per machine and PostgreSQL
+   * build (`platform dev` prints a line, so a first start is never silent). @default none
+   */
+  readonly onPreparing?: (() => void) | undefined;
 }
 
 /** The socket's file name in its folder; the port only names it, nothing listens on TCP. */
@@ -164,6 +169,7 @@ export class PrivateCluster {
           binaries,
           options.cacheDir ?? platformCacheDir(),
           runAs,
+          options.onPreparing,
         );
         await copyTemplate(template, data, runAs);
         how = 'template';
@@ -262,9 +268,11 @@ async function ensureTemplate(
   binaries: PostgresBinaries,
   cacheDir: string,
   runAs: RunAs | undefined,
+  onPreparing: (() => void) | undefined,
 ): Promise<string> {
   const path = templatePath(binaries, cacheDir);
   if (existsSync(join(path, 'PG_VERSION'))) return path;
+  onPreparing?.();
   // initdb runs as the server's user, in a folder that user can reach.
   const work = await mkdtemp(join(tmpdir(), 'platform-initdb-'));
   try {

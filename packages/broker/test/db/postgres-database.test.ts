@@ -88,4 +88,10 @@ describe('a real PostgreSQL through DATABASE_URL', () => {
       await db.close();
     }
   });
+
+  it('closes once: a second close waits for the first, as on PGlite', async () => {
+    const { db } = await openPostgres(server.url, app.path);
+    await Promise.all([db.close(), db.close()]);
+    await expect(db.close()).resolves.toBeUndefined();
+  });
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preparingLine } from '../../src/cli/dev.ts';
 import { DataDirLockedError } from '../../src/db/data-dir-lock.ts';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { PrivateCluster } from '../../src/db/private-cluster.ts';
@@ -107,6 +108,30 @@ describe('a private PostgreSQL cluster', () => {
     } finally {
       await running.close();
       await other.remove();
+    }
+  });
+
+  it('tells of the initdb a machine runs once, and of nothing when the template is cached', async () => {
+    const emptyCache = await tempDir('cluster-empty-cache-');
+    const folders = [await tempDir('cluster-first-'), await tempDir('cluster-second-')];
+    try {
+      const told: number[] = [];
+      for (const [i, folder] of folders.entries()) {
+        const started = await PrivateCluster.start({
+          dir: join(folder.path, '.platform', 'cluster'),
+          cacheDir: emptyCache.path,
+          onPreparing: () => told.push(i),
+        });
+        expect(started.how).toBe('template');
+        await started.close();
+      }
+      expect(told).toEqual([0]);
+      expect(preparingLine('the private PostgreSQL cluster')).toBe(
+        'Preparing the private PostgreSQL cluster (once per machine, a few seconds)...',
+      );
+    } finally {
+      for (const folder of folders) await folder.remove();
+      await emptyCache.remove();
     }
   });
 });

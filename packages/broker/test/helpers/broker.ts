@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { type Broker, type BrokerOptions, startBroker } from '../../src/app/start-broker.ts';
 import { anonymousCaller, userCaller } from '../../src/kernel/caller.ts';
-import { testSnapshotPath } from './db.ts';
+import { testSnapshotPath, testsOnCluster } from './db.ts';
+import { startPrivateCluster } from './postgres-server.ts';
 import { tempDir } from './temp-dir.ts';
 
 /** Writes `files` (path → text) into `dir`. */
@@ -23,25 +24,45 @@ export const headerAuthenticate: NonNullable<BrokerOptions['authenticate']> = as
 export async function brokerFor(
   files: Record<string, string>,
   options: Partial<BrokerOptions> = {},
-): Promise<{ broker: Broker; appDir: string; lines: string[]; cleanup: () => Promise<void> }> {
+): Promise<{
+  broker: Broker;
+  appDir: string;
+  /** The app database's URL on its private cluster; `''` on PGlite. */
+  databaseUrl: string;
+  lines: string[];
+  cleanup: () => Promise<void>;
+}> {
   const dir = await tempDir('broker-app-');
   await writeFiles(dir.path, files);
   const lines: string[] = [];
-  const broker = await startBroker({
-    appDir: dir.path,
-    sdkVersion: '2.6.0',
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-    logWriter: (line) => lines.push(line),
-    authenticate: headerAuthenticate,
-    ...options,
-  });
+  // PLATFORM_DEV_DATABASE=cluster: the app's database on a private cluster of its own.
+  const cluster =
+    testsOnCluster && options.databaseUrl === undefined ? await startPrivateCluster() : undefined;
+  let broker: Broker;
+  let databaseUrl = '';
+  try {
+    if (cluster) databaseUrl = await cluster.createDatabase('platform_app_test');
+    broker = await startBroker({
+      appDir: dir.path,
+      sdkVersion: '2.6.0',
+      databaseUrl,
+      snapshotPath: testSnapshotPath,
+      logWriter: (line) => lines.push(line),
+      authenticate: headerAuthenticate,
+      ...options,
+    });
+  } catch (error) {
+    await cluster?.stop();
+    throw error;
+  }
   return {
     broker,
     appDir: dir.path,
+    databaseUrl,
     lines,
     cleanup: async () => {
       await broker.close().catch(() => undefined);
+      await cluster?.stop();
       await dir.remove();
     },
   };

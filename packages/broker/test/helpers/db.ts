@@ -6,7 +6,18 @@ import { openCentralStore } from '../../src/app/open-central.ts';
 import { platformSchema } from '../../src/app/platform-schema.ts';
 import type { Database } from '../../src/db/database.ts';
 import { type OpenedDatabase, openDatabase } from '../../src/db/open-database.ts';
+import { type PostgresServer, startPrivateCluster } from './postgres-server.ts';
 import { tempDir } from './temp-dir.ts';
+
+/**
+ * `PLATFORM_DEV_DATABASE=cluster`: the databases these helpers open (an app's, the central
+ * store) run on a private PostgreSQL cluster each, as `platform dev --database cluster` keeps
+ * them, instead of PGlite; each cluster stops when its database is cleaned up.
+ */
+export const testsOnCluster = process.env.PLATFORM_DEV_DATABASE === 'cluster';
+
+/** The cluster each app folder's database runs on, for {@link reopen}. */
+const clusters = new Map<string, PostgresServer>();
 
 /**
  * The snapshot of a fresh cluster shared by test runs, kept like any other build cache in
@@ -32,9 +43,11 @@ export async function appWithDatabase(
   for (const [name, sql] of Object.entries(migrations)) {
     await writeFile(join(dir.path, 'migrations', name), sql);
   }
+  const cluster = testsOnCluster ? await startPrivateCluster() : undefined;
+  if (cluster) clusters.set(dir.path, cluster);
   const opened = await openDatabase({
     appDir: dir.path,
-    databaseUrl: '',
+    databaseUrl: cluster ? await cluster.createDatabase('platform_app_test') : '',
     snapshotPath: options.snapshotPath ?? testSnapshotPath,
     inMemory: options.inMemory ?? false,
     platformSchema,
@@ -44,6 +57,8 @@ export async function appWithDatabase(
     appDir: dir.path,
     cleanup: async () => {
       await opened.db.close();
+      clusters.delete(dir.path);
+      await cluster?.stop();
       await dir.remove();
     },
   };
@@ -51,7 +66,15 @@ export async function appWithDatabase(
 
 /** Reopens the database of an existing app folder (restart). */
 export function reopen(appDir: string): Promise<OpenedDatabase> {
-  return openDatabase({ appDir, databaseUrl: '', snapshotPath: testSnapshotPath, platformSchema });
+  const cluster = clusters.get(appDir);
+  const databaseUrl = cluster ? new URL(cluster.url) : undefined;
+  if (databaseUrl) databaseUrl.pathname = '/platform_app_test';
+  return openDatabase({
+    appDir,
+    databaseUrl: databaseUrl?.toString() ?? '',
+    snapshotPath: testSnapshotPath,
+    platformSchema,
+  });
 }
 
 /**
@@ -65,13 +88,24 @@ export function openPostgres(url: string, appDir: string): Promise<OpenedDatabas
 export type { Database };
 
 /** An organisation's central store in memory, at its current schema (the caller closes it). */
-export function openTestCentral(): Promise<Database> {
-  return openCentralStore({
-    dir: '.',
-    inMemory: true,
-    databaseUrl: '',
-    snapshotPath: testSnapshotPath,
-  });
+export async function openTestCentral(): Promise<Database> {
+  if (!testsOnCluster) {
+    return openCentralStore({
+      dir: '.',
+      inMemory: true,
+      databaseUrl: '',
+      snapshotPath: testSnapshotPath,
+    });
+  }
+  const cluster = await startPrivateCluster();
+  const store = await openCentralStore({ dir: '.', databaseUrl: cluster.url });
+  const close = store.close.bind(store);
+  // The cluster stops with its store.
+  store.close = async () => {
+    await close();
+    await cluster.stop();
+  };
+  return store;
 }
 
 /**

@@ -40,7 +40,7 @@ function postgresBin(): string | undefined {
  * so every test on PostgreSQL can run on the private cluster too: its template is kept beside
  * the tests' PGlite snapshot.
  */
-async function startPrivateCluster(): Promise<PostgresServer> {
+export async function startPrivateCluster(): Promise<PostgresServer> {
   const dir = await mkdtemp(join(tmpdir(), 'broker-cluster-'));
   const cacheDir = join(
     fileURLToPath(new URL('../../../../', import.meta.url)),

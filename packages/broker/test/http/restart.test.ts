@@ -30,7 +30,8 @@ describe('a broker restart', () => {
       again = await startBroker({
         appDir: env.appDir,
         sdkVersion: '2.6.0',
-        databaseUrl: '',
+        // The same database: PGlite in the folder, or the private cluster the first start had.
+        databaseUrl: env.databaseUrl,
         snapshotPath: testSnapshotPath,
         logWriter: () => undefined,
         authenticate: headerAuthenticate,

@@ -104,7 +104,10 @@ export function generateCorpus(seed: number, count: number): Doc[] {
   return docs;
 }
 
-/** Replaces the rows of `docs` with `corpus` (as the database owner, so RLS does not apply). */
+/**
+ * Replaces the rows of `docs` with `corpus` (as the database owner, so RLS does not apply), on
+ * either kind of embedding column (pgvector's `vector(n)`, or `real[]` without pgvector).
+ */
 export async function loadCorpus(db: Database, corpus: readonly Doc[]): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('delete from docs');
@@ -120,13 +123,14 @@ export async function loadCorpus(db: Database, corpus: readonly Doc[]): Promise<
           doc.category,
           doc.flag,
           doc.rating,
-          doc.embedding ? `[${doc.embedding.join(',')}]` : null,
+          doc.embedding ? `{${doc.embedding.join(',')}}` : null,
         ];
         const marks = row.map((value) => {
           values.push(value);
           return `$${values.length}`;
         });
-        return `(${marks.join(', ')}::vector)`;
+        // real[] fits both columns: pgvector's vector(n) takes it by its assignment cast.
+        return `(${marks.join(', ')}::real[])`;
       });
       await tx.query(
         `insert into docs (id, owner, title, body, category, flag, rating, embedding) values ${tuples.join(', ')}`,
