@@ -22,6 +22,9 @@ function toResult<Row>(result: PgQueryResult): QueryResult<Row> {
   };
 }
 
+/** The error listener of a checked-out connection (see `#checkOut`). */
+const ignoreLostConnection = (): void => undefined;
+
 /** A transaction whose `ROLLBACK` failed too: its connection must be dropped, not reused. */
 class BrokenConnection extends Error {
   readonly original: unknown;
@@ -175,21 +178,39 @@ export class PostgresDatabase implements Database {
     await (await this.#ready()).query(sql);
   }
 
-  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+  /**
+   * A connection of the pool for this caller alone. While it is out, the pool no longer listens
+   * for its errors: a server that ends it (a restart's `57P01`, a dropped socket) between two
+   * queries would emit an `error` nobody handles and end the process. The failure still reaches
+   * the caller through its next query; the listener only keeps the process alive.
+   */
+  async #checkOut(): Promise<{ client: PoolClient; release: (destroy?: boolean) => void }> {
     const client = await (await this.#ready()).connect();
+    client.on('error', ignoreLostConnection);
+    return {
+      client,
+      release: (destroy = false) => {
+        client.off('error', ignoreLostConnection);
+        client.release(destroy);
+      },
+    };
+  }
+
+  async transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T> {
+    const { client, release } = await this.#checkOut();
     let result: T;
     try {
       result = await transactionOn(client, fn);
     } catch (error) {
-      client.release(error instanceof BrokenConnection);
+      release(error instanceof BrokenConnection);
       throw error instanceof BrokenConnection ? error.original : error;
     }
-    client.release();
+    release();
     return result;
   }
 
   async session<T>(fn: (session: Session) => Promise<T>): Promise<T> {
-    const client = await (await this.#ready()).connect();
+    const { client, release } = await this.#checkOut();
     const session: Session = {
       query: async <Row>(sql: string, params: readonly unknown[] = []) =>
         toResult<Row>(await client.query(sql, [...params])),
@@ -209,10 +230,10 @@ export class PostgresDatabase implements Database {
       result = await fn(session);
     } catch (error) {
       // Whatever the failure left on the connection (a lock, a setting) must not reach the pool.
-      client.release(true);
+      release(true);
       throw error;
     }
-    client.release();
+    release();
     return result;
   }
 

@@ -51,6 +51,87 @@ export function createServiceLogger(options: {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
-    options.destination ?? pino.destination({ fd: 1, sync: true }),
+    options.destination ?? standardOutput(),
   );
+}
+
+/**
+ * How many bytes of log lines wait in memory for a reader of standard output that fell behind,
+ * about 16,000 request lines; past it, lines are dropped and counted.
+ */
+export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/** A log destination on standard output (see {@link standardOutput}). */
+export interface LogOutput extends DestinationStream {
+  /**
+   * Gives the reader {@link EXIT_FLUSH_MS} more to take the lines in memory, then stops
+   * retrying, so a stuck reader cannot keep a stopping service alive.
+   */
+  stop(): void;
+}
+
+/** How long the exit waits for standard output to take the lines still in memory. */
+const EXIT_FLUSH_MS = 2_000;
+
+/**
+ * Standard output as a log destination that never stops the service. A synchronous write to a
+ * pipe whose reader stopped reading (a log shipper that hangs, a parent that never reads) blocks
+ * the event loop once the pipe's 64 KiB are full: every request, `healthz` included, then waits
+ * for the reader. Here lines wait in memory up to `maxBytes`; past it they are dropped, and the
+ * next line that fits is preceded by one warning with the number dropped so far. At exit what
+ * is still in memory is written, waiting at most {@link EXIT_FLUSH_MS} for the reader.
+ *
+ * @example
+ * ```ts
+ * const log = createServiceLogger({ level: 'info', destination: standardOutput() });
+ * ```
+ */
+export function standardOutput(fd = 1, maxBytes = LOG_BUFFER_BYTES): LogOutput {
+  let exitingUntil = Number.POSITIVE_INFINITY;
+  const stream = pino.destination({
+    fd,
+    sync: false,
+    maxLength: maxBytes,
+    // Async writes retry a full pipe later without blocking; the exit's flush gives up in time.
+    retryEAGAIN: () => Date.now() < exitingUntil,
+  });
+  let dropped = 0;
+  let reported = 0;
+  let lastDropped = false;
+  stream.on('drop', () => {
+    lastDropped = true;
+  });
+  // A failing write (the reader closed the pipe) must not end the service.
+  stream.on('error', () => undefined);
+  const stop = () => {
+    exitingUntil = Math.min(exitingUntil, Date.now() + EXIT_FLUSH_MS);
+  };
+  process.once('exit', () => {
+    stop();
+    try {
+      stream.flushSync();
+    } catch {
+      // The reader is gone or stayed full: the lines in memory are lost with the process.
+    }
+  });
+  const write = (line: string): boolean => {
+    lastDropped = false;
+    stream.write(line);
+    return !lastDropped;
+  };
+  return {
+    stop,
+    write(line: string) {
+      if (dropped > reported) {
+        const notice = `${JSON.stringify({
+          level: 'warn',
+          time: new Date().toISOString(),
+          dropped,
+          msg: 'log lines dropped: standard output was not read fast enough',
+        })}\n`;
+        if (write(notice)) reported = dropped;
+      }
+      if (!write(line)) dropped += 1;
+    },
+  };
 }

@@ -20,7 +20,11 @@ import { CredentialCipher } from '../integrations/credential-cipher.ts';
 import { openOrgIntegrations } from '../integrations/org-integrations.ts';
 import { type Clock, inMinutes, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
-import { createServiceLogger, type ServiceLogger } from '../observability/logger.ts';
+import {
+  createServiceLogger,
+  type ServiceLogger,
+  standardOutput,
+} from '../observability/logger.ts';
 import { type MetricsServer, ServiceMetrics, serveMetrics } from '../observability/metrics.ts';
 import { observeRequests } from '../observability/request-log.ts';
 import { Memberships } from '../org/memberships.ts';
@@ -87,7 +91,11 @@ export interface ServeOptions {
 export async function startServe(options: ServeOptions): Promise<RunningService> {
   const { settings } = options;
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? createServiceLogger({ level: settings.logLevel });
+  // Its own standard output is stopped at the end of the drain; a logger passed in is the caller's.
+  const output = options.logger === undefined ? standardOutput() : undefined;
+  const logger =
+    options.logger ??
+    createServiceLogger({ level: settings.logLevel, ...(output ? { destination: output } : {}) });
   await mkdir(settings.filesDir, { recursive: true, mode: 0o700 });
   await mkdir(dirname(settings.credentialKeyFile), { recursive: true, mode: 0o700 });
   // Made (or checked) now, so a bad key stops the start rather than the first connection.
@@ -374,6 +382,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         await central.close();
         objectStorage?.close();
         logger.info({ unfinished }, 'stopped');
+        output?.stop();
         return { unfinished };
       })();
       return draining;

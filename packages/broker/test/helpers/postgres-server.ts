@@ -21,6 +21,8 @@ export interface PostgresServer {
    * needs a database no other test has touched.
    */
   createDatabase(name: string): Promise<string>;
+  /** Stops the server (fast shutdown: open connections are ended), waits `downMs`, starts it. */
+  restart?(downMs?: number): Promise<void>;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
@@ -138,6 +140,20 @@ export async function startPostgres(
       stop: async () => {
         await stopServer();
         await rm(dir, { recursive: true, force: true });
+      },
+      restart: async (downMs = 0) => {
+        await asPostgres('pg_ctl', ['-D', data, '-m', 'fast', 'stop']);
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        await asPostgres('pg_ctl', [
+          '-D',
+          data,
+          '-o',
+          options,
+          '-l',
+          join(dir, 'log'),
+          '-w',
+          'start',
+        ]);
       },
     };
   } catch (error) {
