@@ -15,6 +15,7 @@ import type { BrokerJobsOptions } from '../jobs/start-jobs.ts';
 import type { Authenticate } from '../kernel/caller.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
+import type { MailDelivery } from '../outbox/mail-delivery.ts';
 import { loadAppId } from '../project/app-id.ts';
 import type { RealtimeSettings } from '../realtime/realtime-hub.ts';
 import type { SecretSource } from '../secrets/secret-store.ts';
@@ -122,6 +123,11 @@ export interface BrokerOptions {
   readonly jobs?: BrokerJobsOptions;
   /** The AI provider and its models (docs/ai.md). @default the offline, deterministic AI */
   readonly ai?: AiOptions;
+  /**
+   * What becomes of the email the app and its sign-in send (`platform serve`: SMTP, or none).
+   * @default captured in the outbox and never sent (development email)
+   */
+  readonly mail?: MailDelivery | undefined;
   /**
    * `email.inbound.function` of platform.yaml: the system Function that receives mail sent to
    * the app's addresses (the `emailAliases` of `declared` at `<app folder>.localhost`,

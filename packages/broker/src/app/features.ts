@@ -11,7 +11,8 @@ import { integrationsFeature } from '../integrations/integrations-feature.ts';
 import { jobsFeature } from '../jobs/jobs-feature.ts';
 import { onboardingFeature } from '../onboarding/onboarding-feature.ts';
 import { orgFeature } from '../org/org-feature.ts';
-import { outboxFeature } from '../outbox/outbox-feature.ts';
+import { captureMail } from '../outbox/mail-delivery.ts';
+import { outboxFeatureWith } from '../outbox/outbox-feature.ts';
 import { pushFeature } from '../push/push-feature.ts';
 import { realtimeFeature } from '../realtime/realtime-feature.ts';
 import { searchFeature } from '../search/search-feature.ts';
@@ -35,7 +36,7 @@ export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
     consoleFeature,
     dataFeature,
     filesFeature({ clock: o.jobs?.clock, storage: o.fileStorage }),
-    outboxFeature,
+    outboxFeatureWith(o.mail ?? captureMail),
     aiFeature(o.ai),
     orgFeature({ apps: () => orgApps(o, url), visibility: o.auth?.visibility ?? 'private' }),
     deletionFeature({ clock: o.clock, appIds: o.peerAppIds }),

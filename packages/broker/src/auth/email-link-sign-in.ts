@@ -81,8 +81,8 @@ export class EmailLinkSignIn {
   }
 
   /**
-   * Sends an email link to an address: captured in the outbox (development never sends mail)
-   * and printed in the terminal. Resolves to the claim value of the requesting browser.
+   * Sends an email link to an address: captured in the outbox and printed in the terminal in
+   * development, sent by the outbox's mail server under `platform serve` (and printed nowhere). Resolves to the claim value of the requesting browser.
    */
   async send(
     email: string,
@@ -90,6 +90,8 @@ export class EmailLinkSignIn {
     returnTo: string,
     request: Request,
   ): Promise<string> {
+    // No link is made that no email can carry.
+    this.#outbox.requireDelivery();
     const { token, claim } = await this.#stores.links.request(email, purpose, returnTo);
     // The broker's own URL: a Host header chosen by the requester never names the link's site.
     const origin = new URL(this.#options.appUrl ?? request.url).origin;
@@ -105,7 +107,11 @@ export class EmailLinkSignIn {
       },
       ['auth'],
     );
-    this.#options.print(printable(`[auth] ${subject} (${email}, valid ${linkLifetime}): ${url}`));
+    // Only development email's link is printed: a link sent for real is a key to the account,
+    // and the service's log is no place for it.
+    if (this.#outbox.capturing) {
+      this.#options.print(printable(`[auth] ${subject} (${email}, valid ${linkLifetime}): ${url}`));
+    }
     return claim;
   }
 
@@ -118,6 +124,8 @@ export class EmailLinkSignIn {
     returnTo: string,
     request: Request,
   ): Promise<string | undefined> {
+    // Before the address is looked up: without mail every address gets the same answer.
+    this.#outbox.requireDelivery();
     if (!this.#options.registration && (await this.#stores.accounts.byEmail(email)) === undefined) {
       this.#options.print(
         printable(`[auth] No account for ${email} and registration is off; no link sent.`),

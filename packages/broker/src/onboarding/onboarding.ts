@@ -79,6 +79,8 @@ export class Onboarding {
         details: { field: 'email' },
       });
     }
+    // Before any account or request is made: without mail nobody could confirm it.
+    this.#o.outbox.requireDelivery();
     await this.project.requireFree(project, address);
     const { auth } = this.#o;
     const existing = await auth.account(address);
@@ -107,7 +109,9 @@ export class Onboarding {
       },
       ['auth'],
     );
-    this.#o.print(printable(`[auth] ${subject} (${address}): ${url}`));
+    // Development email's link only: a link sent for real is never printed in a log.
+    if (this.#o.outbox.capturing)
+      this.#o.print(printable(`[auth] ${subject} (${address}): ${url}`));
     const { id, state, expiresAt } = made.request;
     return { requestId: id, state, expiresAt, claimSecret: made.claimSecret };
   }

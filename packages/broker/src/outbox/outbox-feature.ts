@@ -1,22 +1,30 @@
 import type { BrokerFeature } from '../feature/broker-feature.ts';
+import { captureMail, type MailDelivery } from './mail-delivery.ts';
 import { mailSection } from './mail-section.ts';
 import { Outbox } from './outbox.ts';
 
 /**
- * Email the app sends (spec 4.6), captured in development. Its listing shows received mail
- * beside it, so the feature that receives mounts it.
+ * Email the app sends (spec 4.6): captured in development, or sent as `delivery` says
+ * (`platform serve`). Its listing shows received mail beside it, so the feature that receives
+ * mounts it.
  */
-export const outboxFeature: BrokerFeature<'outbox', object, Outbox> = {
-  name: 'outbox',
-  start: (base) => new Outbox(base.db, base.activity),
-  dashboard: [mailSection],
-  erasure: {
-    appPerson: async (tx, person) => {
-      await tx.query(
-        `DELETE FROM platform.outbox WHERE EXISTS (
-           SELECT 1 FROM jsonb_array_elements_text(recipients) AS r WHERE lower(r) = $1)`,
-        [person.email],
-      );
+export function outboxFeatureWith(delivery: MailDelivery): BrokerFeature<'outbox', object, Outbox> {
+  return {
+    name: 'outbox',
+    start: (base) => new Outbox(base.db, base.activity, delivery),
+    dashboard: [mailSection],
+    erasure: {
+      appPerson: async (tx, person) => {
+        await tx.query(
+          `DELETE FROM platform.outbox WHERE EXISTS (
+             SELECT 1 FROM jsonb_array_elements_text(recipients) AS r WHERE lower(r) = $1)`,
+          [person.email],
+        );
+      },
     },
-  },
-};
+  };
+}
+
+/** Development email: captured, never sent. */
+export const outboxFeature: BrokerFeature<'outbox', object, Outbox> =
+  outboxFeatureWith(captureMail);

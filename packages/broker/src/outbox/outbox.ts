@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import { newId } from '../kernel/ids.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import { printable } from '../logs/printable.ts';
+import { captureMail, type MailDelivery } from './mail-delivery.ts';
 
 /** One email as a Function asked to send it. */
 export interface EmailMessage {
@@ -47,9 +48,10 @@ interface OutboxRow {
 const HEADER_CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
- * Development email (spec Appendix 2): every `email.send` from a declared alias is captured in
- * the database (so it survives restarts) and never sent. `platform outbox` and the broker's API
- * list it.
+ * The broker's outbound email. In development (spec Appendix 2) every `email.send` from a
+ * declared alias is captured in the database (so it survives restarts) and never sent;
+ * `platform outbox` and the broker's API list it. Under `platform serve` its delivery sends it
+ * over SMTP instead and keeps nothing, or, without outbound mail set, refuses it.
  *
  * @example
  * ```ts
@@ -60,22 +62,49 @@ const HEADER_CONTROL = /[\u0000-\u001f\u007f]/;
 export class Outbox {
   readonly #db: Database;
   readonly #activity: LogWriter | undefined;
+  readonly #delivery: MailDelivery;
 
-  /** `activity` is told one line for each email captured (`platform dev` prints it). */
-  constructor(db: Database, activity?: LogWriter) {
+  /**
+   * `activity` is told one line for each email captured (`platform dev` prints it). `delivery` chooses what becomes of an email. @default captured
+   */
+  constructor(db: Database, activity?: LogWriter, delivery: MailDelivery = captureMail) {
     this.#db = db;
     this.#activity = activity;
+    this.#delivery = delivery;
   }
 
   /**
-   * Captures a message; `EMAIL_ALIAS_NOT_DECLARED` for a sender the manifest does not declare,
-   * `INVALID_INPUT` for a control character (CR, LF) in an address or the subject.
+   * Whether email is captured here for development: only then may a sign-in link also be
+   * printed in the terminal. A link sent for real, or not sent, is never printed anywhere.
+   */
+  get capturing(): boolean {
+    return this.#delivery.kind === 'capture';
+  }
+
+  /**
+   * `FEATURE_NOT_AVAILABLE` when email can be neither sent nor captured: asked before anything
+   * that would send one (a sign-in link), so the answer is the same for every address.
+   */
+  requireDelivery(): void {
+    if (this.#delivery.kind !== 'none') return;
+    throw new PlatformError({
+      code: 'FEATURE_NOT_AVAILABLE',
+      message:
+        'Email is not available: this service has no outbound mail server set (PLATFORM_SMTP_URL, docs/production.md "Email"), so nothing was sent.',
+    });
+  }
+
+  /**
+   * Captures a message in development, or sends it (`captured: false`);
+   * `EMAIL_ALIAS_NOT_DECLARED` for a sender the manifest does not declare, `INVALID_INPUT` for a
+   * control character (CR, LF) in an address or the subject, `FEATURE_NOT_AVAILABLE` when the
+   * service has no outbound mail, `INTERNAL` when the mail server did not accept it.
    */
   async capture(
     message: EmailMessage,
     declaredAliases: readonly string[],
     origin: { requestId?: string; functionName?: string } = {},
-  ): Promise<{ id: string; captured: true }> {
+  ): Promise<{ id: string; captured: boolean }> {
     if (!declaredAliases.includes(message.from)) {
       throw new PlatformError({
         code: 'EMAIL_ALIAS_NOT_DECLARED',
@@ -99,6 +128,7 @@ export class Outbox {
       }
     }
     const id = newId('email');
+    if (this.#delivery.kind !== 'capture') return this.#send(id, message, to);
     await this.#db.query(
       `INSERT INTO platform.outbox (id, from_alias, recipients, subject, text_body, html_body, reply_to, request_id, function_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -121,6 +151,34 @@ export class Outbox {
       ),
     );
     return { id, captured: true };
+  }
+
+  async #send(
+    id: string,
+    message: EmailMessage,
+    to: readonly string[],
+  ): Promise<{ id: string; captured: false }> {
+    this.requireDelivery();
+    const delivery = this.#delivery as Extract<MailDelivery, { kind: 'send' }>;
+    try {
+      await delivery.transport.send({
+        from: delivery.fromAddress(message.from),
+        to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        replyTo: message.replyTo,
+      });
+    } catch {
+      // The server's answer may quote the message or the account: it is not repeated (the
+      // transport logs what the operator needs).
+      throw new PlatformError({
+        code: 'INTERNAL',
+        message: 'The email was not sent: the mail server did not accept it. Try again later.',
+        details: { id },
+      });
+    }
+    return { id, captured: false };
   }
 
   /** The captured email `id`; `EMAIL_NOT_FOUND` when the outbox has none. */

@@ -14,6 +14,7 @@ import { withPlatformSchema } from '../db/platform-schema.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import type { Clock } from '../kernel/clock.ts';
+import type { MailDelivery } from '../outbox/mail-delivery.ts';
 import { Outbox } from '../outbox/outbox.ts';
 
 /**
@@ -42,12 +43,14 @@ export interface CentralSignInOptions {
   /** The organisation's deployed apps, whose sign-in the central sign-in hands on. */
   readonly apps: () => readonly OrgPeer[];
   readonly print: (line: string) => void;
+  /** What becomes of its email: sent over the service's mail server, or refused without one. */
+  readonly mail: MailDelivery;
 }
 
 /** The running central sign-in of `platform serve`. */
 export interface CentralSignIn {
   readonly auth: AuthService;
-  /** Where its mail is captured (sign-in links, and onboarding's project-aware emails). */
+  /** Where its mail goes (sign-in links, and onboarding's project-aware emails). */
   readonly outbox: Outbox;
   /**
    * Where each app's sign-in sends a browser without a session first (spec 5.1.1): it signs in
@@ -71,7 +74,7 @@ export async function startCentralSignIn(options: CentralSignInOptions): Promise
   const { db } = await withPlatformSchema(await PostgresDatabase.connect(url, 4), platformSchema);
   const at: OrgPeer = { appId: CENTRAL_SIGN_IN_ID, url: options.baseUrl };
   try {
-    const outbox = new Outbox(db);
+    const outbox = new Outbox(db, undefined, options.mail);
     const auth = await AuthService.create(
       db,
       outbox,

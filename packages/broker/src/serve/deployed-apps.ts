@@ -22,6 +22,7 @@ import type { Clock } from '../kernel/clock.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
 import type { AppGauges } from '../observability/metrics.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
+import type { MailDelivery } from '../outbox/mail-delivery.ts';
 import type { AppSecrets } from './app-secrets.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
@@ -107,6 +108,12 @@ export interface DeployedAppsOptions {
    * integration calls answer `FEATURE_NOT_AVAILABLE`
    */
   readonly integrations?: OrgIntegrations;
+  /**
+   * What becomes of the email app `appId` sends: over the service's mail server from
+   * `<alias>@<app>.<base domain>`, or refused without one.
+   * @default none: `email.send` answers `FEATURE_NOT_AVAILABLE`
+   */
+  readonly mail?: (appId: string) => MailDelivery;
 }
 
 /**
@@ -453,6 +460,7 @@ export class DeployedApps {
       fileStorage: appFileStorage(settings, appId),
       environment: settings.environment,
       ai: aiOptionsOf(settings.ai),
+      mail: this.#options.mail?.(appId) ?? { kind: 'none' },
       allowNet: settings.allowNet,
       ...(this.#options.integrations
         ? {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { S3StoreSettings } from '../files/s3-store.ts';
 import { type AiSetting, addAiProblems, aiNames, aiRules, aiSettingOf } from './ai-settings.ts';
+import { type MailSetting, mailNames, mailRules, mailSettingOf } from './mail-settings.ts';
 import { networkNames, networkRules } from './network-settings.ts';
 import {
   addObjectStorageProblems,
@@ -54,6 +55,12 @@ export interface ServeSettings {
    */
   readonly ai?: AiSetting;
   /**
+   * The outbound mail server (`PLATFORM_SMTP_URL`): the sign-in's, onboarding's and the apps'
+   * email goes out through it. Without it nothing is sent: email-link sign-in and `email.send`
+   * answer `FEATURE_NOT_AVAILABLE`. Its password is never printed.
+   */
+  readonly mail?: MailSetting;
+  /**
    * The hosts the deployed apps' Functions may reach besides the broker (a provider's token
    * endpoint or API), as `platform dev --allow-net` takes them. @default none
    */
@@ -86,6 +93,7 @@ const names = {
   ...aiNames,
   ...objectStorageNames,
   ...networkNames,
+  ...mailNames,
 } as const satisfies Record<string, SettingName>;
 
 type Key = keyof typeof names;
@@ -148,6 +156,7 @@ const rules = {
   ...aiRules,
   ...objectStorageRules,
   ...networkRules,
+  ...mailRules,
 } satisfies Record<Key, z.ZodType>;
 
 const defaults: Partial<Record<Key, string>> = {
@@ -175,7 +184,8 @@ export interface SettingsSources {
  * Reads and checks every setting of `platform serve`: each from its environment variable, else
  * from the config file, else its default. Every bad setting yields one line naming it (its
  * variable, and its key when it came from the file) and what was expected; a value is never
- * repeated, since the database URL, the AI key or the S3 secret key may hold a secret.
+ * repeated, since the database URL, the AI key, the S3 secret key or the SMTP URL may hold a
+ * secret.
  *
  * @example
  * ```ts
@@ -253,6 +263,13 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
     const problem = await folderProblem(paths.filesDir);
     if (problem) problems.push(`${names.filesDir.env}: ${problem}`);
   }
+  const mail = await mailSettingOf(values, problems, {
+    passwordFile:
+      values.smtpPasswordFile === undefined
+        ? undefined
+        : resolve(sources.cwd, values.smtpPasswordFile as string),
+    baseDomain,
+  });
   if (problems.length > 0) return { ok: false, problems };
   const v = values as Record<Key, never>;
   const ai = aiSettingOf(values);
@@ -276,6 +293,7 @@ export async function loadServeSettings(sources: SettingsSources): Promise<Setti
       trustedProxies: (values.trustedProxies as string[] | undefined) ?? [],
       ...(objectStorage === undefined ? {} : { objectStorage }),
       ...(ai === undefined ? {} : { ai }),
+      ...(mail === undefined ? {} : { mail }),
     },
   };
 }

@@ -47,6 +47,7 @@ import { ServeRestoredApps } from './restored-apps.ts';
 import { mountSecretRoutes } from './secret-routes.ts';
 import { mountServeOnboarding } from './serve-onboarding.ts';
 import type { ServeSettings } from './serve-settings.ts';
+import { smtpMail } from './smtp-mail.ts';
 
 /** How long readyz waits for the central store before calling it unreachable. */
 const READY_TIMEOUT_MS = 2_000;
@@ -120,7 +121,10 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
       url: appUrlOf(settings.baseUrl, appId),
       domains: domains.verifiedOf(appId),
     }));
+  // Without a mail server nothing is sent and nothing is captured in its place.
+  const mail = smtpMail(settings.mail, settings.baseDomain, logger);
   const signIn = await startCentralSignIn({
+    mail: mail.service,
     databaseUrl: settings.databaseUrl,
     central,
     baseUrl: settings.baseUrl,
@@ -157,6 +161,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     logger,
     secrets,
     centralSignInAt: signIn.at,
+    mail: (appId) => mail.app(appId),
     newApps: (appId) => restoredApps.hostFor(appId),
     integrations,
   });
@@ -379,6 +384,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         domains.close();
         await secrets.close();
         await signIn.close();
+        mail.close();
         await central.close();
         objectStorage?.close();
         logger.info({ unfinished }, 'stopped');

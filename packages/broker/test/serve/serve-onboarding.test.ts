@@ -4,6 +4,7 @@
 // then for the agent to finish, then for the first deployment, and opens the project once the
 // person deployed it with `platform deploy`. App ids that are malformed or another person's are
 // refused with their codes.
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
@@ -22,6 +23,7 @@ import { writeFiles } from '../helpers/broker.ts';
 import { launchChromium, openPage } from '../helpers/chromium.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
   adaCredential,
@@ -73,8 +75,15 @@ describe('onboarding on platform serve', () => {
   let agent: Client;
   let port: number;
   let base: string;
-  /** The service's log lines: the project-aware email's link is printed there. */
+  /** The service's log lines: the project-aware email's link is never printed there. */
   const logged: string[] = [];
+  /** The mail server the service sends through: the project-aware email arrives there. */
+  let sink: SmtpSink;
+  /** The onboarding link of the last email whose subject holds `subject`. */
+  const mailedLink = (subject: string) =>
+    /(http:[^\s"]+\/confirm\/onboarding\?token=[\w-]+)/.exec(
+      sink.received.filter((email) => email.subject.includes(subject)).at(-1)?.text ?? '',
+    )?.[1];
 
   const onboard = async (args: Record<string, unknown>) =>
     (await agent.callTool({
@@ -86,12 +95,16 @@ describe('onboarding on platform serve', () => {
     cli(secrets.env, ['deploy', join(dir.path, app), '--to', base, '--app', app]);
 
   beforeAll(async () => {
-    [postgres, secrets, dir, browser] = await Promise.all([
+    [postgres, secrets, dir, browser, sink] = await Promise.all([
       startPostgres(),
       startSecretService(),
       tempDir('serve-onboarding-'),
       launchChromium(),
+      startSmtpSink('mailer', 'mail password'),
     ]);
+    const passwordFile = join(dir.path, 'smtp-password');
+    await writeFile(passwordFile, 'mail password');
+    await chmod(passwordFile, 0o600);
     port = await freePort();
     base = `http://localhost:${port}`;
     const loaded = await loadServeSettings({
@@ -104,6 +117,8 @@ describe('onboarding on platform serve', () => {
         PLATFORM_FILES_DIR: join(dir.path, 'files'),
         PLATFORM_ORGANISATION: 'Acme',
         PLATFORM_DRAIN_SECONDS: '5',
+        PLATFORM_SMTP_URL: `smtp://mailer@127.0.0.1:${sink.port}`,
+        PLATFORM_SMTP_PASSWORD_FILE: passwordFile,
       },
       cwd: dir.path,
     });
@@ -158,7 +173,7 @@ describe('onboarding on platform serve', () => {
     await agent?.close().catch(() => undefined);
     await service?.drain();
     await browser?.close();
-    await Promise.all([postgres?.stop(), secrets?.stop()]);
+    await Promise.all([postgres?.stop(), secrets?.stop(), sink?.close()]);
     await dir?.remove();
   });
 
@@ -170,7 +185,9 @@ describe('onboarding on platform serve', () => {
     expect(deployed.isError).toBe(true);
     expect(deployed.content[0]?.text).toMatch(/^APP_ID_TAKEN/);
     // Nothing was made for them.
-    expect(logged.join('\n')).not.toContain('/confirm/onboarding');
+    expect(sink.received.map((email) => email.text).join('\n')).not.toContain(
+      '/confirm/onboarding',
+    );
 
     // An app created while a request was ready: the agent's finish is refused, nothing changes.
     await withCentral(postgres.url, async (central) => {
@@ -230,8 +247,9 @@ describe('onboarding on platform serve', () => {
       expiresAt: started.structuredContent?.expiresAt,
     });
 
-    const link = /(http:[^\s"]+\/confirm\/onboarding\?token=[\w-]+)/.exec(logged.join('\n'))?.[1];
+    const link = mailedLink('Confirm your email to start notes');
     expect(link).toBeDefined();
+    expect(logged.join('\n')).not.toContain(link);
     expect(new URL(link as string).origin).toBe(base);
     const page: Page = await openPage(browser);
     await page.goto(link as string);
@@ -302,8 +320,7 @@ describe('onboarding on platform serve', () => {
       requestId: string;
       claimSecret: string;
     };
-    const line = logged.filter((one) => one.includes('Approve a coding agent for desk')).at(-1);
-    const link = /(http:[^\s"]+\/confirm\/onboarding\?token=[\w-]+)/.exec(line ?? '')?.[1];
+    const link = mailedLink('Approve a coding agent for desk');
     expect(link).toBeDefined();
 
     const page = await openPage(browser);
