@@ -10,6 +10,7 @@ import { RouteTable } from '../api/route-table.ts';
 import { declarationsOf, functionsOf } from '../app/app-config.ts';
 import { type Broker, startBroker } from '../app/start-broker.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
+import { heldOrPaused } from '../backups/inspection-hold.ts';
 import type { NewAppHost } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
@@ -392,7 +393,7 @@ export class DeployedApps {
           : {
               manifest: now.manifest,
               invoker: now.broker.invoker,
-              paused: () => now.broker.auth.appPaused(),
+              paused: heldOrPaused(now.broker.hold, () => now.broker.auth.appPaused()),
             };
       }),
     );
