@@ -1,6 +1,7 @@
 import { aiFeature } from '../ai/ai-feature.ts';
 import { authFeature } from '../auth/auth-feature.ts';
 import { backupsFeature } from '../backups/backups-feature.ts';
+import { inspectionHoldFeature } from '../backups/inspection-hold.ts';
 import { consoleFeature } from '../console/console-feature.ts';
 import { dataFeature } from '../data/data-feature.ts';
 import { accountPageFeature, deletionFeature } from '../deletion/deletion-feature.ts';
@@ -36,6 +37,9 @@ export function brokerFeatures(o: ResolvedBrokerOptions, url: string) {
     consoleFeature,
     dataFeature,
     filesFeature({ clock: o.jobs?.clock, storage: o.fileStorage }),
+    // Before the background work and mail it holds in a copy restored from a backup
+    // (docs/backups.md).
+    inspectionHoldFeature,
     outboxFeatureWith(o.mail ?? captureMail),
     aiFeature(o.ai),
     orgFeature({ apps: () => orgApps(o, url), visibility: o.auth?.visibility ?? 'private' }),

@@ -7,6 +7,7 @@ import {
   sessionSignInTimeStep,
 } from '../auth/auth-schema.ts';
 import { appSessionsApartStep, signInAttemptsStep } from '../auth/central-auth-schema.ts';
+import { inspectionHoldStep } from '../backups/inspection-hold.ts';
 import { bootstrapStep } from '../db/bootstrap.ts';
 import { claimSettingsStep } from '../db/claim-settings.ts';
 import type { SchemaStep } from '../db/platform-schema.ts';
@@ -67,4 +68,5 @@ export const platformSchema: readonly SchemaStep[] = [
   { version: 26, ...realtimeTablesStep },
   { version: 27, ...companyAssignmentStep },
   { version: 28, ...accountDeletionAppLeaseStep },
+  { version: 29, ...inspectionHoldStep },
 ];

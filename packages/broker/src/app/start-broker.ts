@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Hono } from 'hono';
 import type { AiService } from '../ai/ai-service.ts';
 import type { AuthService } from '../auth/auth-service.ts';
+import type { InspectionHold } from '../backups/inspection-hold.ts';
 import type { DataService } from '../data/data-service.ts';
 import type { Database } from '../db/database.ts';
 import type { MigrationReport } from '../db/migrations.ts';
@@ -63,6 +64,8 @@ export interface Broker {
   readonly jobs: BrokerJobs;
   /** Accounts, sessions, grants and app access tokens. */
   readonly auth: AuthService;
+  /** Whether the app is a copy restored from a backup, held for inspection (docs/backups.md). */
+  readonly hold: InspectionHold;
   /** Account deletions: this app's part of each, resumed after a stop (spec 3.5). */
   readonly deletions: AccountDeletions;
   /** `ctx.ai` and its recent calls. */
@@ -183,6 +186,7 @@ export async function startBrokerWith(
     return {
       ...{ data, files, outbox, inboundMail, push, search, jobs, auth, deletions, ai },
       realtime: services.realtime,
+      hold: services.hold,
       appId: o.appId,
       app,
       server: listener.serve(app),

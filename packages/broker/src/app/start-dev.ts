@@ -8,6 +8,7 @@ import {
 import type { AiOptions } from '../ai/ai-config.ts';
 import { Frontend } from '../api/frontend.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
+import { heldOrPaused } from '../backups/inspection-hold.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
@@ -325,7 +326,7 @@ export async function startDev(options: DevOptions): Promise<DevServer> {
         ? {
             manifest: app.manifest,
             invoker: serving.invoker,
-            paused: () => serving.auth.appPaused(),
+            paused: heldOrPaused(serving.hold, () => serving.auth.appPaused()),
           }
         : undefined;
     });

@@ -21,6 +21,7 @@ import {
   generationsOf,
   toInfo,
 } from './backup-catalog.ts';
+import { InspectionHold } from './inspection-hold.ts';
 import type { NewAppHost, NewAppParts, RestoredApp } from './new-app-host.ts';
 import { runPostgresTool } from './pg-tools.ts';
 import { defaultRetention, type Retention, retained } from './retention.ts';
@@ -171,7 +172,7 @@ export class BackupService {
         } finally {
           parts.store.close();
         }
-        const db = await this.#restoreNew(parts.database, archive);
+        const db = await this.#restoreNew(parts.database, archive, record.id, appId);
         const app = await host.start(appId, db);
         return { backup: toInfo(record), app };
       } catch (error) {
@@ -234,9 +235,16 @@ export class BackupService {
 
   /**
    * The archive restored into the new app's empty database, brought up to the platform schema,
-   * without what belongs to the live app alone ({@link NEW_APP_CLEARED}).
+   * without what belongs to the live app alone ({@link NEW_APP_CLEARED}), its jobs and cron
+   * state moved to `appId`, and held for inspection ({@link InspectionHold}): its background
+   * work does not run.
    */
-  async #restoreNew(target: NewAppParts['database'], archive: string): Promise<Database> {
+  async #restoreNew(
+    target: NewAppParts['database'],
+    archive: string,
+    backupId: string,
+    appId: string,
+  ): Promise<Database> {
     let db: Database;
     if (target.kind === 'pglite') {
       db = await PgliteDatabase.open({ dataDir: target.dataDir, snapshotPath: archive });
@@ -253,6 +261,20 @@ export class BackupService {
     try {
       await db.transaction(async (tx) => {
         for (const table of NEW_APP_CLEARED) await tx.query(`DELETE FROM platform.${table}`);
+        // The jobs and cron state of the backup, under the new app's id: the copy's jobs API
+        // shows what was queued, which its hold keeps from running.
+        for (const table of ['jobs', 'cron_state']) {
+          await tx.query(`UPDATE platform.${table} SET app_id = $1 WHERE app_id = $2`, [
+            appId,
+            this.#o.appId,
+          ]);
+        }
+        // In the same transaction: the copy never starts without its hold.
+        await InspectionHold.place(tx, {
+          liveAppId: this.#o.appId,
+          backupId,
+          at: this.#o.clock.now(),
+        });
       });
     } catch (error) {
       await db.close();

@@ -100,6 +100,9 @@ export const backupsCommand = defineCommand({
       const made = answer.app as { appId: string; url: string };
       io.stdout(`Restored ${line(answer.restored as Backup)}`);
       io.stdout(`into the new app ${made.appId}, serving at ${made.url}`);
+      io.stdout(
+        'held for inspection: its jobs, cron and Web Push do not run, and its email is only captured',
+      );
     } else if (action === 'restore') io.stdout(`Restored ${line(answer.restored as Backup)}`);
     else io.stdout(`Backups are taken every ${arg} hour(s).`);
     return exitCodes.ok;

@@ -1,4 +1,5 @@
 import type { AuthService } from '../auth/auth-service.ts';
+import { heldOrPaused, type InspectionHold } from '../backups/inspection-hold.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import type { FileService } from '../files/file-service.ts';
 import { printable, printableError } from '../logs/printable.ts';
@@ -23,17 +24,22 @@ export function attemptLine(report: AttemptReport): string {
 /** Queues, the job worker and the cron scheduler (docs/jobs.md), and the jobs API. */
 export function jobsFeature(
   options: BrokerJobsOptions | undefined,
-): BrokerFeature<'jobs', { files: FileService; auth: AuthService }, BrokerJobs> {
+): BrokerFeature<
+  'jobs',
+  { files: FileService; auth: AuthService; hold: InspectionHold },
+  BrokerJobs
+> {
   return {
     name: 'jobs',
-    start: async (base, { files, auth }) => {
+    start: async (base, { files, auth, hold }) => {
       const jobs = await startBrokerJobs(
         base.db,
         files,
         base.invoker,
         {
-          // Spec 3.3: while the owner is paused for verification, the worker and cron hold off.
-          paused: () => auth.appPaused(),
+          // Spec 3.3: while the owner is paused for verification, the worker and cron hold off;
+          // so do they in a copy restored from a backup, held for inspection.
+          paused: heldOrPaused(hold, () => auth.appPaused()),
           scope: { ...localScope, appId: base.appId },
           ...options,
           onAttempt: (report) => {

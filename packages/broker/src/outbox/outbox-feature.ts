@@ -1,3 +1,4 @@
+import type { InspectionHold } from '../backups/inspection-hold.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import { captureMail, type MailDelivery } from './mail-delivery.ts';
 import { mailSection } from './mail-section.ts';
@@ -8,10 +9,13 @@ import { Outbox } from './outbox.ts';
  * (`platform serve`). Its listing shows received mail beside it, so the feature that receives
  * mounts it.
  */
-export function outboxFeatureWith(delivery: MailDelivery): BrokerFeature<'outbox', object, Outbox> {
+export function outboxFeatureWith(
+  delivery: MailDelivery,
+): BrokerFeature<'outbox', { hold: InspectionHold }, Outbox> {
   return {
     name: 'outbox',
-    start: (base) => new Outbox(base.db, base.activity, delivery),
+    // A copy held for inspection captures what it sends, whatever the service's delivery.
+    start: (base, { hold }) => new Outbox(base.db, base.activity, delivery, () => hold.held()),
     dashboard: [mailSection],
     erasure: {
       appPerson: async (tx, person) => {
@@ -26,5 +30,5 @@ export function outboxFeatureWith(delivery: MailDelivery): BrokerFeature<'outbox
 }
 
 /** Development email: captured, never sent. */
-export const outboxFeature: BrokerFeature<'outbox', object, Outbox> =
+export const outboxFeature: BrokerFeature<'outbox', { hold: InspectionHold }, Outbox> =
   outboxFeatureWith(captureMail);

@@ -64,13 +64,23 @@ export class Outbox {
   readonly #activity: LogWriter | undefined;
   readonly #delivery: MailDelivery;
 
+  readonly #held: () => Promise<boolean>;
+
   /**
-   * `activity` is told one line for each email captured (`platform dev` prints it). `delivery` chooses what becomes of an email. @default captured
+   * `activity` is told one line for each email captured (`platform dev` prints it). `delivery`
+   * chooses what becomes of an email (@default captured), except while `held` answers true (a
+   * copy restored from a backup for inspection): then every email is captured, never sent.
    */
-  constructor(db: Database, activity?: LogWriter, delivery: MailDelivery = captureMail) {
+  constructor(
+    db: Database,
+    activity?: LogWriter,
+    delivery: MailDelivery = captureMail,
+    held: () => Promise<boolean> = async () => false,
+  ) {
     this.#db = db;
     this.#activity = activity;
     this.#delivery = delivery;
+    this.#held = held;
   }
 
   /**
@@ -128,7 +138,8 @@ export class Outbox {
       }
     }
     const id = newId('email');
-    if (this.#delivery.kind !== 'capture') return this.#send(id, message, to);
+    if (this.#delivery.kind !== 'capture' && !(await this.#held()))
+      return this.#send(id, message, to);
     await this.#db.query(
       `INSERT INTO platform.outbox (id, from_alias, recipients, subject, text_body, html_body, reply_to, request_id, function_name)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

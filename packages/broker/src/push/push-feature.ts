@@ -1,3 +1,4 @@
+import type { InspectionHold } from '../backups/inspection-hold.ts';
 import type { BrokerFeature } from '../feature/broker-feature.ts';
 import { eraseRows } from '../feature/erase-rows.ts';
 import { mountPushRoutes } from './push-routes.ts';
@@ -12,14 +13,15 @@ import { PushService } from './push-service.ts';
 export function pushFeature(settings: {
   /** Push services subscriptions may name besides the local one (docs/notifications.md). */
   readonly pushServiceHosts: readonly string[];
-}): BrokerFeature<'push', object, PushService> {
+}): BrokerFeature<'push', { hold: InspectionHold }, PushService> {
   return {
     name: 'push',
-    start: (base) =>
+    start: (base, { hold }) =>
       PushService.create(base.db, {
         stateDir: base.stateDir,
         brokerUrl: `http://127.0.0.1:${base.port}`,
         pushServiceHosts: settings.pushServiceHosts,
+        held: () => hold.held(),
       }),
     dashboard: [pushSection],
     mount: {

@@ -44,6 +44,12 @@ export interface PushServiceOptions {
   readonly subject?: string;
   /** Waits between retries (tests and benches). @default setTimeout */
   readonly sleep?: (milliseconds: number) => Promise<void>;
+  /**
+   * True while the app is a copy restored from a backup, held for inspection
+   * (docs/backups.md): `send` contacts no push service and answers `delivered: 0`.
+   * @default never held
+   */
+  readonly held?: (() => Promise<boolean>) | undefined;
 }
 
 /**
@@ -150,6 +156,8 @@ export class PushService {
   async send(notification: Notification): Promise<{ delivered: number }> {
     const payload = encodeNotificationPayload(notification);
     const to = typeof notification.to === 'string' ? [notification.to] : [...notification.to];
+    // A held copy must not notify anyone its backup knew, through a subscription made since.
+    if (await this.#options.held?.()) return { delivered: 0 };
     const devices = await this.subscriptions.ofUsers([...new Set(to)]);
     const outcomes = await Promise.all(
       devices.map(async (device) => {

@@ -10,6 +10,7 @@ import { RouteTable } from '../api/route-table.ts';
 import { declarationsOf, functionsOf } from '../app/app-config.ts';
 import { type Broker, startBroker } from '../app/start-broker.ts';
 import type { OrgPeer } from '../auth/auth-options.ts';
+import { heldOrPaused } from '../backups/inspection-hold.ts';
 import type { NewAppHost } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, ensureDatabase } from '../db/database-per-app.ts';
@@ -79,6 +80,11 @@ interface Serving {
   readonly broker: Broker;
   /** The revision's platform.yaml. */
   readonly manifest: Manifest;
+  /**
+   * A copy restored from a backup for inspection: it publishes no integration, so the live
+   * app's provider is never shadowed by its held copy.
+   */
+  readonly held: boolean;
   /** Requests it is answering now. */
   inFlight: number;
   readonly idle: (() => void)[];
@@ -328,7 +334,8 @@ export class DeployedApps {
     }
     // The swap is one assignment: a request reads the map once, so it is answered wholly by
     // one revision.
-    this.#serving.set(appId, { deploymentId, broker, manifest, inFlight: 0, idle: [] });
+    const held = await broker.hold.held();
+    this.#serving.set(appId, { deploymentId, broker, manifest, held, inFlight: 0, idle: [] });
     this.#unloaded.delete(appId);
     this.#options.logger.info({ app: appId, deployment: deploymentId }, 'revision active');
     if (old !== undefined) this.#retire(old);
@@ -391,18 +398,20 @@ export class DeployedApps {
    * call goes to the revision serving at that moment.
    */
   providers(): ProviderApp[] {
-    return [...this.#serving].map(([appId, one]) =>
-      providerApp(appId, one.manifest, () => {
-        const now = this.#serving.get(appId);
-        return now === undefined
-          ? undefined
-          : {
-              manifest: now.manifest,
-              invoker: now.broker.invoker,
-              paused: () => now.broker.auth.appPaused(),
-            };
-      }),
-    );
+    return [...this.#serving]
+      .filter(([, one]) => !one.held)
+      .map(([appId, one]) =>
+        providerApp(appId, one.manifest, () => {
+          const now = this.#serving.get(appId);
+          return now === undefined
+            ? undefined
+            : {
+                manifest: now.manifest,
+                invoker: now.broker.invoker,
+                paused: heldOrPaused(now.broker.hold, () => now.broker.auth.appPaused()),
+              };
+        }),
+      );
   }
 
   /**
@@ -413,7 +422,7 @@ export class DeployedApps {
     return [
       { appId, manifest },
       ...[...this.#serving]
-        .filter(([id]) => id !== appId)
+        .filter(([id, one]) => id !== appId && !one.held)
         .map(([id, one]) => ({ appId: id, manifest: one.manifest })),
     ];
   }

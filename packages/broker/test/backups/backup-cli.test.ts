@@ -53,6 +53,7 @@ describe('platform backups', () => {
     expect(answer.out).toMatch(
       /new app todo-inspect, serving at http:\/\/todo-inspect\.localhost:\d+/,
     );
+    expect(answer.out).toContain('held for inspection');
     const again = await cli('restore', backup?.id ?? '', '--to', 'todo-inspect');
     expect(again.code).not.toBe(0);
     expect(again.err).toContain('APP_ID_TAKEN');

@@ -1,9 +1,11 @@
 // The worked example of a feature (example/notes-feature.ts) in a registry beside the real
 // features: the typechecker checks its place, and it starts, serves and erases as a feature does.
+
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveBrokerOptions } from '../../src/app/broker-options.ts';
 import { brokerFeatures } from '../../src/app/features.ts';
+import { inspectionHoldFeature } from '../../src/backups/inspection-hold.ts';
 import type { FeatureBase } from '../../src/feature/broker-feature.ts';
 import { defineRegistry, erasuresOf, startFeatures } from '../../src/feature/compose.ts';
 import type { BrokerEnv } from '../../src/http/broker-env.ts';
@@ -38,7 +40,10 @@ describe('a feature added to the registry', () => {
       print: () => undefined,
       onClose: () => undefined,
     } as Partial<FeatureBase> as FeatureBase;
-    const started = await startFeatures(defineRegistry([outboxFeature, notesFeature]), base);
+    const started = await startFeatures(
+      defineRegistry([inspectionHoldFeature, outboxFeature, notesFeature]),
+      base,
+    );
     await started.services.notes.add(ADA, 'buy milk');
     const web = new Hono<BrokerEnv>();
     const context = {

@@ -148,7 +148,7 @@ export async function startPostgres(
           '-D',
           data,
           '-o',
-          options,
+          serverOptions,
           '-l',
           join(dir, 'log'),
           '-w',

@@ -267,3 +267,28 @@ describe('a broker that uses the browsers’ push services', () => {
     ).rejects.toMatchObject({ code: 'PUSH_SUBSCRIPTION_INVALID', details: { field: 'endpoint' } });
   });
 });
+
+describe('a copy restored from a backup, held for inspection', () => {
+  const DAVE = '4d3c2b1a-0f9e-4d8c-8b7a-6e5d4c3b2a10';
+
+  it('contacts no push service, even for a device subscribed since the restore', async () => {
+    const service = await scriptedPushService([201]);
+    const held = await PushService.create(env.broker.db, {
+      stateDir: join(env.appDir, '.platform'),
+      brokerUrl: env.broker.server.url,
+      pushServiceHosts: [new URL(service.url).origin],
+      held: async () => true,
+    });
+    try {
+      await held.subscribe(DAVE, testDevice(service.url).subscription);
+      expect(await held.send({ to: DAVE, title: 'From the copy' })).toEqual({ delivered: 0 });
+      expect(service.received).toEqual([]);
+      // Too large is still refused: the hold does not hide a Function's mistake.
+      await expect(
+        held.send({ to: DAVE, title: 'Long', body: 'x'.repeat(3990) }),
+      ).rejects.toMatchObject({ code: 'NOTIFICATION_TOO_LARGE' });
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -2,7 +2,7 @@
 // gets a database of its own in the cluster, its own files, the live app's owner and an active
 // deployment of the live app's revision, which the running service (another node on the same
 // central store) follows, so it serves the backup's rows at its own address while the live app
-// keeps its own. The new id is checked like any app id.
+// keeps its own. The new id is checked like any app id, and the new app is held for inspection.
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -221,6 +221,12 @@ describe('restoring a backup of a deployed app into a new app under platform ser
         const liveKeys = await keys(live);
         expect(liveKeys.length).toBeGreaterThan(0);
         expect((await keys(copyDb)).filter((pair) => liveKeys.includes(pair))).toEqual([]);
+        // Held for inspection (its jobs, cron and Web Push do not run): the hold is in the copy's
+        // own database, which the revision serving it reads, never in the live app's.
+        const holds = async (db: PostgresDatabase) =>
+          (await db.query('SELECT live_app_id, backup_id FROM platform.inspection_hold')).rows;
+        expect(await holds(copyDb)).toEqual([{ live_app_id: 'todo', backup_id: backup.id }]);
+        expect(await holds(live)).toEqual([]);
       } finally {
         copyStore.close();
         await copyDb.close();
