@@ -1,6 +1,7 @@
 // What becomes of an email by the outbox's delivery: development captures it; a service with a
 // mail server hands it on from the alias's full address and keeps nothing; a service without
-// one refuses it and keeps nothing; a mail server that refuses it is no success.
+// one refuses it and keeps nothing; a mail server that refuses it is no success; a copy held
+// for inspection captures whatever the service does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingMail } from '../../src/outbox/mail-delivery.ts';
 import { Outbox } from '../../src/outbox/outbox.ts';
@@ -65,6 +66,24 @@ describe('the outbox delivery', () => {
       code: 'EMAIL_ALIAS_NOT_DECLARED',
     });
     expect(await kept()).toBe(0);
+  });
+
+  it('captures, never sends, in a copy held for inspection on a service that sends mail', async () => {
+    const sent: OutgoingMail[] = [];
+    const outbox = new Outbox(
+      env.db,
+      undefined,
+      {
+        kind: 'send',
+        transport: { send: async (mail) => void sent.push(mail) },
+        fromAddress: (alias) => `${alias}@paper-copy.apps.example.com`,
+      },
+      async () => true,
+    );
+    const captured = await outbox.capture(message, ['news']);
+    expect(captured.captured).toBe(true);
+    expect((await outbox.get(captured.id)).subject).toBe('Hi');
+    expect(sent).toEqual([]);
   });
 
   it('captures in development, as before', async () => {
