@@ -57,6 +57,8 @@ export const errorStatus = {
   FILE_NOT_FOUND: 404,
   FILE_TOO_LARGE: 413,
   STORAGE_UNAVAILABLE: 503,
+  // The database server went away for a moment (a restart or a failover)
+  DATABASE_UNAVAILABLE: 503,
   SECRET_NOT_DECLARED: 400,
   SECRET_NOT_SET: 404,
   EMAIL_ALIAS_NOT_DECLARED: 400,
@@ -148,6 +150,7 @@ export const retryableCodes: ReadonlySet<string> = new Set<ErrorCode>([
   'FUNCTION_UNAVAILABLE',
   'ACTIVE_JOBS_LIMIT',
   'STORAGE_UNAVAILABLE',
+  'DATABASE_UNAVAILABLE',
   'PUSH_SERVICE_UNAVAILABLE',
   'APP_RESTARTING',
   'APP_RESTORING',

@@ -62,6 +62,8 @@ export const errorMeanings = {
   FILE_TOO_LARGE: 'The file is larger than the platform accepts.',
   STORAGE_UNAVAILABLE:
     "The file storage cannot be used now: the disk is full, failing or read-only, or the object storage does not answer or refuses (`details.reason`: the system's code or the storage's error name). A write was not kept; try again later.",
+  DATABASE_UNAVAILABLE:
+    'The database server could not be reached for a moment (it is restarting or failing over); try again shortly.',
   SECRET_NOT_DECLARED: 'The secret name is not declared in platform.yaml.',
   SECRET_NOT_SET: 'The secret is declared but has no value.',
   EMAIL_ALIAS_NOT_DECLARED: 'The sender alias is not declared in platform.yaml.',

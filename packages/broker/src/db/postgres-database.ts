@@ -1,4 +1,5 @@
 import type { Client, QueryResult as PgQueryResult, Pool, PoolClient, types } from 'pg';
+import { unavailableIfLost } from './connection-loss.ts';
 import type { Database, Queryable, QueryResult, Session, Transaction } from './database.ts';
 
 // Same JSON-friendly shapes as the PGlite worker: int8 as a number when it is safe.
@@ -166,7 +167,11 @@ export class PostgresDatabase implements Database {
     sql: string,
     params: readonly unknown[] = [],
   ): Promise<QueryResult<Row>> {
-    return toResult<Row>(await (await this.#ready()).query(sql, [...params]));
+    try {
+      return toResult<Row>(await (await this.#ready()).query(sql, [...params]));
+    } catch (error) {
+      throw unavailableIfLost(error);
+    }
   }
 
   ahead(): Database {
@@ -175,7 +180,11 @@ export class PostgresDatabase implements Database {
 
   async exec(sql: string): Promise<void> {
     // Without parameters, pg uses the simple protocol, which accepts several statements.
-    await (await this.#ready()).query(sql);
+    try {
+      await (await this.#ready()).query(sql);
+    } catch (error) {
+      throw unavailableIfLost(error);
+    }
   }
 
   /**
@@ -185,7 +194,9 @@ export class PostgresDatabase implements Database {
    * the caller through its next query; the listener only keeps the process alive.
    */
   async #checkOut(): Promise<{ client: PoolClient; release: (destroy?: boolean) => void }> {
-    const client = await (await this.#ready()).connect();
+    const client = await (await this.#ready())
+      .connect()
+      .catch((error: unknown) => Promise.reject(unavailableIfLost(error)));
     client.on('error', ignoreLostConnection);
     return {
       client,
@@ -203,7 +214,7 @@ export class PostgresDatabase implements Database {
       result = await transactionOn(client, fn);
     } catch (error) {
       release(error instanceof BrokenConnection);
-      throw error instanceof BrokenConnection ? error.original : error;
+      throw unavailableIfLost(error instanceof BrokenConnection ? error.original : error);
     }
     release();
     return result;
@@ -231,7 +242,7 @@ export class PostgresDatabase implements Database {
     } catch (error) {
       // Whatever the failure left on the connection (a lock, a setting) must not reach the pool.
       release(true);
-      throw error;
+      throw unavailableIfLost(error);
     }
     release();
     return result;

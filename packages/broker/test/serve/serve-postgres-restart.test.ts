@@ -1,6 +1,7 @@
 // `platform serve` while its PostgreSQL server restarts under load: the node keeps running (a
 // connection the server ends while a caller holds it must not end the process) and answers
-// again once the server is back, without a restart of its own.
+// again once the server is back, without a restart of its own; what the outage reached fails
+// with the retryable DATABASE_UNAVAILABLE.
 import type { ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -186,6 +187,10 @@ export default defineFunction({
     expect(service.exitCode).toBeNull();
     expect(service.signalCode).toBeNull();
     expect(firstOk).toBeLessThan(BACK_WITHIN_MS);
+    // A request the outage reached fails retryably, never as a 500 with nothing to go on.
+    for (const seen of [answers.during, answers.after]) {
+      for (const key of seen.keys()) expect(['200', '503 DATABASE_UNAVAILABLE']).toContain(key);
+    }
     expect((await call(port, `localhost:${port}`, '/_platform/readyz')).status).toBe(200);
   }, 60_000);
 });
