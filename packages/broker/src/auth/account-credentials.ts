@@ -9,6 +9,7 @@ import {
   insertCredential,
   useCredential,
 } from './credential-rows.ts';
+import { RecentLastUse } from './last-use.ts';
 
 /** The fixed start of every account credential: `plat_account_` and 256 random bits. */
 export const ACCOUNT_CREDENTIAL_PREFIX = 'plat_account_';
@@ -27,6 +28,7 @@ const account: CredentialKindSpec = { kind: 'account', prefix: ACCOUNT_CREDENTIA
 export class AccountCredentials {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #lastUse = new RecentLastUse();
 
   constructor(db: Database, clock: Clock) {
     this.#db = db;
@@ -53,7 +55,7 @@ export class AccountCredentials {
 
   /** The live credential behind `value` (its use recorded), if any. */
   async verify(value: string): Promise<AccountCredentialInfo | undefined> {
-    const row = await useCredential(this.#db, account, value, this.#clock.now());
+    const row = await useCredential(this.#db, account, value, this.#clock.now(), this.#lastUse);
     return row === undefined ? undefined : credentialInfo(row);
   }
 

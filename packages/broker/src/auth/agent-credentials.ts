@@ -9,6 +9,7 @@ import {
   insertCredential,
   useCredential,
 } from './credential-rows.ts';
+import { RecentLastUse } from './last-use.ts';
 
 /** The fixed start of every agent credential: `plat_agent_` and 256 random bits. */
 export const AGENT_CREDENTIAL_PREFIX = 'plat_agent_';
@@ -34,6 +35,7 @@ const toInfo = (row: CredentialRow): AgentCredentialInfo => ({
 export class AgentCredentials {
   readonly #db: Database;
   readonly #clock: Clock;
+  readonly #lastUse = new RecentLastUse();
 
   constructor(db: Database, clock: Clock) {
     this.#db = db;
@@ -55,7 +57,7 @@ export class AgentCredentials {
 
   /** The live credential behind `value` (its use recorded), if any. */
   async verify(value: string): Promise<AgentCredentialInfo | undefined> {
-    const row = await useCredential(this.#db, agent, value, this.#clock.now());
+    const row = await useCredential(this.#db, agent, value, this.#clock.now(), this.#lastUse);
     return row === undefined ? undefined : toInfo(row);
   }
 

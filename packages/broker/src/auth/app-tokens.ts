@@ -3,6 +3,7 @@ import type { Database, Queryable } from '../db/database.ts';
 import { addSeconds, type Clock } from '../kernel/clock.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
 import { newId } from '../kernel/ids.ts';
+import { RecentLastUse, useRecordingLastUse } from './last-use.ts';
 
 /**
  * The fixed start of every app access token (spec 2.2: the service prefix, then `app_`). Secret
@@ -44,6 +45,8 @@ interface TokenRow {
   revoked_at: Date | string | null;
 }
 
+type UseRow = Pick<TokenRow, 'last_used_at'>;
+
 const iso = (value: Date | string | null) =>
   value === null ? null : new Date(value).toISOString();
 
@@ -58,6 +61,7 @@ export class AppTokens {
   readonly #db: Database;
   readonly #clock: Clock;
   readonly #appId: string;
+  readonly #lastUse = new RecentLastUse();
 
   constructor(db: Database, clock: Clock, appId: string) {
     this.#db = db;
@@ -148,15 +152,43 @@ export class AppTokens {
     return rowCount > 0;
   }
 
-  /** Whether `value` is a live token of this app (checked on every request). */
+  /**
+   * Whether `value` is a live token of this app (checked on every request, so a revoked token
+   * is refused at once). Its last use is written at most once per `LAST_USE_INTERVAL_MS`: the
+   * first use at once, later ones when the stored time is older than that.
+   */
   async verify(value: string): Promise<boolean> {
     if (!value.startsWith(APP_TOKEN_PREFIX)) return false;
-    const { rowCount } = await this.#db.query(
-      `UPDATE platform.app_tokens SET last_used_at = $3
-       WHERE token_hash = $1 AND app_id = $2 AND revoked_at IS NULL`,
-      [sha256(value), this.#appId, this.#clock.now()],
-    );
-    return rowCount > 0;
+    const digest = sha256(value);
+    const now = this.#clock.now();
+    const row = await useRecordingLastUse<UseRow>(this.#lastUse, digest, now, {
+      read: async () =>
+        (
+          await this.#db.query<UseRow>(
+            `SELECT last_used_at FROM platform.app_tokens
+             WHERE token_hash = $1 AND app_id = $2 AND revoked_at IS NULL`,
+            [digest, this.#appId],
+          )
+        ).rows[0],
+      write: async (staleBefore) =>
+        (
+          await this.#db.query<UseRow>(
+            `WITH live AS (
+               SELECT id, last_used_at FROM platform.app_tokens
+               WHERE token_hash = $1 AND app_id = $2 AND revoked_at IS NULL
+             ), used AS (
+               UPDATE platform.app_tokens AS t SET last_used_at = $3 FROM live
+               WHERE t.id = live.id AND t.revoked_at IS NULL
+                 AND (t.last_used_at IS NULL OR t.last_used_at < $4)
+               RETURNING t.id, t.last_used_at
+             )
+             SELECT COALESCE(used.last_used_at, live.last_used_at) AS last_used_at
+             FROM live LEFT JOIN used ON used.id = live.id`,
+            [digest, this.#appId, now, staleBefore],
+          )
+        ).rows[0],
+    });
+    return row !== undefined;
   }
 
   async #byReveal(on: Queryable, secret: string, lock = ''): Promise<TokenRow | RevealProblem> {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import { randomSecret, sha256 } from '../kernel/crypto.ts';
+import { type RecentLastUse, useRecordingLastUse } from './last-use.ts';
 
 /** A credential of `platform.agent_credentials` as stored: its hash, never its value. */
 export interface CredentialRow {
@@ -68,18 +69,48 @@ export async function insertCredential(
   return { row: rows[0] as CredentialRow, token };
 }
 
-/** The live credential of `spec`'s kind behind `value`, its use recorded at `now`, if any. */
+/**
+ * The live credential of `spec`'s kind behind `value`, if any, its use at `now` recorded at most
+ * once per `LAST_USE_INTERVAL_MS` (`recent` says which this process wrote lately).
+ */
 export async function useCredential(
   on: Queryable,
   spec: CredentialKindSpec,
   value: string,
   now: Date,
+  recent: RecentLastUse,
 ): Promise<CredentialRow | undefined> {
   if (!value.startsWith(spec.prefix)) return undefined;
-  const { rows } = await on.query<CredentialRow>(
-    `UPDATE platform.agent_credentials SET last_used_at = $2
-     WHERE token_hash = $1 AND kind = $3 AND revoked_at IS NULL RETURNING *`,
-    [sha256(value), now, spec.kind],
-  );
-  return rows[0];
+  const digest = sha256(value);
+  return useRecordingLastUse<CredentialRow>(recent, digest, now, {
+    read: async () =>
+      (
+        await on.query<CredentialRow>(
+          `SELECT ${COLUMNS} FROM platform.agent_credentials
+           WHERE token_hash = $1 AND kind = $2 AND revoked_at IS NULL`,
+          [digest, spec.kind],
+        )
+      ).rows[0],
+    write: async (staleBefore) =>
+      (
+        await on.query<CredentialRow>(
+          `WITH live AS (
+             SELECT ${COLUMNS} FROM platform.agent_credentials
+             WHERE token_hash = $1 AND kind = $3 AND revoked_at IS NULL
+           ), used AS (
+             UPDATE platform.agent_credentials AS c SET last_used_at = $2 FROM live
+             WHERE c.id = live.id AND c.revoked_at IS NULL
+               AND (c.last_used_at IS NULL OR c.last_used_at < $4)
+             RETURNING c.id, c.last_used_at
+           )
+           SELECT live.id, live.account_id, live.app_id, live.name, live.hint, live.created_at,
+             COALESCE(used.last_used_at, live.last_used_at) AS last_used_at
+           FROM live LEFT JOIN used ON used.id = live.id`,
+          [digest, now, spec.kind, staleBefore],
+        )
+      ).rows[0],
+  });
 }
+
+/** The columns of {@link CredentialRow}. */
+const COLUMNS = 'id, account_id, app_id, name, hint, created_at, last_used_at';
