@@ -43,14 +43,12 @@ import { forwardedClient } from './forwarded-client.ts';
 import { hostName, routeHost, withServiceScheme } from './host-routing.ts';
 import { trustedProxyList } from './network-settings.ts';
 import { ownerAccess } from './owner-access.ts';
+import { postgresReadiness, type ReadinessCheck, ReadinessProbes } from './readiness.ts';
 import { ServeRestoredApps } from './restored-apps.ts';
 import { mountSecretRoutes } from './secret-routes.ts';
 import { mountServeOnboarding } from './serve-onboarding.ts';
 import type { ServeSettings } from './serve-settings.ts';
 import { smtpMail } from './smtp-mail.ts';
-
-/** How long readyz waits for the central store before calling it unreachable. */
-const READY_TIMEOUT_MS = 2_000;
 
 /** A running `platform serve`. */
 export interface RunningService {
@@ -214,32 +212,25 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
   void loading.then(() => {
     if (draining === undefined) integrations.start();
   });
-  // Apps' files go to this bucket when it is set (each app under its own prefix); readyz asks it.
+  // Apps' files go to this bucket when it is set (each app under its own prefix); readyz asks it
+  // through this client of its own, so downloads holding the apps' sockets never delay it.
   const objectStorage =
     settings.objectStorage === undefined ? undefined : new S3FileStore(settings.objectStorage);
-  const answers = async (check: () => Promise<unknown>): Promise<boolean> => {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-    });
-    try {
-      return await Promise.race([check().then(() => true), timeout]);
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  // Readyz answers from background probes on connections of their own, so a node whose request
+  // pools are busy still answers it at once (docs/production.md, Health).
+  const centralReady: ReadinessCheck =
+    central instanceof PostgresDatabase
+      ? postgresReadiness(central.connectionString, 'central store unreachable')
+      : { reason: 'central store unreachable', probe: () => central.query('SELECT 1') };
+  const readiness = new ReadinessProbes([
+    centralReady,
+    ...(objectStorage === undefined
+      ? []
+      : [{ reason: 'file storage unreachable', probe: () => objectStorage.check() }]),
+  ]);
+  await readiness.start();
   /** Why the service is not ready, or `undefined` when it is. */
-  const notReady = async (): Promise<string | undefined> => {
-    const [store, files] = await Promise.all([
-      answers(() => central.query('SELECT 1')),
-      objectStorage === undefined ? true : answers(() => objectStorage.check()),
-    ]);
-    if (!store) return 'central store unreachable';
-    if (!files) return 'file storage unreachable';
-    return deployed.notReady();
-  };
+  const notReady = (): string | undefined => readiness.notReady() ?? deployed.notReady();
   const trustedProxies = trustedProxyList(settings.trustedProxies);
   const handle = async (received: Request, env?: unknown): Promise<Response> => {
     const request = withServiceScheme(received, settings.baseUrl);
@@ -257,7 +248,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     const { pathname } = new URL(request.url);
     if (pathname === servicePaths.healthz) return Response.json({ status: 'alive' });
     if (pathname === servicePaths.readyz) {
-      const reason = await notReady();
+      const reason = notReady();
       return reason === undefined
         ? Response.json({ status: 'ready' })
         : Response.json({ status: 'not ready', reason }, { status: 503 });
@@ -323,6 +314,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     metricsServer = await serveMetrics(metrics, settings.metricsListen);
   } catch (error) {
     server.close();
+    await readiness.close();
     await loading;
     await integrations.stop();
     await deployed.close();
@@ -376,6 +368,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         server.closeAllConnections();
         await closed;
         await metricsServer.close();
+        await readiness.close();
         // Stopped before the apps close, so no sync or delivery starts on a closing app.
         await loading.catch(() => undefined);
         await integrations.stop();

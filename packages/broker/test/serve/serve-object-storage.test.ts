@@ -122,18 +122,30 @@ describe('readyz of platform serve with object storage', () => {
     return { status: response.status, body: await response.json() };
   };
 
+  /** Readyz's answer once it differs from `from`, asked every 100 ms for up to `withinMs`. */
+  const readyzOnceNot = async (from: number, withinMs: number) => {
+    const deadline = Date.now() + withinMs;
+    let answer = await readyz();
+    while (answer.status === from && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await readyz();
+    }
+    return answer;
+  };
+
   it('is ready while the bucket answers, and not ready while the storage is down', async () => {
     expect(await readyz()).toEqual({ status: 200, body: { status: 'ready' } });
     await s3.stop();
     try {
-      expect(await readyz()).toEqual({
+      // Readyz answers from a probe every second whose result counts for at most 3 s.
+      expect(await readyzOnceNot(200, 5_000)).toEqual({
         status: 503,
         body: { status: 'not ready', reason: 'file storage unreachable' },
       });
     } finally {
       await s3.start();
     }
-    expect(await readyz()).toEqual({ status: 200, body: { status: 'ready' } });
+    expect(await readyzOnceNot(503, 10_000)).toEqual({ status: 200, body: { status: 'ready' } });
     // The start line names the bucket, never the credentials.
     const started = logs.find((line) => line.includes('platform serve started')) ?? '';
     expect(started).toContain(`s3 ${s3.settings.bucket}/`);
