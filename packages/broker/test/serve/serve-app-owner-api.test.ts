@@ -170,6 +170,21 @@ describe("a deployed app's owner API by platform login's account credential", ()
     expect(listed.code, listed.err).toBe(0);
     const { backups } = JSON.parse(listed.out) as { backups: { id: string; kind: string }[] };
     expect(backups.map((one) => [one.id, one.kind])).toContainEqual([id, 'manual']);
+    const restored = await cli(['backups', 'restore', id ?? '', '--to', base, '--app', 'todo']);
+    expect(restored.code).toBe(2);
+    expect(restored.err).toContain('--yes');
+    const confirmed = await cli([
+      'backups',
+      'restore',
+      id ?? '',
+      '--yes',
+      '--to',
+      base,
+      '--app',
+      'todo',
+    ]);
+    expect(confirmed.code, `${confirmed.err}\n${output.slice(-3000)}`).toBe(0);
+    expect(confirmed.out).toContain(`Restored ${id}`);
   }, 60_000);
 
   it("admits the owner's credential at {app_url} and through {base_url}", async () => {
