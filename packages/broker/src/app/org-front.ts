@@ -69,8 +69,9 @@ export interface OrgFrontOptions {
  * owner API at `/v1/apps/{appId}/...`, answered by that app's broker exactly as on the app's own
  * port (its own control-plane admission included). An unknown app id is `APP_NOT_FOUND`.
  * `platform login --to {base_url}` signs the CLI in here (docs/auth.md): an account credential
- * reads who it is, the members and the apps; the apps' owner API and the agent tools stay the
- * dev token's (and an agent credential's).
+ * reads who it is, the members and the apps; the agent tools stay the dev token's (and an agent
+ * credential's), and each app's owner API admits what that app's control plane admits (under
+ * `platform serve`, the account credential of its owner and of the organisation's administrators).
  */
 export async function startOrgFront(
   options: OrgFrontOptions & {

@@ -110,6 +110,20 @@ export interface AuthOptions {
    * token acts as) is always the recorded one. @default the account of `ownerEmail`
    */
   readonly ownerRecord?: OwnerRecord;
+  /**
+   * Whether the control plane admits the account credential of `platform login`
+   * (`Authorization: Bearer plat_account_...`), as `platform serve` does for its deployed apps:
+   * who the credential is, and whether that account manages this app. @default not admitted
+   */
+  readonly accountAdmission?: AccountAdmission;
+}
+
+/** Who an account credential of `platform login` is, and whether they manage the app. */
+export interface AccountAdmission {
+  /** The member behind a live account credential; `undefined` for a revoked or unknown one. */
+  memberOf(presented: string): Promise<string | undefined>;
+  /** Whether the account acts on the app's owner API as its owner's console does. */
+  manages(accountId: string): Promise<boolean>;
 }
 
 /** The app's owner as the organisation records it (docs/organisations.md). */
@@ -151,6 +165,7 @@ export interface ResolvedAuthOptions {
   readonly isReviewer: (accountId: string) => Promise<boolean>;
   readonly agentAuthority: AgentAuthority | undefined;
   readonly ownerRecord: OwnerRecord | undefined;
+  readonly accountAdmission: AccountAdmission | undefined;
 }
 
 /** Applies the defaults of {@link AuthOptions} for the app in `appDir`. */
@@ -176,6 +191,7 @@ export function resolveAuthOptions(appDir: string, options: AuthOptions = {}): R
     appUrl: options.appUrl,
     agentAuthority: options.agentAuthority,
     ownerRecord: options.ownerRecord,
+    accountAdmission: options.accountAdmission,
     peers: options.peers ?? (() => []),
     centralSignIn: options.centralSignIn ?? false,
     centralSignInAt: options.centralSignInAt,

@@ -8,7 +8,12 @@ import type { AgentCredentials } from './agent-credentials.ts';
 import type { AppTokenRequests } from './app-token-requests.ts';
 import type { AppTokens } from './app-tokens.ts';
 import { loadAuthKeys } from './auth-keys.ts';
-import type { AppVisibility, OrgPeer, ResolvedAuthOptions } from './auth-options.ts';
+import type {
+  AccountAdmission,
+  AppVisibility,
+  OrgPeer,
+  ResolvedAuthOptions,
+} from './auth-options.ts';
 import { type AuthParts, wireAuthParts } from './auth-parts.ts';
 import type { SessionRefresh } from './browser-sessions.ts';
 import { isSecure } from './cookies.ts';
@@ -319,6 +324,14 @@ export class AuthService {
     const [identity, owner] = await Promise.all([this.cookie(request), this.owner()]);
     const isOwner = identity?.account.id === owner.id && owner.state === 'confirmed';
     return isOwner ? owner : undefined;
+  }
+
+  /**
+   * How the control plane admits the account credential of `platform login`, when it does
+   * (`platform serve`'s deployed apps); `undefined` where it is refused like any other account.
+   */
+  get accountAdmission(): AccountAdmission | undefined {
+    return this.#options.accountAdmission;
   }
 
   /** The apps of the organisation, this one included (none for an app alone). */

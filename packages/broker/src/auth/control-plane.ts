@@ -2,11 +2,19 @@ import { PlatformError } from '@platform/errors';
 import type { Context, Next } from 'hono';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
-import { CONSOLE_CSRF_HEADER, dashboardPaths, MCP_PATH } from '../http/paths.ts';
+import {
+  CONSOLE_CSRF_HEADER,
+  dashboardPaths,
+  isUnder,
+  MCP_PATH,
+  OWNER_API_PREFIX,
+} from '../http/paths.ts';
 import { safeEqual } from '../kernel/crypto.ts';
 import { wantsHtml } from '../pages/forms.ts';
+import { ACCOUNT_CREDENTIAL_PREFIX } from './account-credentials.ts';
 import { AGENT_CREDENTIAL_PREFIX } from './agent-credentials.ts';
 import { APP_TOKEN_PREFIX } from './app-tokens.ts';
+import type { AccountAdmission } from './auth-options.ts';
 import type { AuthService } from './auth-service.ts';
 import { authCookies, readCookie, setCookie } from './cookies.ts';
 import { signInPath } from './forms.ts';
@@ -23,6 +31,10 @@ const NEEDS_DEV_TOKEN = 'The control plane needs the dev token of .platform/dev.
  *   broker key, any method;
  * - `Authorization: Bearer <agent credential>` on the agent tools and the routes they send only,
  *   acting for the credential's account (set as `agent` on the context);
+ * - where the broker is told how (`accountAdmission`, `platform serve`): `Authorization: Bearer
+ *   <account credential>` of `platform login`, of the app's owner or an organisation
+ *   administrator, any method on the owner API (`/v1/apps/...`), admitted as that person's
+ *   console (`console`, `consoleAccount`);
  * - for `GET`/`HEAD` without an `Authorization` header: the session cookie of the owner, once
  *   their address is confirmed (an unconfirmed owner does no owner-only action, spec 3.3), or the
  *   developer cookie that the dashboard link (`/_platform/dashboard?key=<link key>`, printed by
@@ -48,6 +60,18 @@ export async function admitControlPlane(
     const presented = readBearer(header) ?? '';
     if (presented.startsWith(AGENT_CREDENTIAL_PREFIX)) {
       c.set('agent', await admitAgent(auth, c, presented));
+      return void (await next());
+    }
+    if (
+      presented.startsWith(ACCOUNT_CREDENTIAL_PREFIX) &&
+      auth.accountAdmission !== undefined &&
+      isUnder(c.req.path, OWNER_API_PREFIX)
+    ) {
+      // The account's own credential stands for that person as their session does in the
+      // console, acting as themselves; on the app's owner API only (not the agent tools, nor
+      // the organisation's routes, which `{base_url}` answers itself).
+      c.set('consoleAccount', await admitAccount(auth, auth.accountAdmission, presented));
+      c.set('console', true);
       return void (await next());
     }
     await checkBearer(auth, presented);
@@ -87,6 +111,29 @@ export async function admitControlPlane(
         ? `The app's owner confirms their email address before using the control plane: open the confirmation email sent to ${identity.account.email}.`
         : `${identity.account.email} is not this app's owner; the control plane is the owner's.`,
   );
+}
+
+// An account credential of `platform login`: a member's live one (else `AUTH_REQUIRED`, so the
+// CLI says to sign in again), and only of the app's owner or an organisation administrator.
+async function admitAccount(
+  auth: AuthService,
+  admission: AccountAdmission,
+  presented: string,
+): Promise<string> {
+  const accountId = await admission.memberOf(presented);
+  if (accountId === undefined) {
+    throw new PlatformError({
+      code: 'AUTH_REQUIRED',
+      message:
+        "The account credential is revoked, expired or not a member's; sign in again with: platform login --to <base_url>",
+    });
+  }
+  if (!(await admission.manages(accountId))) {
+    throw denied(
+      `Only the owner of ${auth.appId} and the organisation's administrators use its owner API.`,
+    );
+  }
+  return accountId;
 }
 
 // With an `Authorization` header, only the dev token or the broker key passes.

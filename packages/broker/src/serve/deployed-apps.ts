@@ -25,6 +25,7 @@ import type { AppGauges } from '../observability/metrics.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
 import type { MailDelivery } from '../outbox/mail-delivery.ts';
 import type { AppSecrets } from './app-secrets.ts';
+import { accountAdmission } from './owner-access.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** The folder under the files folder where revisions are kept: never an app id (those have no `_`). */
@@ -461,6 +462,9 @@ export class DeployedApps {
         ...(this.#options.centralSignInAt
           ? { centralSignInAt: this.#options.centralSignInAt }
           : {}),
+        // `platform login`'s credential of the app's owner or an administrator opens its
+        // owner API, here and through `{base_url}`.
+        accountAdmission: accountAdmission({ central, clock: this.#options.clock, appId }),
       },
       logWriter: print,
       databaseUrl,

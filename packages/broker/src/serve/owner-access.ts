@@ -1,6 +1,7 @@
 import { PlatformError } from '@platform/errors';
 import type { Context } from 'hono';
 import { AccountCredentials } from '../auth/account-credentials.ts';
+import type { AccountAdmission } from '../auth/auth-options.ts';
 import type { Database } from '../db/database.ts';
 import { readBearer } from '../http/bearer.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
@@ -50,22 +51,15 @@ export function ownerAccess(options: {
   readonly baseDomain: string;
 }): OwnerAccess {
   const { central } = options;
-  const credentials = new AccountCredentials(central, options.clock);
+  const memberOf = liveMember(central, options.clock);
   return {
     authority: centralAuthority(central),
     central,
     async caller(c) {
       const presented = readBearer(c.req.header('authorization'));
-      const credential =
-        typeof presented === 'string' ? await credentials.verify(presented) : undefined;
-      if (credential === undefined || (await roleOf(central, credential.accountId)) === undefined) {
-        throw new PlatformError({
-          code: 'AUTH_REQUIRED',
-          message:
-            'This needs a live account credential of a member (Authorization: Bearer plat_account_...); sign in with: platform login --to <base_url>',
-        });
-      }
-      return credential.accountId;
+      const accountId = typeof presented === 'string' ? await memberOf(presented) : undefined;
+      if (accountId === undefined) throw accountRequired();
+      return accountId;
     },
     appIdOf: (c) => checkedAppId(c.req.param('appId'), options.baseDomain),
     async ownerOf(appId) {
@@ -77,5 +71,61 @@ export function ownerAccess(options: {
     },
     denied: (message, appId) =>
       new PlatformError({ code: 'PERMISSION_DENIED', message, details: { appId } }),
+  };
+}
+
+/** `AUTH_REQUIRED` for a request without a member's live account credential. */
+export const accountRequired = (): PlatformError =>
+  new PlatformError({
+    code: 'AUTH_REQUIRED',
+    message:
+      'This needs a live account credential of a member (Authorization: Bearer plat_account_...); sign in with: platform login --to <base_url>',
+  });
+
+// The member behind a live (unrevoked, unexpired) account credential: a departed member's
+// credential counts for nothing even before it is revoked.
+const liveMember = (central: Database, clock: Clock) => {
+  const credentials = new AccountCredentials(central, clock);
+  return async (presented: string): Promise<string | undefined> => {
+    const credential = await credentials.verify(presented);
+    if (credential === undefined) return undefined;
+    return (await roleOf(central, credential.accountId)) === undefined
+      ? undefined
+      : credential.accountId;
+  };
+};
+
+/**
+ * Whether `accountId` manages `appId` on the service: its owner or an administrator of the
+ * organisation (secrets, backups, tokens: what only they do).
+ */
+export async function ownsOrAdministers(
+  central: Database,
+  appId: string,
+  accountId: string,
+): Promise<boolean> {
+  const { rows } = await central.query<{ owner: string | null }>(
+    'SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = $1',
+    [appId],
+  );
+  if (rows[0] === undefined) return false;
+  if (rows[0].owner === accountId) return true;
+  return (await roleOf(central, accountId)) === 'administrator';
+}
+
+/**
+ * How a deployed app's own owner API (its broker's control plane) admits the account
+ * credential of `platform login`: a member's live credential, and only the app's owner or an
+ * organisation administrator acts with it, as the owner does in the app's console.
+ */
+export function accountAdmission(options: {
+  readonly central: Database;
+  readonly clock: Clock;
+  readonly appId: string;
+}): AccountAdmission {
+  const { central, appId } = options;
+  return {
+    memberOf: liveMember(central, options.clock),
+    manages: (accountId) => ownsOrAdministers(central, appId, accountId),
   };
 }

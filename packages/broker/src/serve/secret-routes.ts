@@ -3,9 +3,8 @@ import type { Context, Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
 import { secretsPath } from '../http/paths.ts';
-import { roleOf } from '../org/memberships.ts';
 import type { AppSecrets } from './app-secrets.ts';
-import type { OwnerAccess } from './owner-access.ts';
+import { type OwnerAccess, ownsOrAdministers } from './owner-access.ts';
 
 /**
  * The secrets of a deployed app under the owner API on `{base_url}` (docs/production.md,
@@ -30,7 +29,7 @@ export function mountSecretRoutes(
         details: { appId },
       });
     }
-    if (owner !== accountId && (await roleOf(access.central, accountId)) !== 'administrator') {
+    if (!(await ownsOrAdministers(access.central, appId, accountId))) {
       throw access.denied(
         `Only the owner of "${appId}" and the organisation's administrators may manage its secrets.`,
         appId,
