@@ -80,6 +80,11 @@ export class EmailLinkSignIn {
     this.#options = options;
   }
 
+  /** `FEATURE_NOT_AVAILABLE` when no email can be sent (a service without outbound mail). */
+  requireDelivery(): void {
+    this.#outbox.requireDelivery();
+  }
+
   /**
    * Sends an email link to an address: captured in the outbox and printed in the terminal in
    * development, sent by the outbox's mail server under `platform serve` (and printed nowhere). Resolves to the claim value of the requesting browser.

@@ -101,6 +101,8 @@ export class PasswordSignIn {
     const account = await this.#accounts.byEmail(email);
     if (account === undefined && this.#options.registration) {
       await notAFailure();
+      // No account is made that no email can confirm (a service without outbound mail).
+      this.#links.requireDelivery();
       const registration = await this.#limits.reserve([
         { limit: 'registration', key: attempt.client, max: registrationsPerClient, windowSeconds },
       ]);

@@ -17,6 +17,7 @@ import {
   serveEnv,
   setUpAdministrator,
   setupKey,
+  startServeMail,
   startService,
   waitReady,
 } from './serve-harness.ts';
@@ -34,6 +35,7 @@ describe('the client address under platform serve', () => {
   let postgres: PostgresServer;
   let dir: { path: string; remove: () => Promise<void> };
   let service: ChildProcess;
+  let mail: Awaited<ReturnType<typeof startServeMail>> | undefined;
   let port: number;
   let base: string;
   let registered = 0;
@@ -113,8 +115,11 @@ describe('the client address under platform serve', () => {
     [postgres, dir] = await Promise.all([startPostgres(), tempDir('serve-client-')]);
     port = await freePort();
     base = `http://localhost:${port}`;
+    // A new account's confirmation email must go somewhere: without mail, no account is made.
+    mail = await startServeMail(dir.path);
     service = startService({
       ...serveEnv(postgres.url, base, port, dir.path),
+      ...mail.env,
       PLATFORM_TRUSTED_PROXIES: TRUSTED_PROXY,
     });
     expect((await setUpAdministrator(base, await setupKey(service))).status).toBe(200);
@@ -123,6 +128,7 @@ describe('the client address under platform serve', () => {
 
   afterAll(async () => {
     if (service && service.exitCode === null) service.kill('SIGKILL');
+    await mail?.sink.close();
     await postgres?.stop();
     await dir?.remove();
   });

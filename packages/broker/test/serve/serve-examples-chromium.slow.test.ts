@@ -30,6 +30,7 @@ import {
   serveEnv,
   setUpAdministrator,
   setupKey,
+  startServeMail,
   startService,
 } from './serve-harness.ts';
 
@@ -70,6 +71,7 @@ describe('the examples deployed to platform serve, in Chromium', { timeout: 240_
   let oauth: TestOAuthServer;
   let browser: Browser;
   let service: ChildProcess;
+  let mail: Awaited<ReturnType<typeof startServeMail>> | undefined;
   let port: number;
   let base: string;
   const at = (app: string) => `http://${app}.localhost:${port}`;
@@ -93,8 +95,11 @@ describe('the examples deployed to platform serve, in Chromium', { timeout: 240_
       filter: (path) => !path.includes('.platform'),
     });
     await prepareSalesCrm(dir.path, oauth);
+    // The todo example's reminder job sends an email: the service sends it to this sink.
+    mail = await startServeMail(dir.path);
     service = startService({
       ...serveEnv(postgres.url, base, port, dir.path),
+      ...mail.env,
       PLATFORM_ALLOW_NET: oauth.host,
     });
     service.stdout?.resume();
@@ -103,6 +108,7 @@ describe('the examples deployed to platform serve, in Chromium', { timeout: 240_
 
   afterAll(async () => {
     if (service && service.exitCode === null) service.kill('SIGKILL');
+    await mail?.sink.close();
     await browser?.close();
     await oauth?.close();
     await Promise.all([postgres?.stop(), secrets?.stop()]);

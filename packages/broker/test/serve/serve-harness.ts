@@ -2,7 +2,7 @@
 // own, calls by Host to the service's port, the first administrator set up through the printed
 // link, and an account credential kept where `platform login` keeps it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { AccountCredentials } from '../../src/auth/account-credentials.ts';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
+import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 
 /** The repository's root. */
 export const root = new URL('../../../../', import.meta.url).pathname;
@@ -245,3 +246,24 @@ export const setSecret = (
     root,
     `${value}\n`,
   );
+
+/**
+ * A mail server on loopback for a `platform serve` whose state is in `dir`: the sink that
+ * receives what the service sends, and the settings that point the service at it.
+ */
+export async function startServeMail(
+  dir: string,
+): Promise<{ sink: SmtpSink; env: NodeJS.ProcessEnv }> {
+  const password = 'the mail server password';
+  const sink = await startSmtpSink('mailer', password);
+  const passwordFile = join(dir, 'smtp-password');
+  await writeFile(passwordFile, `${password}\n`);
+  await chmod(passwordFile, 0o600);
+  return {
+    sink,
+    env: {
+      PLATFORM_SMTP_URL: `smtp://mailer@127.0.0.1:${sink.port}`,
+      PLATFORM_SMTP_PASSWORD_FILE: passwordFile,
+    },
+  };
+}
