@@ -23,6 +23,7 @@ import {
   adaId,
   call,
   freePort,
+  HELLO_MANIFEST,
   issueAccountCredential,
   keepCredential,
   cli as platformCli,
@@ -34,19 +35,7 @@ import {
   withCentral,
 } from './serve-harness.ts';
 
-const manifest = `schemaVersion: 3
-runtime:
-  sdk:
-    version: 2.6.0
-visibility: public
-functions:
-  - name: hello
-    entrypoint: functions/hello/index.ts
-    access: public
-    route:
-      path: /api/hello
-      methods: [GET]
-`;
+const manifest = HELLO_MANIFEST;
 
 const hello = `import { defineFunction, s } from '@platform/server';
 

@@ -267,3 +267,18 @@ export async function startServeMail(
     },
   };
 }
+
+/** The platform.yaml of a one-Function app the serve suites deploy: `hello` at `GET /api/hello`. */
+export const HELLO_MANIFEST = `schemaVersion: 3
+runtime:
+  sdk:
+    version: 2.6.0
+visibility: public
+functions:
+  - name: hello
+    entrypoint: functions/hello/index.ts
+    access: public
+    route:
+      path: /api/hello
+      methods: [GET]
+`;

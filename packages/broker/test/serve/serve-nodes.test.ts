@@ -12,6 +12,7 @@ import {
   adaCredential,
   call,
   freePort,
+  HELLO_MANIFEST,
   keepCredential,
   cli as platformCli,
   serveEnv,
@@ -22,19 +23,7 @@ import {
   withCentral,
 } from './serve-harness.ts';
 
-const manifest = `schemaVersion: 3
-runtime:
-  sdk:
-    version: 2.6.0
-visibility: public
-functions:
-  - name: hello
-    entrypoint: functions/hello/index.ts
-    access: public
-    route:
-      path: /api/hello
-      methods: [GET]
-`;
+const manifest = HELLO_MANIFEST;
 
 const helloSource = (version: string) => `import { defineFunction, s } from '@platform/server';
 
