@@ -6,7 +6,7 @@ import pkg from '../package.json' with { type: 'json' };
 /**
  * The newest runtime SDK version this package knows: its own version. `@platform/schema` and
  * `@platform/server` are released together at one version (the fixed group of the changeset
- * config), and a release that adds a feature to {@link featureSince} ships it in both, so a
+ * config), and a release that adds a feature to `featureSince` ships it in both, so a
  * release of the SDK moves this with it. `platform validate` warns about a pin past it.
  *
  * @example
