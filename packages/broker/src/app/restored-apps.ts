@@ -8,7 +8,14 @@ import {
   type RestoredApp,
 } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
-import { appDatabaseName } from '../db/database-per-app.ts';
+import {
+  appDatabaseName,
+  checkDatabaseName,
+  databaseExists,
+  databaseUrl,
+  dropDatabase,
+  withServer,
+} from '../db/database-per-app.ts';
 import { applyMigrations } from '../db/migrations.ts';
 import type { OpenedDatabase } from '../db/open-database.ts';
 import { PgliteDatabase } from '../db/pglite-database.ts';
@@ -80,7 +87,7 @@ export class DevRestoredApps implements NewAppHost {
     }
     const url = this.#o.databaseUrl;
     // A database of that name on the server that is not a leftover of this app's: another app's.
-    if (url !== undefined && (await databaseExists(url, appDatabaseName(appId)))) {
+    if (url !== undefined && (await databaseExists(maintenance(url), appDatabaseName(appId)))) {
       const ours = await readdir(join(stateDirOf(this.#o.appDir), RESTORED_FOLDER)).catch(
         () => [] as string[],
       );
@@ -136,7 +143,7 @@ export class DevRestoredApps implements NewAppHost {
   async discard(appId: string): Promise<void> {
     this.#pending.delete(appId);
     if (this.#o.databaseUrl !== undefined) {
-      await dropDatabase(this.#o.databaseUrl, appDatabaseName(appId));
+      await dropDatabase(maintenance(this.#o.databaseUrl), appDatabaseName(appId));
     }
     await rm(restoredStateDir(this.#o.appDir, appId), { recursive: true, force: true });
   }
@@ -164,59 +171,24 @@ export async function removeRestoredApps(
   if (databaseUrl !== undefined) {
     for (const id of ids) {
       if (taken.includes(id) || !APP_ID_PATTERN.test(id)) continue;
-      await dropDatabase(databaseUrl, appDatabaseName(id)).catch(() => undefined);
+      await dropDatabase(maintenance(databaseUrl), appDatabaseName(id)).catch(() => undefined);
     }
   }
   await rm(dir, { recursive: true, force: true });
 }
 
-/** `url` with database `name` in its path. */
-function onDatabase(url: string, name: string): string {
-  const next = new URL(url);
-  next.pathname = `/${name}`;
-  return next.toString();
-}
-
-async function withServer<T>(url: string, work: (q: QueryClient) => Promise<T>): Promise<T> {
-  const { default: pg } = await import('pg');
-  // The server's own database: the app's may be the one being dropped.
-  const client = new pg.Client({ connectionString: onDatabase(url, 'postgres') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-interface QueryClient {
-  query(sql: string, values?: unknown[]): Promise<{ rowCount: number | null }>;
-}
-
-const databaseExists = (url: string, name: string): Promise<boolean> =>
-  withServer(url, async (client) => {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    return (found.rowCount ?? 0) > 0;
-  });
+/**
+ * The server's own database on `url`'s server: an app's database may be the one being dropped
+ * or made, so the work connects beside it.
+ */
+const maintenance = (url: string): string => databaseUrl(url, 'postgres');
 
 /** An empty database `name` on `url`'s server (a leftover of that name dropped first). */
 async function freshDatabase(url: string, name: string): Promise<string> {
   checkDatabaseName(name);
-  await withServer(url, async (client) => {
+  await withServer(maintenance(url), async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${name} TEMPLATE template0`);
   });
-  return onDatabase(url, name);
-}
-
-async function dropDatabase(url: string, name: string): Promise<void> {
-  checkDatabaseName(name);
-  await withServer(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-}
-
-// Names come from app ids (`appDatabaseName`): plain identifiers, safe unquoted.
-function checkDatabaseName(name: string): void {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) {
-    throw new TypeError(`Not a plain database name: ${name}`);
-  }
+  return databaseUrl(url, name);
 }

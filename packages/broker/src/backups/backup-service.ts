@@ -6,6 +6,7 @@ import { createGunzip, createGzip } from 'node:zlib';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import type { Database, Queryable } from '../db/database.ts';
+import { databaseUrl } from '../db/database-per-app.ts';
 import { PgliteDatabase, replacedDataDir } from '../db/pglite-database.ts';
 import { type SchemaStep, withPlatformSchema } from '../db/platform-schema.ts';
 import { PostgresDatabase } from '../db/postgres-database.ts';
@@ -513,11 +514,7 @@ export class BackupService {
     const suffix = id.slice(-8);
     const restoredName = `${name.slice(0, 50)}_r${suffix}`;
     const oldName = `${name.slice(0, 50)}_o${suffix}`;
-    const urlOf = (database: string) => {
-      const url = new URL(db.connectionString);
-      url.pathname = `/${database}`;
-      return url.toString();
-    };
+    const urlOf = (database: string) => databaseUrl(db.connectionString, database);
     const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: urlOf('postgres') });
     await admin.connect();

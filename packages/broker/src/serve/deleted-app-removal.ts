@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../db/database.ts';
-import { appDatabaseName } from '../db/database-per-app.ts';
+import { appDatabaseName, checkDatabaseName, withServer } from '../db/database-per-app.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
 import { appStateDir, DEPLOYMENTS_FOLDER } from './deployed-apps.ts';
 import type { ServeSettings } from './serve-settings.ts';
@@ -26,14 +26,12 @@ export async function removeDeletedApps(options: {
       ORDER BY d.app_id`,
   );
   if (rows.length === 0) return [];
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: settings.databaseUrl });
-  await client.connect();
   const removed: string[] = [];
-  try {
+  await withServer(settings.databaseUrl, async (client) => {
     for (const { app_id: appId } of rows) {
-      // The name is made from an app id (letters, digits, underscores): safe as an identifier.
-      await client.query(`DROP DATABASE IF EXISTS ${appDatabaseName(appId)} WITH (FORCE)`);
+      await client.query(
+        `DROP DATABASE IF EXISTS ${checkDatabaseName(appDatabaseName(appId))} WITH (FORCE)`,
+      );
       await rm(join(settings.filesDir, DEPLOYMENTS_FOLDER, appId), {
         recursive: true,
         force: true,
@@ -42,8 +40,6 @@ export async function removeDeletedApps(options: {
       removed.push(appId);
       logger.info({ app: appId }, "a deleted app's database and revisions were removed");
     }
-  } finally {
-    await client.end();
-  }
+  });
   return removed;
 }

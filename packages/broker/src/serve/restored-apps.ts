@@ -7,7 +7,14 @@ import {
   type RestoredApp,
 } from '../backups/new-app-host.ts';
 import type { Database } from '../db/database.ts';
-import { appDatabaseName } from '../db/database-per-app.ts';
+import {
+  appDatabaseName,
+  checkDatabaseName,
+  databaseExists,
+  databaseUrl,
+  dropDatabase,
+  withServer,
+} from '../db/database-per-app.ts';
 import { openFileStore } from '../files/files-feature.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
@@ -59,7 +66,10 @@ export class ServeRestoredApps {
            SELECT 1 FROM platform.deleted_apps WHERE app_id = $1 AND files_erased_at IS NULL`,
           [appId],
         );
-        if (rows.length > 0 || (await databaseExists(settings.databaseUrl, appId))) {
+        if (
+          rows.length > 0 ||
+          (await databaseExists(settings.databaseUrl, appDatabaseName(appId)))
+        ) {
           throw appIdTaken(appId);
         }
       },
@@ -85,7 +95,7 @@ export class ServeRestoredApps {
             await tx.query('DELETE FROM platform.apps WHERE app_id = $1', [appId]);
           });
         }
-        await dropDatabase(settings.databaseUrl, appId);
+        await dropDatabase(settings.databaseUrl, appDatabaseName(appId));
         const store = storeOf(appId);
         try {
           const stored: { fileId: string; generation: number }[] = [];
@@ -158,34 +168,9 @@ export class ServeRestoredApps {
   }
 }
 
-async function withServer<T>(
-  url: string,
-  work: (client: {
-    query(sql: string, values?: unknown[]): Promise<{ rowCount: number | null }>;
-  }) => Promise<T>,
-): Promise<T> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const databaseExists = (url: string, appId: string): Promise<boolean> =>
-  withServer(url, async (client) => {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [
-      appDatabaseName(appId),
-    ]);
-    return (found.rowCount ?? 0) > 0;
-  });
-
 /** The new app's empty database; a concurrent restore into the same id makes it `APP_ID_TAKEN`. */
 async function createDatabase(url: string, appId: string): Promise<string> {
-  // The name is made from a checked app id (letters, digits, underscores): safe unquoted.
-  const name = appDatabaseName(appId);
+  const name = checkDatabaseName(appDatabaseName(appId));
   await withServer(url, (client) =>
     client.query(`CREATE DATABASE ${name} TEMPLATE template0`).catch((error: { code?: string }) => {
       // duplicate_database
@@ -193,12 +178,5 @@ async function createDatabase(url: string, appId: string): Promise<string> {
       throw error;
     }),
   );
-  const next = new URL(url);
-  next.pathname = `/${name}`;
-  return next.toString();
+  return databaseUrl(url, name);
 }
-
-const dropDatabase = (url: string, appId: string) =>
-  withServer(url, (client) =>
-    client.query(`DROP DATABASE IF EXISTS ${appDatabaseName(appId)} WITH (FORCE)`),
-  );
