@@ -28,6 +28,8 @@ import {
   freePort,
   keepCredential,
   setUpAdministrator,
+  WHOAMI_MANIFEST,
+  WHOAMI_SOURCE,
 } from './serve-harness.ts';
 
 const manifest = `schemaVersion: 3
@@ -74,27 +76,9 @@ create policy marks_all on marks for all using (true) with check (true);
 
 const PASSWORD = 'a long enough password';
 
-const privateManifest = `schemaVersion: 3
-runtime:
-  sdk:
-    version: 2.6.0
-visibility: private
-functions:
-  - name: whoami
-    entrypoint: functions/whoami/index.ts
-    access: user
-    route:
-      path: /api/whoami
-      methods: [GET]
-`;
+const privateManifest = WHOAMI_MANIFEST;
 
-const whoamiSource = `import { defineFunction, s } from '@platform/server';
-
-export default defineFunction({
-  input: s.object({}),
-  handler: async ({ user }) => ({ user: user?.id ?? null }),
-});
-`;
+const whoamiSource = WHOAMI_SOURCE;
 
 describe('custom domains of platform serve', () => {
   let postgres: PostgresServer;

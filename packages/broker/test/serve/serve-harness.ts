@@ -282,3 +282,30 @@ functions:
       path: /api/hello
       methods: [GET]
 `;
+
+/**
+ * The platform.yaml of a private one-Function app the sign-in suites deploy: `whoami` at
+ * `GET /api/whoami`, for signed-in users only ({@link WHOAMI_SOURCE}).
+ */
+export const WHOAMI_MANIFEST = `schemaVersion: 3
+runtime:
+  sdk:
+    version: 2.6.0
+visibility: private
+functions:
+  - name: whoami
+    entrypoint: functions/whoami/index.ts
+    access: user
+    route:
+      path: /api/whoami
+      methods: [GET]
+`;
+
+/** `whoami`'s source: the signed-in user's id, or `null`. */
+export const WHOAMI_SOURCE = `import { defineFunction, s } from '@platform/server';
+
+export default defineFunction({
+  input: s.object({}),
+  handler: async ({ user }) => ({ user: user?.id ?? null }),
+});
+`;

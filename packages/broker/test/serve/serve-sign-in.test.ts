@@ -21,29 +21,13 @@ import {
   setUpAdministrator,
   setupKey,
   startService,
+  WHOAMI_MANIFEST,
+  WHOAMI_SOURCE,
 } from './serve-harness.ts';
 
-const manifest = `schemaVersion: 3
-runtime:
-  sdk:
-    version: 2.6.0
-visibility: private
-functions:
-  - name: whoami
-    entrypoint: functions/whoami/index.ts
-    access: user
-    route:
-      path: /api/whoami
-      methods: [GET]
-`;
+const manifest = WHOAMI_MANIFEST;
 
-const whoamiSource = `import { defineFunction, s } from '@platform/server';
-
-export default defineFunction({
-  input: s.object({}),
-  handler: async ({ user }) => ({ user: user?.id ?? null }),
-});
-`;
+const whoamiSource = WHOAMI_SOURCE;
 
 const PASSWORD = 'a long enough password';
 
