@@ -1,6 +1,7 @@
-import type { Client, QueryResult as PgQueryResult, Pool, PoolClient, types } from 'pg';
+import type { QueryResult as PgQueryResult, Pool, PoolClient, types } from 'pg';
 import { unavailableIfLost } from './connection-loss.ts';
 import type { Database, Queryable, QueryResult, Session, Transaction } from './database.ts';
+import { NotificationListener } from './notification-listener.ts';
 
 // Same JSON-friendly shapes as the PGlite worker: int8 as a number when it is safe.
 const INT8_OID = 20;
@@ -91,7 +92,7 @@ export class PostgresDatabase implements Database {
   /** Where the pool connects, for {@link replace} to connect again. */
   readonly connectionString: string;
   readonly #connect: () => Pool;
-  readonly #listeners: Set<() => Promise<void>> = new Set();
+  #listener: NotificationListener | undefined;
   /** Set while {@link replace} runs: every call waits for it before taking a connection. */
   #paused: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
@@ -256,53 +257,23 @@ export class PostgresDatabase implements Database {
   }
 
   /**
-   * Listens on a connection of its own, outside the pool (a pooled connection would carry the
-   * `LISTEN` to whoever takes it next). A lost connection is opened again after a second; the
-   * notifications sent meanwhile are lost, as PostgreSQL keeps none for a session that is gone.
+   * Listens on the database's one listening connection ({@link NotificationListener}), opened
+   * with the first channel.
    */
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    const { default: pg } = await import('pg');
-    let client: Client | undefined;
-    let stopped = false;
-    let retry: NodeJS.Timeout | undefined;
-    const connect = async (): Promise<void> => {
-      const next = new pg.Client({ connectionString: this.connectionString });
-      next.on('notification', (message) => {
-        if (message.channel === channel) onNotify(message.payload ?? '');
-      });
-      next.on('error', () => {
-        if (stopped || client !== next) return;
-        client = undefined;
-        void next.end().catch(() => undefined);
-        again();
-      });
-      await next.connect();
-      await next.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
-      if (stopped) {
-        await next.end();
-        return;
-      }
-      client = next;
-    };
-    // Tried again every second until it listens again (or stops).
-    const again = (): void => {
-      retry = setTimeout(() => void connect().catch(again), 1000);
-    };
-    await connect();
-    const stop = async () => {
-      stopped = true;
-      clearTimeout(retry);
-      this.#listeners.delete(stop);
-      await client?.end().catch(() => undefined);
-    };
-    this.#listeners.add(stop);
-    return stop;
+    if (!this.#listener) {
+      const { default: pg } = await import('pg');
+      this.#listener ??= new NotificationListener(
+        () => new pg.Client({ connectionString: this.connectionString }),
+      );
+    }
+    return this.#listener.listen(channel, onNotify);
   }
 
   /** Ends the pool; closing again waits for the first close, as PGlite's close does. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      for (const stop of [...this.#listeners]) await stop();
+      await this.#listener?.close();
       await (await this.#ready()).end();
     })();
     return this.#closing;
