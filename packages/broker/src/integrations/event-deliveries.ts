@@ -19,9 +19,10 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
 }
 
-// A delivery being attempted is held this long, so a broker that stops half-way lets another
-// take it over: the event Function's time limit and room to record the outcome.
-const ATTEMPT_LEASE_MS = 2 * 60_000;
+// A delivery being attempted is held this long and the hold renewed every third of it while the
+// attempt runs, so a broker that dies half-way lets another take the delivery over soon, however
+// long the event Function may take.
+const ATTEMPT_LEASE_MS = 30_000;
 const BATCH = 16;
 const PRUNE_EVERY_MS = 60_000;
 
@@ -205,6 +206,7 @@ export class EventDeliveries {
   /** Attempts the deliveries that are due now, once each; answers how many it attempted. */
   async deliverDue(): Promise<number> {
     const now = this.#clock.now();
+    const leaseUntil = new Date(now.getTime() + ATTEMPT_LEASE_MS);
     if (now.getTime() - this.#prunedAt >= PRUNE_EVERY_MS) await this.#prune(now);
     const { rows } = await this.#db.query<DueRow>(
       `UPDATE platform.integration_event_deliveries SET lease_until = $2
@@ -213,13 +215,43 @@ export class EventDeliveries {
                         AND (lease_until IS NULL OR lease_until <= $1) AND environment = $3
                       ORDER BY next_attempt_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
        RETURNING id, consumer_app_id, slot, binding_id, type, attempts, payload, created_at`,
-      [now, new Date(now.getTime() + ATTEMPT_LEASE_MS), this.#environment],
+      [now, leaseUntil, this.#environment],
     );
-    await Promise.all(rows.map((row) => this.#attempt(row)));
+    await Promise.all(rows.map((row) => this.#attempt(row, leaseUntil)));
     return rows.length;
   }
 
-  async #attempt(row: DueRow): Promise<void> {
+  // Attempts `row`, held until `leaseUntil`, renewing the hold while the attempt runs.
+  async #attempt(row: DueRow, leaseUntil: Date): Promise<void> {
+    const lease = { until: leaseUntil, renewing: Promise.resolve() };
+    const renewal = setInterval(() => {
+      const next = new Date(this.#clock.now().getTime() + ATTEMPT_LEASE_MS);
+      lease.renewing = this.#db
+        .query(
+          `UPDATE platform.integration_event_deliveries SET lease_until = $3
+            WHERE id = $1 AND lease_until = $2 AND state = 'pending'`,
+          [row.id, lease.until, next],
+        )
+        .then(({ rowCount }) => {
+          if (rowCount > 0) lease.until = next;
+        })
+        // A renewal the database did not take is tried again at the next one.
+        .catch(() => undefined);
+    }, ATTEMPT_LEASE_MS / 3);
+    renewal.unref();
+    let outcome: { error: string | null; final: boolean };
+    try {
+      outcome = await this.#outcome(row);
+    } finally {
+      clearInterval(renewal);
+    }
+    // A renewal under way may move the hold; the outcome is recorded against where it ends.
+    await lease.renewing;
+    await this.#record(row, lease.until, outcome.error, outcome.final);
+  }
+
+  // Runs the delivery's handler where it may run now; answers the error and whether it is final.
+  async #outcome(row: DueRow): Promise<{ error: string | null; final: boolean }> {
     const consumer = this.#apps().find((app) => app.appId === row.consumer_app_id);
     const slot = consumer?.manifest.integrations[row.slot];
     const binding = await this.#bindings.find(row.consumer_app_id, row.slot);
@@ -257,7 +289,7 @@ export class EventDeliveries {
         }
       }
     }
-    await this.#record(row, error, final);
+    return { error, final };
   }
 
   // Why `binding` may not receive an event of `type` now (spec 6.1.3, 5.4), if it may not: the
@@ -299,18 +331,25 @@ export class EventDeliveries {
     return undefined;
   }
 
-  async #record(row: DueRow, error: string | null, final: boolean): Promise<void> {
+  // Records the attempt's outcome, unless the hold was lost meanwhile (this broker stalled past
+  // it and another took the delivery over): then the other attempt's outcome counts.
+  async #record(
+    row: DueRow,
+    leaseUntil: Date,
+    error: string | null,
+    final: boolean,
+  ): Promise<void> {
     const now = this.#clock.now();
     const attempts = row.attempts + 1;
     const next = new Date(now.getTime() + retryDelayMs(attempts));
     const expired = next.getTime() - new Date(row.created_at).getTime() > DELIVERY_WINDOW_MS;
     const state = error === null ? 'delivered' : final || expired ? 'failed' : 'pending';
-    await this.#db.query(
+    const { rowCount } = await this.#db.query(
       `UPDATE platform.integration_event_deliveries
           SET state = $2, attempts = $3, last_error = $4, lease_until = NULL,
               next_attempt_at = $5, delivered_at = $6,
               payload = CASE WHEN $2 = 'delivered' THEN NULL ELSE payload END
-        WHERE id = $1`,
+        WHERE id = $1 AND lease_until = $7`,
       [
         row.id,
         state,
@@ -318,8 +357,15 @@ export class EventDeliveries {
         error === null ? null : error.slice(0, limits.jobs.errorMaxLength),
         state === 'pending' ? next : null,
         state === 'delivered' ? now : null,
+        leaseUntil,
       ],
     );
+    if (rowCount === 0) {
+      this.#print(
+        `integration event ${row.id} to ${row.consumer_app_id}.${row.slot}: the attempt outlived its hold, so another one counts`,
+      );
+      return;
+    }
     this.#activity?.(
       `integration event ${row.type} ${row.id} to ${row.consumer_app_id}.${row.slot} ${state} (attempt ${attempts})`,
     );

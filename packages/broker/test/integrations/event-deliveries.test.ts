@@ -4,7 +4,7 @@
 // while failed, records kept 14 days.
 import { type JsonValue, PlatformError } from '@platform/errors';
 import { type Manifest, parseManifest } from '@platform/schema/manifest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openCentralStore } from '../../src/app/open-central.ts';
 import { Accounts } from '../../src/auth/accounts.ts';
 import type { Database } from '../../src/db/database.ts';
@@ -62,6 +62,10 @@ let failing: Set<string>;
 const hanging = new Set<string>();
 /** How many attempts entered a handler that never answers. */
 let hung = 0;
+/** Apps whose handler waits for its gate to open (an attempt that takes long). */
+const gates = new Map<string, Promise<void>>();
+/** How many attempts reached a gate. */
+let entered = 0;
 /** Apps paused for their owner's verification. */
 const paused = new Set<string>();
 /** The error an app's handler throws, where it throws one of its own choosing. */
@@ -76,6 +80,11 @@ function app(appId: string, manifest: Manifest): ProviderApp {
       if (hanging.has(appId)) {
         hung += 1;
         return new Promise<never>(() => {});
+      }
+      const gate = gates.get(appId);
+      if (gate) {
+        entered += 1;
+        await gate;
       }
       const thrown = throwing.get(appId);
       if (thrown) throw thrown;
@@ -255,11 +264,79 @@ describe('emitted events in production', () => {
     // Another broker leaves it alone while the attempt may still be running...
     expect(await org.deliveries.deliverDue()).toBe(0);
     // ...and delivers it once the attempt's lease is over: one record, one delivery.
-    clock.advance(2 * 60_000);
+    clock.advance(30_001);
     expect(await org.deliveries.deliverDue()).toBe(1);
     expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-5']);
     const records = (await org.events.list('sales')).filter((one) => one.eventId === 'evt-5');
     expect(records).toEqual([expect.objectContaining({ state: 'delivered', attempts: 1 })]);
+  });
+
+  it('an attempt that runs past its hold keeps it while it runs, and is recorded once', async () => {
+    received.length = 0;
+    entered = 0;
+    let open = () => {};
+    gates.set(
+      'sales',
+      new Promise((resolve) => {
+        open = resolve;
+      }),
+    );
+    // Only the renewal's interval is faked, so the test moves it on without waiting 10 s.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      expect(await emit('evt-long')).toBe(1);
+      const attempt = org.deliveries.deliverDue();
+      while (entered === 0) await new Promise((r) => setTimeout(r, 5));
+      clock.advance(20_000);
+      vi.advanceTimersByTime(10_000);
+      const renewed = new Date(clock.now().getTime() + 30_000).getTime();
+      const holdOf = async () =>
+        (
+          await central.query<{ lease_until: Date }>(
+            `SELECT lease_until FROM platform.integration_event_deliveries WHERE event_id = 'evt-long'`,
+          )
+        ).rows[0]?.lease_until;
+      while ((await holdOf())?.getTime() !== renewed) await new Promise((r) => setTimeout(r, 5));
+      // Past the first hold but within the renewed one: nobody else attempts it.
+      clock.advance(15_000);
+      expect(await org.deliveries.deliverDue()).toBe(0);
+      open();
+      expect(await attempt).toBe(1);
+    } finally {
+      vi.useRealTimers();
+      gates.delete('sales');
+    }
+    expect(received.map((r) => (r.payload as { id: string }).id)).toEqual(['evt-long']);
+    expect(await deliveryOf('evt-long')).toMatchObject({ state: 'delivered', attempts: 1 });
+  });
+
+  it('an attempt that outlived its hold leaves the record to the one that took it over', async () => {
+    received.length = 0;
+    entered = 0;
+    let open = () => {};
+    gates.set(
+      'sales',
+      new Promise((resolve) => {
+        open = resolve;
+      }),
+    );
+    expect(await emit('evt-stalled')).toBe(1);
+    const stalled = org.deliveries.deliverDue();
+    while (entered === 0) await new Promise((r) => setTimeout(r, 5));
+    gates.delete('sales');
+    // The first attempt stalls past its hold without renewing it: the next pass takes it over.
+    clock.advance(30_001);
+    expect(await org.deliveries.deliverDue()).toBe(1);
+    expect(await deliveryOf('evt-stalled')).toMatchObject({ state: 'delivered', attempts: 1 });
+    // The stalled attempt ends with a failure: it does not undo the delivery recorded meanwhile.
+    throwing.set(
+      'sales',
+      new PlatformError({ code: 'HANDLER_DOWN', message: 'late', status: 503 }),
+    );
+    open();
+    await stalled;
+    throwing.delete('sales');
+    expect(await deliveryOf('evt-stalled')).toMatchObject({ state: 'delivered', attempts: 1 });
   });
 
   it('gives up about three hours after the event, replays a failed one, and keeps the record 14 days', async () => {
