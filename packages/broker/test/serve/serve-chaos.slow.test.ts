@@ -1,9 +1,9 @@
 // Three `platform serve` nodes on one PostgreSQL, their apps' files in S3-compatible object
 // storage (s3rver), behind HAProxy (Debian's package), all on loopback. Clients mix Function
-// calls, row writes, file uploads and reads, job enqueues with idempotency keys and password
-// sign-ins through the balancer while one node is killed with SIGKILL and later started again.
-// Afterwards every acknowledged effect must be there exactly once, and the only failed requests
-// may be those in flight on the killed node.
+// calls, row writes, file uploads and reads, job enqueues with idempotency keys, integration
+// events and password sign-ins through the balancer while one node is killed with SIGKILL and
+// later started again. Afterwards every acknowledged effect must be there exactly once, and the
+// only failed requests may be those in flight on the killed node.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -35,13 +35,8 @@ import {
   waitReady,
 } from './serve-harness.ts';
 
-/**
- * How many clients run at once. The full load is 100 (`CHAOS_CLIENTS=100`); the suite runs 40
- * because on the two shared cores it is tried on, 100 clients against three nodes, their
- * Function processes, PostgreSQL, s3rver and HAProxy made every node's readyz miss HAProxy's
- * check at once, and HAProxy then answered 503 with no node left (docs/scaling.md).
- */
-const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? 40);
+/** How many clients run at once (`CHAOS_CLIENTS` to try another number). */
+const CLIENTS = Number(process.env.CHAOS_CLIENTS ?? 100);
 /** How long they run; a node is killed at a third of it and started again at two thirds. */
 const RUN_MS = Number(process.env.CHAOS_RUN_MS ?? 60_000);
 const KILL_AT_MS = RUN_MS / 3;
@@ -68,6 +63,15 @@ functions:
   - { name: enqueue, entrypoint: functions/enqueue.ts, access: user }
   - { name: consume, entrypoint: functions/consume.ts, access: system }
   - { name: tick, entrypoint: functions/tick.ts, access: system }
+  - { name: share, entrypoint: functions/share.ts, access: user }
+  - { name: onNote, entrypoint: functions/on-note.ts, access: system }
+integrations:
+  feed:
+    provider: custom
+    integration: feed
+    account: app
+    capabilities: [notes.share]
+    events: { function: onNote }
 queues:
   - { name: work, function: consume, maxAttempts: 10, retryDelaySeconds: 1 }
 cron:
@@ -79,6 +83,7 @@ const sources: Record<string, string> = {
 create table runs (id text primary key, key text not null, job_id text not null, attempt int not null);
 create table effects (id text primary key, key text not null);
 create table ticks (id text primary key, scheduled_at text not null);
+create table deliveries (id text primary key, event_id text not null, request_id text not null, at text not null);
 `,
   'functions/hello.ts': `import { defineFunction, s } from '@platform/server';
 export default defineFunction({
@@ -135,6 +140,24 @@ export default defineFunction({
   },
 });
 `,
+  // Announces a note through the feed integration, whose operation emits it as an event.
+  'functions/share.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ id: s.string() }),
+  handler: async (ctx) => ctx.integrations.use('feed').call('notes.announce', { id: ctx.input.id }),
+});
+`,
+  // Every delivery that reaches the handler is recorded with its attempt (the request id names
+  // the delivery and the attempt number), so a second delivery of an acknowledged one shows.
+  'functions/on-note.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ id: s.string(), type: s.string(), occurredAt: s.string(), integration: s.string(), provider: s.string(), bindingId: s.nullable(s.string()), data: s.object({ note: s.string() }) }),
+  handler: async (ctx) => {
+    await ctx.data.table('deliveries').create({ id: crypto.randomUUID(), event_id: ctx.input.id, request_id: ctx.requestId, at: new Date().toISOString() });
+    return null;
+  },
+});
+`,
   'functions/tick.ts': `import { defineFunction, s } from '@platform/server';
 export default defineFunction({
   input: s.object({ source: s.literal('platform.cron'), name: s.string(), scheduledAt: s.string() }),
@@ -142,6 +165,37 @@ export default defineFunction({
     await ctx.data.table('ticks').create({ id: crypto.randomUUID(), scheduled_at: ctx.input.scheduledAt });
     return null;
   },
+});
+`,
+};
+
+/** The organisation's feed integration: its one operation emits the note it is given as an event. */
+const feedManifest = `schemaVersion: 3
+runtime:
+  sdk:
+    version: 2.6.0
+visibility: private
+functions:
+  - { name: announce, entrypoint: functions/announce.ts, access: system }
+provides:
+  integration:
+    name: feed
+    title: Note feed
+    capabilities:
+      - { name: notes.share, description: Share notes. }
+    operations:
+      - { name: notes.announce, description: Announces a note., capability: notes.share, function: announce, fake: { deliveries: 0 } }
+    events:
+      - { type: note.shared, capability: notes.share, description: A note was shared., fake: { note: fake } }
+`;
+
+const feedSources: Record<string, string> = {
+  'functions/announce.ts': `import { defineFunction, s } from '@platform/server';
+export default defineFunction({
+  input: s.object({ id: s.string() }),
+  handler: async ({ input, integration }) => ({
+    deliveries: await integration!.emit({ type: 'note.shared', id: input.id, data: { note: input.id } }),
+  }),
 });
 `,
 };
@@ -318,21 +372,26 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
         }),
       ),
     );
-    expect(
-      await keepCredential(secrets.env, dir.path, lbBase, await adaCredential(postgres.url)),
-    ).toBe(0);
-    const appDir = join(dir.path, 'todo');
-    await writeFiles(appDir, { 'platform.yaml': manifest, ...sources });
-    const deployed = await platformCli(secrets.env, [
-      'deploy',
-      appDir,
-      '--to',
-      lbBase,
-      '--app',
-      'todo',
-    ]);
-    expect(deployed.err).toBe('');
-    expect(deployed.code).toBe(0);
+    const credential = await adaCredential(postgres.url);
+    expect(await keepCredential(secrets.env, dir.path, lbBase, credential)).toBe(0);
+    // The feed first: the todo app's slot names the integration it publishes.
+    for (const [app, files] of [
+      ['feed', { 'platform.yaml': feedManifest, ...feedSources }],
+      ['todo', { 'platform.yaml': manifest, ...sources }],
+    ] as const) {
+      const appDir = join(dir.path, app);
+      await writeFiles(appDir, files);
+      const deployed = await platformCli(secrets.env, [
+        'deploy',
+        appDir,
+        '--to',
+        lbBase,
+        '--app',
+        app,
+      ]);
+      expect(deployed.err).toBe('');
+      expect(deployed.code).toBe(0);
+    }
     appDb = await PostgresDatabase.connect(
       postgres.url.replace('/postgres?', `/${appDatabaseName('todo')}?`),
       2,
@@ -346,6 +405,24 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+    // Then an organisation connection to the feed, bound into the todo app's slot, as its owner makes
+    // one: a connect link on the owner API, and the link's page posted (the feed asks for no
+    // credentials).
+    const link = await send(
+      lbPort,
+      `localhost:${lbPort}`,
+      'POST',
+      '/v1/apps/feed/connections/links',
+      { kind: 'organisation', actingAs: 'ada@example.com', bind: { appId: 'todo', slot: 'feed' } },
+      { authorization: `Bearer ${credential}` },
+    );
+    expect(link.status, link.body).toBe(201);
+    const connected = await fetch((JSON.parse(link.body) as { url: string }).url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(connected.status).toBe(200);
   }, 120_000);
 
   afterAll(async () => {
@@ -380,6 +457,7 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
       const writes = new Map<string, string>();
       const files = new Map<string, string>();
       const jobs = new Set<string>();
+      const events = new Set<string>();
       const counts: Record<string, number> = {};
       const failures: { what: string; startedAt: number; endedAt: number; why: string }[] = [];
       const wrongReads: string[] = [];
@@ -427,6 +505,16 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
           // The same key again answers the same job: the enqueue is safe to repeat.
           jobs.add(key);
         },
+        share: async () => {
+          const id = `note-${randomBytes(8).toString('hex')}`;
+          const answer = await fn('share', { id });
+          if (answer.status !== 200)
+            throw new Error(`${answer.status} ${answer.body.slice(0, 160)}`);
+          // One delivery recorded: to the todo app's one subscribed slot.
+          if (result<{ deliveries: number }>(answer).deliveries !== 1)
+            throw new Error(`emitted with ${answer.body}`);
+          events.add(id);
+        },
         signIn: async () => {
           const browser = new FakeBrowser(
             undefined,
@@ -448,13 +536,15 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
           if (answer.status !== 303) throw new Error(`${answer.status}`);
         },
       };
-      // Out of every 20 operations: 6 calls, 4 writes, 3 uploads, 3 reads, 3 enqueues, 1 sign-in.
+      // Out of every 20 operations: 5 calls, 4 writes, 3 uploads, 3 reads, 3 enqueues, 1 event,
+      // 1 sign-in.
       const mix = [
-        ...Array<string>(6).fill('hello'),
+        ...Array<string>(5).fill('hello'),
         ...Array<string>(4).fill('write'),
         ...Array<string>(3).fill('upload'),
         ...Array<string>(3).fill('read'),
         ...Array<string>(3).fill('enqueue'),
+        'share',
         'signIn',
       ];
       const client = async (index: number) => {
@@ -515,6 +605,31 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
         missingJobs = missingJobs.filter((key) => !done.has(key));
         if (missingJobs.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
       }
+      // Every acknowledged event reaches the handler; an attempt the killed node held is made
+      // again once its hold ends.
+      let missingEvents: string[] = [...events];
+      while (missingEvents.length > 0 && Date.now() < settleUntil) {
+        const { rows } = await appDb.query<{ event_id: string }>(
+          'SELECT DISTINCT event_id FROM deliveries WHERE event_id = ANY($1)',
+          [missingEvents],
+        );
+        const done = new Set(rows.map((row) => row.event_id));
+        missingEvents = missingEvents.filter((id) => !done.has(id));
+        if (missingEvents.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      // An event that reached the handler more than once. The handler always acknowledges, so a
+      // second delivery is allowed only where the first's acknowledgement never reached a
+      // broker: the same attempt again (one request id), begun before the node holding it died.
+      const { rows: repeated } = await appDb.query<{
+        event_id: string;
+        runs: number;
+        attempts: number;
+        first: string;
+      }>(
+        `SELECT event_id, count(*)::int AS runs, count(DISTINCT request_id)::int AS attempts,
+                min(at) AS first
+           FROM deliveries GROUP BY event_id HAVING count(*) > 1`,
+      );
       const { rows: effectCounts } = await appDb.query<{ key: string; n: number }>(
         'SELECT key, count(*)::int AS n FROM effects WHERE key = ANY($1) GROUP BY key',
         [[...jobs]],
@@ -580,7 +695,8 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
           `answered: ${Object.entries(counts)
             .map(([what, n]) => `${n} ${what}`)
             .join(', ')} (${limited} sign-ins refused by the address's limit)`,
-          `acknowledged: ${writes.size} writes, ${files.size} files, ${jobs.size} jobs; ${ticks.length} cron occurrences`,
+          `acknowledged: ${writes.size} writes, ${files.size} files, ${jobs.size} jobs, ${events.size} events; ${ticks.length} cron occurrences`,
+          `events delivered again after the node holding their attempt died: ${repeated.length}`,
           `consumer runs per job: ${runCounts.map((row) => `${row.keys} jobs ran ${row.n}x`).join(', ')}`,
           `failed: ${failures.length}, of which ${inFlightAtKill.length} were in flight on the killed node (taken out by HAProxy ${downAt - killedAt} ms after the kill); HAProxy answered ${runErrors.length} with an error, ${runErrors.filter((line) => line.startsWith('nodes/n1 ')).length} of them from the killed node n1`,
           ...failures
@@ -599,6 +715,10 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
       expect(wrongReads).toEqual([]);
       expect(unreadable).toEqual([]);
       expect(missingJobs).toEqual([]);
+      expect(missingEvents).toEqual([]);
+      expect(
+        repeated.filter((row) => row.attempts !== 1 || Date.parse(row.first) > killedAt),
+      ).toEqual([]);
       expect(effectCounts.filter((row) => row.n !== 1)).toEqual([]);
       expect(ticks.filter((tick) => tick.n !== 1)).toEqual([]);
       // A run of a minute or more passes a minute's start, when the schedule fires.
@@ -610,6 +730,7 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
       expect(runErrors.filter((line) => !line.startsWith('nodes/n1 '))).toEqual([]);
       expect(counts.hello ?? 0).toBeGreaterThan(0);
       expect(counts.signIn ?? 0).toBeGreaterThan(0);
+      expect(counts.share ?? 0).toBeGreaterThan(0);
     },
     RUN_MS + 120_000,
   );
