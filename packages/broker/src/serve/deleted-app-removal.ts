@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Database } from '../db/database.ts';
 import { appDatabaseName, checkDatabaseName, withServer } from '../db/database-per-app.ts';
 import type { ServiceLogger } from '../observability/logger.ts';
-import { appStateDir, DEPLOYMENTS_FOLDER } from './deployed-apps.ts';
+import { appStateDir } from './deployed-apps.ts';
+import { DEPLOYMENTS_FOLDER } from './revision-folders.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /**

@@ -26,10 +26,8 @@ import type { PublishingApp } from '../org/custom-integrations.ts';
 import type { MailDelivery } from '../outbox/mail-delivery.ts';
 import type { AppSecrets } from './app-secrets.ts';
 import { accountAdmission } from './owner-access.ts';
+import { removeUnlistedRevisions, revisionDir } from './revision-folders.ts';
 import type { ServeSettings } from './serve-settings.ts';
-
-/** The folder under the files folder where revisions are kept: never an app id (those have no `_`). */
-export const DEPLOYMENTS_FOLDER = '_deployments';
 
 /** The folder of the apps' state that outlives their revisions: never an app id either. */
 export const APP_STATE_FOLDER = '_app-state';
@@ -53,10 +51,6 @@ export const ACTIVATIONS_CHANNEL = 'platform_active_deployments';
  * follows late when it missed an announcement (its listening connection was down meanwhile).
  */
 export const FOLLOW_POLL_MS = 5_000;
-
-/** The folder of one revision's unpacked files. */
-export const revisionDir = (filesDir: string, appId: string, deploymentId: string): string =>
-  join(filesDir, DEPLOYMENTS_FOLDER, appId, deploymentId);
 
 /**
  * Where app `appId` keeps its files and backups: under its prefix of the bucket, or in a folder
@@ -144,6 +138,8 @@ export class DeployedApps {
   #poll: NodeJS.Timeout | undefined;
   /** Apps whose active revision failed to start with the service. */
   readonly #unloaded = new Map<string, string>();
+  /** Revisions whose folder this node is writing or still reads: never swept. */
+  readonly #inUse = new Map<string, number>();
 
   constructor(options: DeployedAppsOptions) {
     this.#options = options;
@@ -175,6 +171,8 @@ export class DeployedApps {
         ),
       );
       this.#loaded = true;
+      // What earlier runs of this node kept of revisions pruned meanwhile through other nodes.
+      for (const { app_id: appId } of rows) void this.#sweep(appId);
     })();
     return this.#loading;
   }
@@ -339,11 +337,51 @@ export class DeployedApps {
     this.#serving.set(appId, { deploymentId, broker, manifest, held, inFlight: 0, idle: [] });
     this.#unloaded.delete(appId);
     this.#options.logger.info({ app: appId, deployment: deploymentId }, 'revision active');
-    if (old !== undefined) this.#retire(old);
+    if (old !== undefined) this.#retire(appId, old);
+  }
+
+  /**
+   * Keeps revision `deploymentId`'s folder on this node while it is in use (a deployment being
+   * received, before the central store lists it; a revision draining), so no sweep removes it;
+   * answers the function that ends the hold.
+   */
+  keepFolder(deploymentId: string): () => void {
+    this.#inUse.set(deploymentId, (this.#inUse.get(deploymentId) ?? 0) + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.#inUse.get(deploymentId) ?? 1) - 1;
+      if (left > 0) this.#inUse.set(deploymentId, left);
+      else this.#inUse.delete(deploymentId);
+    };
+  }
+
+  /**
+   * Removes the folders of `appId`'s revisions that the central store no longer lists (pruned
+   * through another node); a failure is logged and left for the next sweep.
+   */
+  async #sweep(appId: string): Promise<void> {
+    const protect = new Set(this.#inUse.keys());
+    const serving = this.#serving.get(appId)?.deploymentId;
+    if (serving !== undefined) protect.add(serving);
+    try {
+      const removed = await removeUnlistedRevisions({
+        central: this.#options.central,
+        filesDir: this.#options.settings.filesDir,
+        appId,
+        protect,
+      });
+      if (removed.length > 0)
+        this.#options.logger.info({ app: appId, removed }, 'removed revisions pruned elsewhere');
+    } catch (error) {
+      this.#options.logger.error({ app: appId, err: String(error) }, 'revisions not swept');
+    }
   }
 
   /** Lets `old` answer what it holds, at most the drain bound, then stops it. */
-  #retire(old: Serving): void {
+  #retire(appId: string, old: Serving): void {
+    const draining = this.keepFolder(old.deploymentId);
     const stopping = (async () => {
       if (old.inFlight > 0) {
         let timer: NodeJS.Timeout | undefined;
@@ -360,6 +398,9 @@ export class DeployedApps {
         .catch((error: unknown) =>
           this.#options.logger.error({ err: String(error) }, 'a retired revision did not close'),
         );
+      draining();
+      // The retired revision's folder goes once it is pruned; so do those pruned elsewhere.
+      await this.#sweep(appId);
     })();
     this.#stopping.add(stopping);
     void stopping.then(() => this.#stopping.delete(stopping));

@@ -22,14 +22,9 @@ import type { BrokerEnv } from '../http/broker-env.ts';
 import { deploymentsPath } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
-import {
-  ACTIVATIONS_CHANNEL,
-  type DeployedApps,
-  manifestOf,
-  revisionDir,
-} from './deployed-apps.ts';
+import { ACTIVATIONS_CHANNEL, type DeployedApps, manifestOf } from './deployed-apps.ts';
 import { ownerAccess } from './owner-access.ts';
-import { pruneRevisions, REVISIONS_KEPT } from './revision-cleanup.ts';
+import { pruneRevisions, REVISIONS_KEPT, revisionDir } from './revision-folders.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** One deployment as the owner API shows it. */
@@ -224,61 +219,67 @@ export function mountDeploymentRoutes(
     const manifest = manifestOf(manifestText);
     const id = newId('deployment');
     const dir = revisionDir(settings.filesDir, appId, id);
-    const migrations = [...contents.files]
-      .filter(([path]) => path.startsWith('migrations/'))
-      .map(([path, bytes]) => ({
-        name: path.slice('migrations/'.length),
-        sql: Buffer.from(bytes).toString('utf8'),
-      }));
-    await writeDeployment(contents, dir);
-    await writeFile(join(dirname(dir), `${id}.tar.gz`), archive, { mode: 0o600 });
+    // Written before the central store lists it: no sweep of this node may take it meanwhile.
+    const written = apps.keepFolder(id);
     try {
-      await migrate(appId, migrations);
-      await central.transaction(async (tx) => {
-        await tx.query(
-          `INSERT INTO platform.apps (app_id, owner_account_id) VALUES ($1, $2)
+      const migrations = [...contents.files]
+        .filter(([path]) => path.startsWith('migrations/'))
+        .map(([path, bytes]) => ({
+          name: path.slice('migrations/'.length),
+          sql: Buffer.from(bytes).toString('utf8'),
+        }));
+      await writeDeployment(contents, dir);
+      await writeFile(join(dirname(dir), `${id}.tar.gz`), archive, { mode: 0o600 });
+      try {
+        await migrate(appId, migrations);
+        await central.transaction(async (tx) => {
+          await tx.query(
+            `INSERT INTO platform.apps (app_id, owner_account_id) VALUES ($1, $2)
            ON CONFLICT (app_id) DO UPDATE
              SET owner_account_id = COALESCE(platform.apps.owner_account_id, EXCLUDED.owner_account_id)`,
-          [appId, creates ? accountId : null],
-        );
-        await tx.query(
-          `INSERT INTO platform.deployments
+            [appId, creates ? accountId : null],
+          );
+          await tx.query(
+            `INSERT INTO platform.deployments
              (id, app_id, digest, manifest, migrations, functions, archive_bytes, deployed_by, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [
-            id,
-            appId,
-            contents.digest,
-            manifestText,
-            migrations.map((m) => m.name).sort(),
-            manifest.functions.map((fn) => fn.name),
-            archive.byteLength,
-            accountId,
-            options.clock.now(),
-          ],
-        );
-        await tx.query(
-          'INSERT INTO platform.deployment_archives (deployment_id, archive) VALUES ($1, $2)',
-          [id, Buffer.from(archive)],
-        );
-      });
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      await rm(join(dirname(dir), `${id}.tar.gz`), { force: true });
-      throw error;
+            [
+              id,
+              appId,
+              contents.digest,
+              manifestText,
+              migrations.map((m) => m.name).sort(),
+              manifest.functions.map((fn) => fn.name),
+              archive.byteLength,
+              accountId,
+              options.clock.now(),
+            ],
+          );
+          await tx.query(
+            'INSERT INTO platform.deployment_archives (deployment_id, archive) VALUES ($1, $2)',
+            [id, Buffer.from(archive)],
+          );
+        });
+      } catch (error) {
+        await rm(dir, { recursive: true, force: true });
+        await rm(join(dirname(dir), `${id}.tar.gz`), { force: true });
+        throw error;
+      }
+      const replaced = apps.active(appId);
+      await apps.activate(appId, id, () => markActive(appId, id, accountId));
+      // Old revisions go, so the files folder does not grow with every deployment; a failure to
+      // remove one leaves it for the next deployment and fails nothing.
+      await pruneRevisions({
+        central,
+        filesDir: settings.filesDir,
+        appId,
+        keep: REVISIONS_KEPT,
+        protect: replaced === undefined ? [id] : [id, replaced],
+      }).catch(() => undefined);
+      return one(appId, id);
+    } finally {
+      written();
     }
-    const replaced = apps.active(appId);
-    await apps.activate(appId, id, () => markActive(appId, id, accountId));
-    // Old revisions go, so the files folder does not grow with every deployment; a failure to
-    // remove one leaves it for the next deployment and fails nothing.
-    await pruneRevisions({
-      central,
-      filesDir: settings.filesDir,
-      appId,
-      keep: REVISIONS_KEPT,
-      protect: replaced === undefined ? [id] : [id, replaced],
-    }).catch(() => undefined);
-    return one(appId, id);
   };
 
   /** The checks of `platform validate`, with the organisation's other active apps. */

@@ -16,7 +16,7 @@ import { createServiceLogger } from '../../src/observability/logger.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { AppSecrets } from '../../src/serve/app-secrets.ts';
 import { DeployedApps } from '../../src/serve/deployed-apps.ts';
-import { pruneRevisions } from '../../src/serve/revision-cleanup.ts';
+import { pruneRevisions } from '../../src/serve/revision-folders.ts';
 import type { ServeSettings } from '../../src/serve/serve-settings.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';

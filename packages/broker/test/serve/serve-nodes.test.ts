@@ -2,8 +2,10 @@
 // of its own: a deployment or rollback made through one node is served by every node, and a
 // node that starts later serves the active revision without having received it.
 import type { ChildProcess } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOYMENTS_FOLDER, pruneRevisions } from '../../src/serve/revision-folders.ts';
 import { writeFiles } from '../helpers/broker.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
@@ -185,4 +187,44 @@ describe('several platform serve nodes on one PostgreSQL', () => {
     await ready(c);
     expect(await versionAt(c)).toBe(lastVersion);
   }, 60_000);
+
+  it("removes from node B's disk the revisions pruned through node A", async () => {
+    const [a, b] = nodes as [Node, Node];
+    const folderOf = (name: string) => join(dir.path, name, 'files', DEPLOYMENTS_FOLDER, 'todo');
+    const unpackedAt = async (name: string) =>
+      (await readdir(folderOf(name))).filter((entry) => !entry.endsWith('.tar.gz'));
+    const servedByB = await unpackedAt('b');
+    expect(servedByB.length).toBeGreaterThan(1);
+    // Node A prunes as each deployment through it does, here down to the active revision...
+    const pruned = await withCentral(postgres.url, (central) =>
+      pruneRevisions({
+        central,
+        filesDir: join(dir.path, 'a', 'files'),
+        appId: 'todo',
+        keep: 1,
+        protect: [],
+      }),
+    );
+    expect(pruned.filter((id) => servedByB.includes(id)).length).toBeGreaterThan(0);
+    // ...and a new revision through A, which B follows, retiring the one it served.
+    await writeFiles(appDir, { 'functions/hello/index.ts': helloSource('five') });
+    expect((await deployThrough(a)).code).toBe(0);
+    await follows(b, 'five');
+    const listed = await withCentral(postgres.url, async (central) =>
+      (
+        await central.query<{ id: string }>(
+          "SELECT id FROM platform.deployments WHERE app_id = 'todo'",
+        )
+      ).rows.map((row) => row.id),
+    );
+    // Once the retired revision has drained, B keeps only what the central store lists.
+    await expect
+      .poll(async () => (await unpackedAt('b')).filter((id) => !listed.includes(id)), {
+        timeout: 20_000,
+      })
+      .toEqual([]);
+    expect(
+      (await readdir(folderOf('b'))).filter((entry) => pruned.some((id) => entry.startsWith(id))),
+    ).toEqual([]);
+  }, 90_000);
 });
