@@ -21,8 +21,10 @@ export interface SyncRun {
   readonly durationMs: number;
 }
 
-// A run holds its connection this long at most: the Function's time limit and room to finish.
-const SYNC_LEASE_MS = limits.integration.syncTimeoutSeconds * 1000 + 60_000;
+// A run holds its connection this long, the hold renewed every third of it while the run goes
+// on (up to the Function's 15-minute limit): a broker that dies mid-run, on any machine, lets
+// another take the connection over a minute later.
+const SYNC_LEASE_MS = 60_000;
 
 /** The holder of a running sync, as its row records it. */
 interface SyncHolder extends ProcessMark {
@@ -38,6 +40,8 @@ interface HeldRow {
 interface DueRow {
   id: string;
   last_sync_at: Date | string | null;
+  /** The run that held it, when its hold ran out without the run finishing. */
+  sync_lease_holder: SyncHolder | null;
 }
 
 /**
@@ -135,11 +139,13 @@ export class IntegrationSync {
       if (!contract?.sync || (await provider.paused())) continue;
       const times = this.#timesOf(contract.sync.schedule, contract.sync.timezone);
       const { rows } = await this.#db.query<DueRow>(
-        `SELECT c.id, c.last_sync_at FROM platform.connections c
+        `SELECT c.id, c.last_sync_at,
+                CASE WHEN c.sync_lease_until <= $3 THEN c.sync_lease_holder END AS sync_lease_holder
+           FROM platform.connections c
           WHERE c.integration = $1 AND c.provider_app_id = $2 AND c.condition = 'active'
             AND EXISTS (SELECT 1 FROM platform.bindings b
                          WHERE b.connection_id = c.id AND b.revoked_at IS NULL)`,
-        [contract.name, provider.appId],
+        [contract.name, provider.appId, now],
       );
       for (const row of rows) {
         if (row.last_sync_at === null) {
@@ -152,12 +158,17 @@ export class IntegrationSync {
           continue;
         }
         const since = new Date(row.last_sync_at);
-        const due = times.between(since, now).at(-1);
+        // A run whose hold ran out unfinished (its broker died): its occurrence is due again.
+        const from = row.sync_lease_holder
+          ? new Date(new Date(row.sync_lease_holder.scheduledAt).getTime() - 1)
+          : since;
+        const due = times.between(from, now).at(-1);
         if (due === undefined || this.#active.has(row.id)) continue;
-        if (!(await this.#lease(row.id, since, now, due))) continue;
+        const holder = await this.#lease(row.id, since, now, due);
+        if (!holder) continue;
         started.push(row.id);
         this.#active.add(row.id);
-        const run = this.#run(provider, contract, row.id, due);
+        const run = this.#run(provider, contract, row.id, due, holder);
         this.#running.add(run);
         void run.finally(() => this.#running.delete(run));
       }
@@ -168,7 +179,7 @@ export class IntegrationSync {
   /**
    * Ends the leases of syncs whose holder is gone (a broker on this machine that was killed, even
    * by SIGKILL, or that ran before the machine last booted), so that their connections do not
-   * wait out the 16-minute lease: each interrupted occurrence is due again at the next tick.
+   * wait out the lease: each interrupted occurrence is due again at the next tick.
    * A holder on another machine sharing the PostgreSQL is never judged from here: its lease
    * runs out. Answers the connections taken over.
    */
@@ -203,7 +214,8 @@ export class IntegrationSync {
   // Takes the connection's next sync for this process: only when no sync of it runs and no
   // other process took the same occurrence (its progress is still `since`). The row names this
   // process as the holder, so that a broker starting after it dies can take the lease over.
-  async #lease(id: string, since: Date, now: Date, due: Date): Promise<boolean> {
+  // Answers the holder, or `undefined` when the sync is not this process's to run.
+  async #lease(id: string, since: Date, now: Date, due: Date): Promise<SyncHolder | undefined> {
     const holder: SyncHolder = { ...thisProcess(), scheduledAt: due.toISOString() };
     const { rowCount } = await this.#db.query(
       `UPDATE platform.connections
@@ -212,7 +224,7 @@ export class IntegrationSync {
           AND (sync_lease_until IS NULL OR sync_lease_until <= $3)`,
       [id, since, now, new Date(now.getTime() + SYNC_LEASE_MS), JSON.stringify(holder)],
     );
-    return rowCount > 0;
+    return rowCount > 0 ? holder : undefined;
   }
 
   async #run(
@@ -220,8 +232,21 @@ export class IntegrationSync {
     contract: IntegrationContract,
     connectionId: string,
     scheduledAt: Date,
+    holder: SyncHolder,
   ): Promise<SyncRun> {
     const started = performance.now();
+    const held = JSON.stringify(holder);
+    const renewal = setInterval(() => {
+      void this.#db
+        .query(
+          `UPDATE platform.connections SET sync_lease_until = $3
+            WHERE id = $1 AND sync_lease_holder = $2::jsonb`,
+          [connectionId, held, new Date(this.#clock.now().getTime() + SYNC_LEASE_MS)],
+        )
+        // A renewal the database did not take is tried again at the next one.
+        .catch(() => undefined);
+    }, SYNC_LEASE_MS / 3);
+    renewal.unref();
     const requestId = `sync_${connectionId}_${scheduledAt.getTime()}`;
     let result = 'ok';
     try {
@@ -244,9 +269,12 @@ export class IntegrationSync {
       result = known?.code ?? 'INTEGRATION_PROVIDER_FAILED';
       if (known?.status === 401) await this.#connections.requireReconnect(connectionId);
     } finally {
+      clearInterval(renewal);
+      // Only its own hold: after a stall past it, the connection may be another run's now.
       await this.#db.query(
-        'UPDATE platform.connections SET sync_lease_until = NULL, sync_lease_holder = NULL WHERE id = $1',
-        [connectionId],
+        `UPDATE platform.connections SET sync_lease_until = NULL, sync_lease_holder = NULL
+          WHERE id = $1 AND sync_lease_holder = $2::jsonb`,
+        [connectionId, held],
       );
       this.#active.delete(connectionId);
     }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { type JsonValue, PlatformError } from '@platform/errors';
 import { parseManifest } from '@platform/schema/manifest';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import {
   type OrgIntegrations,
@@ -225,7 +225,7 @@ describe('a sync whose broker was killed', () => {
       [id, row.sync_lease_until, row.last_sync_at, JSON.stringify(holder)],
     );
 
-  it('is taken over at start and runs again, instead of waiting out its 16-minute lease', async () => {
+  it('is taken over at start and runs again, instead of waiting out its lease', async () => {
     const id = await connection('killed', true);
     clock.set('2025-04-10T12:00:00Z');
     expect(await tickAndWait()).toEqual([]);
@@ -254,8 +254,8 @@ describe('a sync whose broker was killed', () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid;
     expect(gone).toBeGreaterThan(0);
     await leaveAsKilled(id, running, { ...running.sync_lease_holder, pid: gone });
-    clock.advance(60_000);
-    // Left alone, the lease would hold the connection for 16 minutes.
+    clock.advance(30_000);
+    // Left alone, the lease would hold the connection for the rest of its minute.
     expect(await tickAndWait()).toEqual([]);
     // A broker on another machine is never judged from here: its lease runs out.
     await leaveAsKilled(id, running, {
@@ -270,6 +270,69 @@ describe('a sync whose broker was killed', () => {
     // The interrupted occurrence runs again at once.
     expect(await tickAndWait()).toEqual([id]);
     expect(calls.length).toBe(before + 1);
+    clock.advance(60_000);
+    expect(await tickAndWait()).toEqual([]);
+  });
+
+  it('on another machine: its hold runs out a minute after its last renewal, and the occurrence runs again', async () => {
+    const id = await connection('elsewhere', true);
+    // Only this connection is synced from here on.
+    const { rows: others } = await central.query<{ id: string }>(
+      `SELECT id FROM platform.connections WHERE id <> $1 AND condition = 'active'`,
+      [id],
+    );
+    for (const other of others) await org.connections.requireReconnect(other.id);
+    clock.set('2025-04-12T12:00:00Z');
+    expect(await tickAndWait()).toEqual([]);
+    let release = () => {};
+    answer = () =>
+      new Promise((resolve) => {
+        release = () => resolve(null);
+      });
+    // Only the renewal's interval is faked, so the test moves it on without waiting 20 s.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      clock.set('2025-04-13T00:00:00Z'); // 02:00 Berlin
+      expect(await org.sync.tick()).toEqual([id]);
+      // A long run renews its hold: past the first minute, nobody takes it over.
+      clock.advance(50_000);
+      vi.advanceTimersByTime(20_000);
+      const renewed = clock.now().getTime() + 60_000;
+      while ((await held(id)).sync_lease_until.getTime() !== renewed)
+        await new Promise((r) => setTimeout(r, 5));
+      clock.advance(30_000);
+      expect(await org.sync.tick()).toEqual([]);
+      const done = new Promise<void>((resolve) => org.sync.onRun(() => resolve()));
+      release();
+      await done;
+    } finally {
+      vi.useRealTimers();
+    }
+    answer = async () => null;
+    const running = await held(id);
+    expect(running.sync_lease_holder).toBeNull();
+
+    // The same run again, its broker on another machine killed: the row names it, and its hold
+    // is the last one it renewed.
+    const holder = {
+      host: 'elsewhere',
+      pid: 1,
+      bootedAt: 0,
+      scheduledAt: '2025-04-13T00:00:00.000Z',
+    };
+    await leaveAsKilled(
+      id,
+      { ...running, sync_lease_until: new Date(clock.now().getTime() + 60_000) },
+      holder,
+    );
+    clock.advance(59_000);
+    expect(await tickAndWait()).toEqual([]);
+    const before = calls.length;
+    clock.advance(2_000);
+    // The interrupted occurrence runs again, once.
+    expect(await tickAndWait()).toEqual([id]);
+    expect(calls.length).toBe(before + 1);
+    expect((await held(id)).sync_lease_holder).toBeNull();
     clock.advance(60_000);
     expect(await tickAndWait()).toEqual([]);
   });
