@@ -66,6 +66,18 @@ let hung = 0;
 const gates = new Map<string, Promise<void>>();
 /** How many attempts reached a gate. */
 let entered = 0;
+/** Makes `appId`'s handler wait at a closed gate; answers the function that opens it. */
+function closeGate(appId: string): () => void {
+  entered = 0;
+  let open = () => {};
+  gates.set(
+    appId,
+    new Promise((resolve) => {
+      open = resolve;
+    }),
+  );
+  return open;
+}
 /** Apps paused for their owner's verification. */
 const paused = new Set<string>();
 /** The error an app's handler throws, where it throws one of its own choosing. */
@@ -273,14 +285,7 @@ describe('emitted events in production', () => {
 
   it('an attempt that runs past its hold keeps it while it runs, and is recorded once', async () => {
     received.length = 0;
-    entered = 0;
-    let open = () => {};
-    gates.set(
-      'sales',
-      new Promise((resolve) => {
-        open = resolve;
-      }),
-    );
+    const open = closeGate('sales');
     // Only the renewal's interval is faked, so the test moves it on without waiting 10 s.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
@@ -312,14 +317,7 @@ describe('emitted events in production', () => {
 
   it('an attempt that outlived its hold leaves the record to the one that took it over', async () => {
     received.length = 0;
-    entered = 0;
-    let open = () => {};
-    gates.set(
-      'sales',
-      new Promise((resolve) => {
-        open = resolve;
-      }),
-    );
+    const open = closeGate('sales');
     expect(await emit('evt-stalled')).toBe(1);
     const stalled = org.deliveries.deliverDue();
     while (entered === 0) await new Promise((r) => setTimeout(r, 5));
