@@ -1,4 +1,3 @@
-import { PlatformError } from '@platform/errors';
 import type { Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
@@ -24,16 +23,7 @@ export function mountDomainRoutes(
 ): void {
   const { access, domains } = options;
   const editor = async (c: Parameters<OwnerAccess['caller']>[0]) => {
-    const accountId = await access.caller(c);
-    const appId = access.appIdOf(c);
-    const owner = await access.ownerOf(appId);
-    if (owner === undefined) {
-      throw new PlatformError({
-        code: 'APP_NOT_FOUND',
-        message: `The organisation has no app "${appId}"; deploy it first (platform deploy).`,
-        details: { appId },
-      });
-    }
+    const { accountId, appId } = await access.existingApp(c);
     if (!(await access.authority.mayEdit(appId, accountId))) {
       throw access.denied(
         `Only the owner and the editors of "${appId}" may change its custom domains.`,

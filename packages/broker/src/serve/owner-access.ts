@@ -21,6 +21,11 @@ export interface OwnerAccess {
   appIdOf(c: Context<BrokerEnv>): string;
   /** The app's owner: `undefined` when the organisation has no such app, `null` when unowned. */
   ownerOf(appId: string): Promise<string | null | undefined>;
+  /**
+   * The caller ({@link OwnerAccess.caller}) and the route's app id, for an app the organisation
+   * has: `APP_NOT_FOUND`, pointing at `platform deploy`, otherwise.
+   */
+  existingApp(c: Context<BrokerEnv>): Promise<{ accountId: string; appId: string }>;
   /** `PERMISSION_DENIED` about `appId`. */
   denied(message: string, appId: string): PlatformError;
 }
@@ -52,22 +57,37 @@ export function ownerAccess(options: {
 }): OwnerAccess {
   const { central } = options;
   const memberOf = liveMember(central, options.clock);
+  const caller = async (c: Context<BrokerEnv>) => {
+    const presented = readBearer(c.req.header('authorization'));
+    const accountId = typeof presented === 'string' ? await memberOf(presented) : undefined;
+    if (accountId === undefined) throw accountRequired();
+    return accountId;
+  };
+  const appIdOf = (c: Context<BrokerEnv>) => checkedAppId(c.req.param('appId'), options.baseDomain);
+  const ownerOf = async (appId: string) => {
+    const { rows } = await central.query<{ owner: string | null }>(
+      'SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = $1',
+      [appId],
+    );
+    return rows[0]?.owner;
+  };
   return {
     authority: centralAuthority(central),
     central,
-    async caller(c) {
-      const presented = readBearer(c.req.header('authorization'));
-      const accountId = typeof presented === 'string' ? await memberOf(presented) : undefined;
-      if (accountId === undefined) throw accountRequired();
-      return accountId;
-    },
-    appIdOf: (c) => checkedAppId(c.req.param('appId'), options.baseDomain),
-    async ownerOf(appId) {
-      const { rows } = await central.query<{ owner: string | null }>(
-        'SELECT owner_account_id::text AS owner FROM platform.apps WHERE app_id = $1',
-        [appId],
-      );
-      return rows[0]?.owner;
+    caller,
+    appIdOf,
+    ownerOf,
+    async existingApp(c) {
+      const accountId = await caller(c);
+      const appId = appIdOf(c);
+      if ((await ownerOf(appId)) === undefined) {
+        throw new PlatformError({
+          code: 'APP_NOT_FOUND',
+          message: `The organisation has no app "${appId}"; deploy it first (platform deploy).`,
+          details: { appId },
+        });
+      }
+      return { accountId, appId };
     },
     denied: (message, appId) =>
       new PlatformError({ code: 'PERMISSION_DENIED', message, details: { appId } }),

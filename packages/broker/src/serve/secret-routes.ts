@@ -1,4 +1,3 @@
-import { PlatformError } from '@platform/errors';
 import type { Context, Hono } from 'hono';
 import { bodyLimits, readJsonBody } from '../http/body.ts';
 import type { BrokerEnv } from '../http/broker-env.ts';
@@ -19,16 +18,7 @@ export function mountSecretRoutes(
 ): void {
   const { access, secrets } = options;
   const keeper = async (c: Context<BrokerEnv>) => {
-    const accountId = await access.caller(c);
-    const appId = access.appIdOf(c);
-    const owner = await access.ownerOf(appId);
-    if (owner === undefined) {
-      throw new PlatformError({
-        code: 'APP_NOT_FOUND',
-        message: `The organisation has no app "${appId}"; deploy it first (platform deploy).`,
-        details: { appId },
-      });
-    }
+    const { accountId, appId } = await access.existingApp(c);
     if (!(await ownsOrAdministers(access.central, appId, accountId))) {
       throw access.denied(
         `Only the owner of "${appId}" and the organisation's administrators may manage its secrets.`,
