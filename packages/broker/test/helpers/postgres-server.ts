@@ -111,16 +111,18 @@ export async function startPostgres(
     ]);
     const settings = (options.settings ?? []).map((one) => ` -c ${one}`).join('');
     const serverOptions = `-k ${dir} -c listen_addresses= -c fsync=off${settings}`;
-    await asPostgres('pg_ctl', [
-      '-D',
-      data,
-      '-o',
-      serverOptions,
-      '-l',
-      join(dir, 'log'),
-      '-w',
-      'start',
-    ]);
+    const startServer = () =>
+      asPostgres('pg_ctl', [
+        '-D',
+        data,
+        '-o',
+        serverOptions,
+        '-l',
+        join(dir, 'log'),
+        '-w',
+        'start',
+      ]);
+    await startServer();
     const urlOf = (database: string) =>
       `postgres://postgres@localhost/${database}?host=${encodeURIComponent(dir)}`;
     const psql = (sql: string) =>
@@ -144,16 +146,7 @@ export async function startPostgres(
       restart: async (downMs = 0) => {
         await asPostgres('pg_ctl', ['-D', data, '-m', 'fast', 'stop']);
         await new Promise((resolve) => setTimeout(resolve, downMs));
-        await asPostgres('pg_ctl', [
-          '-D',
-          data,
-          '-o',
-          serverOptions,
-          '-l',
-          join(dir, 'log'),
-          '-w',
-          'start',
-        ]);
+        await startServer();
       },
     };
   } catch (error) {

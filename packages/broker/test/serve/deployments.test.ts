@@ -27,6 +27,7 @@ import {
   type Answer,
   adaId,
   call,
+  eventually,
   freePort,
   HELLO_MANIFEST,
   issueAccountCredential,
@@ -66,16 +67,6 @@ const functionProcesses = (filesDir: string, deployment: string, name: string) =
   processesWithArgument(
     join(filesDir, '_deployments', 'todo', deployment, 'functions', `${name}.js`),
   );
-
-/** Waits up to `ms` for `check` to hold, polling. */
-async function eventually(check: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return true;
-}
 
 /** The Function's result in a route's answer. */
 const result = (answer: Answer): unknown => (JSON.parse(answer.body) as { result: unknown }).result;
@@ -193,7 +184,7 @@ describe('deployments to platform serve', () => {
     // Started before the switch, not on the first call; the old revision's drained and stopped.
     expect(functionProcesses(filesDir, second, 'hello')).toHaveLength(1);
     expect(
-      await eventually(() => functionProcesses(filesDir, first, 'hello').length === 0, 10_000),
+      await eventually(() => functionProcesses(filesDir, first, 'hello').length === 0, 10_000, 100),
     ).toBe(true);
     expect(result(await callHello())).toEqual({
       version: 'two',

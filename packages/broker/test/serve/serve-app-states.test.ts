@@ -14,6 +14,7 @@ import {
   adaCredential,
   call,
   cli,
+  eventually,
   freePort,
   keepCredential,
   serveEnv,
@@ -65,16 +66,6 @@ export default defineFunction({
   },
 });
 `;
-
-/** Waits up to `ms` for `check` to hold, polling. */
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return true;
-}
 
 describe('a deployed app at its address under platform serve', () => {
   let postgres: PostgresServer;

@@ -23,6 +23,7 @@ import { tempDir } from '../helpers/temp-dir.ts';
 import {
   adaId,
   call,
+  eventually,
   freePort,
   HELLO_MANIFEST,
   issueAccountCredential,
@@ -53,16 +54,6 @@ alter table notes enable row level security;
 create policy notes_read on notes for select using (true);
 insert into notes (id, text) values (1, 'first');
 `;
-
-/** Waits up to `ms` for `check` to hold, polling. */
-async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return true;
-}
 
 describe('restoring a backup of a deployed app into a new app under platform serve', () => {
   let postgres: PostgresServer;
@@ -173,9 +164,12 @@ describe('restoring a backup of a deployed app into a new app under platform ser
 
       const made = await backups.restoreTo(backup.id, 'todo-copy');
       expect(made.app).toEqual({ appId: 'todo-copy', url: `http://todo-copy.localhost:${port}` });
-      expect(await eventually(async () => (await notesAt('todo-copy')) !== undefined, 60_000)).toBe(
-        true,
-      );
+      expect(
+        await eventually(
+          async () => (await notesAt('todo-copy').catch(() => undefined)) !== undefined,
+          60_000,
+        ),
+      ).toBe(true);
       expect(await notesAt('todo-copy')).toEqual(['first']);
       // The live app is as it was.
       expect(await notesAt('todo')).toEqual(['after', 'first']);

@@ -18,6 +18,7 @@ import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { systemClock } from '../../src/kernel/clock.ts';
 import { FakeBrowser } from '../auth/helpers.ts';
 import { writeFiles } from '../helpers/broker.ts';
+import { type BalancerChecks, haproxyConfig } from '../helpers/haproxy.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { processesWithArgument } from '../helpers/processes.ts';
 import { type S3TestServer, startS3Server } from '../helpers/s3-server.ts';
@@ -201,35 +202,11 @@ export default defineFunction({
 };
 
 /**
- * HAProxy's configuration, as docs/scaling.md describes it, with a health check that tolerates
- * a loaded machine: a readyz slower than the check's timeout on every node at once (the
- * machine, not a node, is slow) would leave the balancer with no node and answer 503.
+ * The balancer's checks tolerate a loaded machine: a readyz slower than the check's timeout on
+ * every node at once (the machine, not a node, is slow) would leave the balancer with no node
+ * and answer 503.
  */
-const haproxyConfig = (port: number, nodes: readonly number[]) => `global
-  maxconn 4000
-  log stderr format raw local0
-defaults
-  mode http
-  log global
-  option httplog
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-  timeout check 5s
-  retries 3
-  option redispatch 1
-frontend lb
-  bind 127.0.0.1:${port}
-  default_backend nodes
-backend nodes
-  balance roundrobin
-  retry-on conn-failure empty-response
-  http-request disable-l7-retry unless METH_GET || METH_HEAD
-  option httpchk
-  http-check send meth GET uri /_platform/readyz ver HTTP/1.1 hdr Host localhost
-  default-server inter 1s fall 3 rise 2
-${nodes.map((node, index) => `  server n${index} 127.0.0.1:${node} check`).join('\n')}
-`;
+const checks: BalancerChecks = { maxconn: 4000, checkTimeout: '5s', fall: 3 };
 
 interface Answer {
   readonly status: number;
@@ -324,7 +301,7 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
     appHost = `todo.localhost:${lbPort}`;
     const ports = [await freePort(), await freePort(), await freePort()];
     const config = join(dir.path, 'haproxy.cfg');
-    await writeFile(config, haproxyConfig(lbPort, ports));
+    await writeFile(config, haproxyConfig(lbPort, ports, checks));
     haproxy = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
     // HAProxy's own account of every request it answered with an error, naming the node.
     if (haproxy.stderr)

@@ -268,6 +268,20 @@ export async function startServeMail(
   };
 }
 
+/** Waits up to `ms` for `check` to hold, asking every `everyMs`; answers whether it held. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  everyMs = 200,
+): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  return true;
+}
+
 /** The platform.yaml of a one-Function app the serve suites deploy: `hello` at `GET /api/hello`. */
 export const HELLO_MANIFEST = `schemaVersion: 3
 runtime:

@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFiles } from '../helpers/broker.ts';
+import { type BalancerChecks, haproxyConfig } from '../helpers/haproxy.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 import { processesWithArgument } from '../helpers/processes.ts';
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
@@ -45,37 +46,8 @@ const CALLERS = 50;
 const RUN_MS = 12_000;
 const KILL_AT_MS = 4_000;
 
-/**
- * HAProxy's configuration: round robin over the nodes, health checks every 300 ms on readyz
- * (two failures take a node out), and GET and HEAD retried on another node after a refused
- * connection or a connection closed without an answer. Other methods are never replayed: the
- * node may have acted on them.
- */
-const haproxyConfig = (port: number, nodes: readonly number[]) => `global
-  maxconn 2000
-  log stderr format raw local0
-defaults
-  mode http
-  log global
-  option httplog
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-  timeout check 2s
-  retries 3
-  option redispatch 1
-frontend lb
-  bind 127.0.0.1:${port}
-  default_backend nodes
-backend nodes
-  balance roundrobin
-  retry-on conn-failure empty-response
-  http-request disable-l7-retry unless METH_GET || METH_HEAD
-  option httpchk
-  http-check send meth GET uri /_platform/readyz ver HTTP/1.1 hdr Host localhost
-  default-server inter 1s fall 2 rise 2
-${nodes.map((node, index) => `  server n${index} 127.0.0.1:${node} check`).join('\n')}
-`;
+/** Two failed readyz checks of 2 s take a node out. */
+const checks: BalancerChecks = { maxconn: 2000, checkTimeout: '2s', fall: 2 };
 
 describe('three platform serve nodes behind HAProxy', () => {
   let postgres: PostgresServer;
@@ -97,7 +69,7 @@ describe('three platform serve nodes behind HAProxy', () => {
     lbBase = `http://localhost:${lbPort}`;
     const ports = [await freePort(), await freePort(), await freePort()];
     const config = join(dir.path, 'haproxy.cfg');
-    await writeFile(config, haproxyConfig(lbPort, ports));
+    await writeFile(config, haproxyConfig(lbPort, ports, checks));
     haproxy = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] });
     haproxy.stderr?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n'))
