@@ -25,7 +25,7 @@ import type { AppGauges } from '../observability/metrics.ts';
 import type { PublishingApp } from '../org/custom-integrations.ts';
 import type { MailDelivery } from '../outbox/mail-delivery.ts';
 import type { AppSecrets } from './app-secrets.ts';
-import { accountAdmission } from './owner-access.ts';
+import { accountAdmission, type OwnerAccess } from './owner-access.ts';
 import { removeUnlistedRevisions, revisionDir } from './revision-folders.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
@@ -93,6 +93,8 @@ export interface DeployedAppsOptions {
   readonly logger: ServiceLogger;
   /** The apps' secrets in the central store, which every revision's `ctx.secrets` reads. */
   readonly secrets: AppSecrets;
+  /** The node's checks of `platform login`'s account credential, which each app's owner API admits. */
+  readonly access: OwnerAccess;
   /**
    * The organisation's central sign-in, where each app's sign-in sends a browser without a
    * session first. @default none: each app signs in on its own
@@ -505,7 +507,7 @@ export class DeployedApps {
           : {}),
         // `platform login`'s credential of the app's owner or an administrator opens its
         // owner API, here and through `{base_url}`.
-        accountAdmission: accountAdmission({ central, clock: this.#options.clock, appId }),
+        accountAdmission: accountAdmission(this.#options.access, appId),
       },
       logWriter: print,
       databaseUrl,

@@ -23,7 +23,7 @@ import { deploymentsPath } from '../http/paths.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
 import { ACTIVATIONS_CHANNEL, type DeployedApps, manifestOf } from './deployed-apps.ts';
-import { ownerAccess } from './owner-access.ts';
+import type { OwnerAccess } from './owner-access.ts';
 import { pruneRevisions, REVISIONS_KEPT, revisionDir } from './revision-folders.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
@@ -72,6 +72,8 @@ export interface DeploymentRoutesOptions {
   readonly central: Database;
   readonly clock: Clock;
   readonly apps: DeployedApps;
+  /** The node's checks of the owner API's caller. */
+  readonly access: OwnerAccess;
 }
 
 /**
@@ -87,11 +89,7 @@ export function mountDeploymentRoutes(
   options: DeploymentRoutesOptions,
 ): void {
   const { central, settings, apps } = options;
-  const { authority, caller, appIdOf, ownerOf, denied } = ownerAccess({
-    central,
-    clock: options.clock,
-    baseDomain: settings.baseDomain,
-  });
+  const { authority, caller, appIdOf, ownerOf, denied } = options.access;
   const queues = new Map<string, Promise<unknown>>();
   // One deployment or activation of an app at a time, across every node on the central store:
   // a session-level advisory lock on the app, held on a connection of its own for the whole

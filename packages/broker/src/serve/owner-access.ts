@@ -17,6 +17,11 @@ export interface OwnerAccess {
   readonly central: Database;
   /** The member's account id behind the request's account credential; `AUTH_REQUIRED` else. */
   caller(c: Context<BrokerEnv>): Promise<string>;
+  /**
+   * The member's account id behind the account credential `presented`, or `undefined` when it
+   * is no member's live credential. One per node, so a credential's last use is remembered once.
+   */
+  memberOf(presented: string): Promise<string | undefined>;
   /** The route's app id, checked; `INVALID_INPUT` for one that cannot be an app id. */
   appIdOf(c: Context<BrokerEnv>): string;
   /** The app's owner: `undefined` when the organisation has no such app, `null` when unowned. */
@@ -47,8 +52,9 @@ export function checkedAppId(asked: string | undefined, baseDomain: string): str
 }
 
 /**
- * The checks the owner API routes of `platform serve` share (deployments, domains): a member's
- * live account credential from `platform login`, a well-formed app id, the app's owner.
+ * The checks the owner API of `platform serve` shares, made once per node (deployments, domains,
+ * secrets, and each deployed app's own owner API): a member's live account credential from
+ * `platform login`, a well-formed app id, the app's owner.
  */
 export function ownerAccess(options: {
   readonly central: Database;
@@ -75,6 +81,7 @@ export function ownerAccess(options: {
     authority: centralAuthority(central),
     central,
     caller,
+    memberOf,
     appIdOf,
     ownerOf,
     async existingApp(c) {
@@ -138,14 +145,9 @@ export async function ownsOrAdministers(
  * credential of `platform login`: a member's live credential, and only the app's owner or an
  * organisation administrator acts with it, as the owner does in the app's console.
  */
-export function accountAdmission(options: {
-  readonly central: Database;
-  readonly clock: Clock;
-  readonly appId: string;
-}): AccountAdmission {
-  const { central, appId } = options;
+export function accountAdmission(access: OwnerAccess, appId: string): AccountAdmission {
   return {
-    memberOf: liveMember(central, options.clock),
-    manages: (accountId) => ownsOrAdministers(central, appId, accountId),
+    memberOf: access.memberOf,
+    manages: (accountId) => ownsOrAdministers(access.central, appId, accountId),
   };
 }

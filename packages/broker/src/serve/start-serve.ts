@@ -152,12 +152,15 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
     clock,
     environment: settings.environment,
   });
+  // Who may use the owner API, asked by its routes on {base_url} and by each app's own.
+  const access = ownerAccess({ central, clock, baseDomain: settings.baseDomain });
   const deployed: DeployedApps = new DeployedApps({
     settings,
     central,
     clock,
     logger,
     secrets,
+    access,
     centralSignInAt: signIn.at,
     mail: (appId) => mail.app(appId),
     newApps: (appId) => restoredApps.hostFor(appId),
@@ -196,8 +199,7 @@ export async function startServe(options: ServeOptions): Promise<RunningService>
         organisation: settings.organisation,
         print: (line) => logger.info({ app: 'base' }, line),
       });
-      mountDeploymentRoutes(app, { settings, central, clock, apps: deployed });
-      const access = ownerAccess({ central, clock, baseDomain: settings.baseDomain });
+      mountDeploymentRoutes(app, { settings, central, clock, apps: deployed, access });
       mountDomainRoutes(app, { access, domains, baseDomain: settings.baseDomain });
       mountSecretRoutes(app, { access, secrets });
     },

@@ -16,6 +16,7 @@ import { createServiceLogger } from '../../src/observability/logger.ts';
 import { Memberships } from '../../src/org/memberships.ts';
 import { AppSecrets } from '../../src/serve/app-secrets.ts';
 import { DeployedApps } from '../../src/serve/deployed-apps.ts';
+import { ownerAccess } from '../../src/serve/owner-access.ts';
 import { pruneRevisions } from '../../src/serve/revision-folders.ts';
 import type { ServeSettings } from '../../src/serve/serve-settings.ts';
 import { writeFiles } from '../helpers/broker.ts';
@@ -321,6 +322,7 @@ describe('deployments to platform serve', () => {
         cipher: CredentialCipher.ephemeral(),
         clock: systemClock,
       }),
+      access: ownerAccess({ central, clock: systemClock, baseDomain: 'localhost' }),
       logger: createServiceLogger({
         level: 'info',
         destination: { write: (line: string) => lines.push(line) },
