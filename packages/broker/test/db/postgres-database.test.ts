@@ -73,7 +73,11 @@ describe('a real PostgreSQL through DATABASE_URL', () => {
           await q.query('select pg_sleep($1::float / 1000)', [ms]);
           order.push(`${name} out`);
         });
-      await Promise.all([run('k', 'a', 100), run('k', 'b', 0), run('other', 'c', 0)]);
+      // a holds the key before b and c ask (which of two waiting callers the lock takes first
+      // is the server's choice, not an order this promises).
+      const a = run('k', 'a', 100);
+      while (!order.includes('a in')) await new Promise((resolve) => setTimeout(resolve, 5));
+      await Promise.all([a, run('k', 'b', 0), run('other', 'c', 0)]);
       // c holds another key and need not wait; b waits for a.
       expect(order.indexOf('b in')).toBeGreaterThan(order.indexOf('a out'));
       expect(order.indexOf('c out')).toBeLessThan(order.indexOf('a out'));
