@@ -38,6 +38,12 @@ export interface Answer {
   readonly body: string;
 }
 
+/**
+ * How long {@link call}'s connection may stay silent: a request that never settles fails with
+ * its path named, rather than holding its test until the test's own timeout.
+ */
+const CALL_TIMEOUT_MS = 45_000;
+
 /** One HTTP request to the service with the given Host. */
 export function call(
   port: number,
@@ -55,7 +61,11 @@ export function call(
           body += chunk;
         });
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', reject);
       },
+    );
+    req.setTimeout(CALL_TIMEOUT_MS, () =>
+      req.destroy(new Error(`no answer to ${path} for ${CALL_TIMEOUT_MS / 1000} s`)),
     );
     req.once('error', reject);
     req.end();
