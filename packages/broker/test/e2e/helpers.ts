@@ -113,12 +113,20 @@ export function platform(
   });
 }
 
-/** Spawns the real `platform` CLI from its sources, as `npm run platform` does. */
-export function spawnPlatform(args: readonly string[], cwd = root): ChildProcess {
+/**
+ * Spawns the real `platform` CLI from its sources, as `npm run platform` does; with `ownGroup`
+ * it leads a process group of its own, which what it spawns joins.
+ */
+export function spawnPlatform(
+  args: readonly string[],
+  cwd = root,
+  { ownGroup = false }: { ownGroup?: boolean } = {},
+): ChildProcess {
   return spawn(process.execPath, ['--conditions=@platform/source', bin, ...args], {
     cwd,
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: ownGroup,
   });
 }
 

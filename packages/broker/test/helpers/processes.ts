@@ -58,3 +58,23 @@ export function processesWithArgument(fragment: string): number[] {
   }
   return pids;
 }
+
+/**
+ * The live processes (Linux /proc) of process group `group`, as "pid name", zombies left out.
+ * A child spawned `detached` leads a group its own children join, so they stay findable by
+ * it after the child exits and they are handed to init.
+ */
+export function processesInGroup(group: number): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procText(`/proc/${entry}/stat`);
+    if (stat === undefined) continue;
+    const close = stat.lastIndexOf(')');
+    const [state, , pgrp] = stat.slice(close + 2).split(' ');
+    if (state !== 'Z' && Number(pgrp) === group) {
+      found.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, close)}`);
+    }
+  }
+  return found;
+}
