@@ -5,13 +5,12 @@
 // process group of its own, so that what it spawned is found even after it exits: nothing of it
 // may go on (esbuild finishing a bundle into the folder, say).
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DevStartStep } from '../../src/app/start-dev.ts';
-import { processesInGroup } from '../helpers/processes.ts';
+import { descendantsOf, processesInGroup } from '../helpers/processes.ts';
 import { eventually } from './fixture-app.ts';
 import { alive, copyExample, exitOf, spawnPlatform, waitForUrl } from './helpers.ts';
 
@@ -20,37 +19,6 @@ const isUrl = (line: string) => /^http:\/\/localhost:\d+$/.test(line);
 
 /** Whether the process of a `descendantsOf` entry is alive. */
 const stillAlive = (entry: string) => alive(Number.parseInt(entry, 10));
-
-/**
- * Every live process under `pid` (Linux /proc) as "pid command line", so that a failure names
- * what was left.
- */
-function descendantsOf(pid: number): string[] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state !== 'Z') parentOf.set(Number(entry), Number(ppid));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const found: string[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    const parent = queue.shift();
-    for (const [child, ppid] of parentOf) {
-      if (ppid === parent) {
-        const command = readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ');
-        found.push(`${child} ${command.slice(0, 200)}`);
-        queue.push(child);
-      }
-    }
-  }
-  return found;
-}
 
 /** The files under `dir` whose name ends in `.lock`, recursively. */
 async function lockFiles(dir: string): Promise<string[]> {

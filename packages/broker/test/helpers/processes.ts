@@ -19,27 +19,34 @@ export function workerThreads(): number {
   ).length;
 }
 
-/**
- * Ids of the live child processes of `parent` whose command name is `command` (Linux /proc);
- * exited children not yet reaped (zombies) are left out.
- */
-export function processesOf(parent: number, command: string): number[] {
-  const pids: number[] = [];
+/** A live process as /proc/PID/stat names it. */
+interface ProcessStat {
+  readonly pid: number;
+  readonly name: string;
+  readonly ppid: number;
+  readonly group: number;
+}
+
+/** Every live process (Linux /proc); exited ones not yet reaped (zombies) are left out. */
+function* liveProcesses(): Generator<ProcessStat> {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = procText(`/proc/${entry}/stat`);
     if (stat === undefined) continue;
-    // `pid (comm) state ppid ...`: the name may hold spaces and parentheses, so split after it.
-    const open = stat.indexOf('(');
+    // `pid (comm) state ppid pgrp ...`: the name may hold spaces and parentheses, so split after it.
     const close = stat.lastIndexOf(')');
-    const name = stat.slice(open + 1, close);
-    const [state, ppid] = stat
-      .slice(close + 2)
-      .split(' ')
-      .slice(0, 2);
-    if (name === command && Number(ppid) === parent && state !== 'Z') pids.push(Number(entry));
+    const [state, ppid, group] = stat.slice(close + 2).split(' ');
+    if (state === 'Z') continue;
+    const name = stat.slice(stat.indexOf('(') + 1, close);
+    yield { pid: Number(entry), name, ppid: Number(ppid), group: Number(group) };
   }
-  return pids;
+}
+
+/** Ids of the live child processes of `parent` whose command name is `command` (Linux /proc). */
+export function processesOf(parent: number, command: string): number[] {
+  return [...liveProcesses()]
+    .filter(({ name, ppid }) => name === command && ppid === parent)
+    .map(({ pid }) => pid);
 }
 
 /**
@@ -47,34 +54,40 @@ export function processesOf(parent: number, command: string): number[] {
  * `fragment`; zombies are left out.
  */
 export function processesWithArgument(fragment: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const args = procText(`/proc/${entry}/cmdline`);
-    if (args === undefined || !args.split('\0').some((arg) => arg.includes(fragment))) continue;
-    const stat = procText(`/proc/${entry}/stat`);
-    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-    pids.push(Number(entry));
-  }
-  return pids;
+  return [...liveProcesses()]
+    .filter(({ pid }) =>
+      procText(`/proc/${pid}/cmdline`)
+        ?.split('\0')
+        .some((arg) => arg.includes(fragment)),
+    )
+    .map(({ pid }) => pid);
 }
 
 /**
- * The live processes (Linux /proc) of process group `group`, as "pid name", zombies left out.
- * A child spawned `detached` leads a group its own children join, so they stay findable by
- * it after the child exits and they are handed to init.
+ * Every live process under `pid` (Linux /proc) as "pid command line", so that a failure names
+ * what was left.
  */
-export function processesInGroup(group: number): string[] {
+export function descendantsOf(pid: number): string[] {
+  const all = [...liveProcesses()];
   const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = procText(`/proc/${entry}/stat`);
-    if (stat === undefined) continue;
-    const close = stat.lastIndexOf(')');
-    const [state, , pgrp] = stat.slice(close + 2).split(' ');
-    if (state !== 'Z' && Number(pgrp) === group) {
-      found.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, close)}`);
+  const queue = [pid];
+  for (let parent = queue.shift(); parent !== undefined; parent = queue.shift()) {
+    for (const child of all.filter(({ ppid }) => ppid === parent)) {
+      const command = procText(`/proc/${child.pid}/cmdline`)?.replaceAll('\0', ' ') ?? '';
+      found.push(`${child.pid} ${command.slice(0, 200)}`);
+      queue.push(child.pid);
     }
   }
   return found;
+}
+
+/**
+ * The live processes (Linux /proc) of process group `group`, as "pid name". A child spawned
+ * `detached` leads a group its own children join, so they stay findable by it after the child
+ * exits and they are handed to init.
+ */
+export function processesInGroup(group: number): string[] {
+  return [...liveProcesses()]
+    .filter((process) => process.group === group)
+    .map(({ pid, name }) => `${pid} ${name}`);
 }
