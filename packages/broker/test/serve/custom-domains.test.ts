@@ -25,6 +25,7 @@ import {
   adaCredential,
   call,
   cli,
+  deploy,
   freePort,
   keepCredential,
   setUpAdministrator,
@@ -175,16 +176,7 @@ describe('custom domains of platform serve', () => {
       'public/index.html': '<h1 id="desk">Desk</h1>',
     });
     for (const app of ['shop', 'desk']) {
-      const deployed = await cli(secrets.env, [
-        'deploy',
-        join(dir.path, app),
-        '--to',
-        base,
-        '--app',
-        app,
-      ]);
-      expect(deployed.err).toBe('');
-      expect(deployed.code).toBe(0);
+      await deploy(secrets.env, join(dir.path, app), base, app);
     }
   }, 150_000);
 

@@ -23,12 +23,12 @@ import { tempDir } from '../helpers/temp-dir.ts';
 import {
   adaId,
   call,
+  deploy,
   eventually,
   freePort,
   HELLO_MANIFEST,
   issueAccountCredential,
   keepCredential,
-  cli as platformCli,
   serveEnv,
   setUpAdministrator,
   setupKey,
@@ -85,15 +85,7 @@ describe('restoring a backup of a deployed app into a new app under platform ser
       issueAccountCredential(central, await adaId(central), 'test CLI'),
     );
     expect(await keepCredential(secrets.env, dir.path, base, token)).toBe(0);
-    const deployed = await platformCli(secrets.env, [
-      'deploy',
-      appDir,
-      '--to',
-      base,
-      '--app',
-      'todo',
-    ]);
-    expect(deployed.code, deployed.err).toBe(0);
+    await deploy(secrets.env, appDir, base, 'todo');
   }, 120_000);
 
   afterAll(async () => {

@@ -26,9 +26,9 @@ import { type SecretService, startSecretService } from '../helpers/secret-servic
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
   adaCredential,
+  deploy,
   freePort,
   keepCredential,
-  cli as platformCli,
   serveEnv,
   setUpAdministrator,
   setupKey,
@@ -358,16 +358,7 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
     ] as const) {
       const appDir = join(dir.path, app);
       await writeFiles(appDir, files);
-      const deployed = await platformCli(secrets.env, [
-        'deploy',
-        appDir,
-        '--to',
-        lbBase,
-        '--app',
-        app,
-      ]);
-      expect(deployed.err).toBe('');
-      expect(deployed.code).toBe(0);
+      await deploy(secrets.env, appDir, lbBase, app);
     }
     appDb = await PostgresDatabase.connect(
       postgres.url.replace('/postgres?', `/${appDatabaseName('todo')}?`),
@@ -570,30 +561,26 @@ describe('three platform serve nodes, object storage and HAProxy under a node ki
       }
       const backMs = Date.now() - restartedAt;
 
-      // Every acknowledged job runs; the queue retries what the killed node held once its lease ends.
       const settleUntil = Date.now() + SETTLE_MS;
-      let missingJobs: string[] = [...jobs];
-      while (missingJobs.length > 0 && Date.now() < settleUntil) {
-        const { rows } = await appDb.query<{ key: string }>(
-          'SELECT DISTINCT key FROM effects WHERE key = ANY($1)',
-          [missingJobs],
-        );
-        const done = new Set(rows.map((row) => row.key));
-        missingJobs = missingJobs.filter((key) => !done.has(key));
-        if (missingJobs.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+      // Of `keys`, those `column` of `table` still lacks when all are there or the settling ends.
+      const stillMissing = async (keys: Iterable<string>, table: string, column: string) => {
+        let missing = [...keys];
+        while (missing.length > 0 && Date.now() < settleUntil) {
+          const { rows } = await appDb.query<{ key: string }>(
+            `SELECT DISTINCT ${column} AS key FROM ${table} WHERE ${column} = ANY($1)`,
+            [missing],
+          );
+          const done = new Set(rows.map((row) => row.key));
+          missing = missing.filter((key) => !done.has(key));
+          if (missing.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        return missing;
+      };
+      // Every acknowledged job runs; the queue retries what the killed node held once its lease ends.
+      const missingJobs = await stillMissing(jobs, 'effects', 'key');
       // Every acknowledged event reaches the handler; an attempt the killed node held is made
       // again once its hold ends.
-      let missingEvents: string[] = [...events];
-      while (missingEvents.length > 0 && Date.now() < settleUntil) {
-        const { rows } = await appDb.query<{ event_id: string }>(
-          'SELECT DISTINCT event_id FROM deliveries WHERE event_id = ANY($1)',
-          [missingEvents],
-        );
-        const done = new Set(rows.map((row) => row.event_id));
-        missingEvents = missingEvents.filter((id) => !done.has(id));
-        if (missingEvents.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+      const missingEvents = await stillMissing(events, 'deliveries', 'event_id');
       // An event that reached the handler more than once. The handler always acknowledges, so a
       // second delivery is allowed only where the first's acknowledgement never reached a
       // broker: the same attempt again (one request id), begun before the node holding it died.

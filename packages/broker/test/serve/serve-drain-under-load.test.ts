@@ -11,7 +11,7 @@ import { type SecretService, startSecretService } from '../helpers/secret-servic
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
   adaCredential,
-  cli,
+  deploy,
   freePort,
   keepCredential,
   serveEnv,
@@ -106,16 +106,7 @@ describe('platform serve draining under load', () => {
     expect((await setUpAdministrator(base, await setupKey(service))).status).toBe(200);
     const token = await adaCredential(postgres.url);
     expect(await keepCredential(secrets.env, dir.path, base, token)).toBe(0);
-    const deployed = await cli(secrets.env, [
-      'deploy',
-      join(dir.path, 'load'),
-      '--to',
-      base,
-      '--app',
-      'load',
-    ]);
-    expect(deployed.err).toBe('');
-    expect(deployed.code).toBe(0);
+    await deploy(secrets.env, join(dir.path, 'load'), base, 'load');
   }, 90_000);
 
   afterAll(async () => {

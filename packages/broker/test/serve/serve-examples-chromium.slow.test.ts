@@ -23,7 +23,7 @@ import {
   setCalendarSecret,
 } from './sales-crm-deployment.ts';
 import {
-  cli,
+  deploy,
   freePort,
   node,
   root,
@@ -144,15 +144,7 @@ describe('the examples deployed to platform serve, in Chromium', { timeout: 240_
     await page.context().close();
 
     for (const app of ['todo', ...SALES_CRM_APPS]) {
-      const deployed = await cli(secrets.env, [
-        'deploy',
-        join(dir.path, app),
-        '--to',
-        base,
-        '--app',
-        app,
-      ]);
-      expect(deployed.code, `${app}: ${deployed.err}`).toBe(0);
+      await deploy(secrets.env, join(dir.path, app), base, app);
     }
     await setCalendarSecret(secrets.env, base, oauth);
   });

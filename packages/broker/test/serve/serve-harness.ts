@@ -242,6 +242,22 @@ await store.put(process.argv[2], process.argv[3]);
   );
 }
 
+/**
+ * `platform deploy appDir --to base --app app` through {@link cli}; rejects, naming what it
+ * printed, unless it exits 0 with nothing on stderr.
+ */
+export async function deploy(
+  env: NodeJS.ProcessEnv,
+  appDir: string,
+  base: string,
+  app: string,
+): Promise<void> {
+  const deployed = await cli(env, ['deploy', appDir, '--to', base, '--app', app]);
+  if (deployed.code !== 0 || deployed.err !== '') {
+    throw new Error(`platform deploy of ${app} exited ${deployed.code}:\n${deployed.err}`);
+  }
+}
+
 /** `platform secrets set NAME --value-stdin` of app `app` at `base`, the value piped in. */
 export const setSecret = (
   env: NodeJS.ProcessEnv,

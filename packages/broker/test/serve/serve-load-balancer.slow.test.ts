@@ -15,11 +15,11 @@ import { tempDir } from '../helpers/temp-dir.ts';
 import {
   adaId,
   call,
+  deploy,
   freePort,
   HELLO_MANIFEST,
   issueAccountCredential,
   keepCredential,
-  cli as platformCli,
   serveEnv,
   setUpAdministrator,
   setupKey,
@@ -103,16 +103,7 @@ describe('three platform serve nodes behind HAProxy', () => {
       'platform.yaml': manifest,
       'functions/hello/index.ts': helloSource,
     });
-    const deployed = await platformCli(secrets.env, [
-      'deploy',
-      appDir,
-      '--to',
-      lbBase,
-      '--app',
-      'todo',
-    ]);
-    expect(deployed.err).toBe('');
-    expect(deployed.code).toBe(0);
+    await deploy(secrets.env, appDir, lbBase, 'todo');
     // Every node serves the revision before the run begins.
     for (const node of nodes) {
       const until = Date.now() + 15_000;

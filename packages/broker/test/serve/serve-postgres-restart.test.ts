@@ -17,9 +17,9 @@ import { tempDir } from '../helpers/temp-dir.ts';
 import {
   adaCredential,
   call,
+  deploy,
   freePort,
   keepCredential,
-  cli as platformCli,
   serveEnv,
   setUpAdministrator,
   setupKey,
@@ -106,15 +106,7 @@ export default defineFunction({
 });
 `,
     });
-    const deployed = await platformCli(secrets.env, [
-      'deploy',
-      appDir,
-      '--to',
-      base,
-      '--app',
-      'todo',
-    ]);
-    expect(deployed.code).toBe(0);
+    await deploy(secrets.env, appDir, base, 'todo');
     const db = await PostgresDatabase.connect(
       postgres.url.replace('/postgres?', `/${appDatabaseName('todo')}?`),
       1,

@@ -13,7 +13,7 @@ import { type PostgresServer, startPostgres } from '../helpers/postgres-server.t
 import { type SecretService, startSecretService } from '../helpers/secret-service.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 import {
-  cli,
+  deploy,
   freePort,
   node,
   root,
@@ -107,16 +107,7 @@ describe('the central sign-in of platform serve', () => {
     expect(await exited, err.join('\n')).toBe(0);
     expect(out.join('\n')).toContain(`Signed in to ${base} as ada@example.com`);
 
-    const deployed = await cli(secrets.env, [
-      'deploy',
-      join(dir.path, 'todo'),
-      '--to',
-      base,
-      '--app',
-      'todo',
-    ]);
-    expect(deployed.err).toBe('');
-    expect(deployed.code).toBe(0);
+    await deploy(secrets.env, join(dir.path, 'todo'), base, 'todo');
     await page.context().close();
   }, 90_000);
 
