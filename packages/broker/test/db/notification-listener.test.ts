@@ -2,14 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../../src/db/postgres-database.ts';
 import { type PostgresServer, startPostgres } from '../helpers/postgres-server.ts';
 
-/** Resolves once `check` holds, polling every 50 ms for at most `ms`. */
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('the condition never held');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How long a notification may take to be heard, the connection restored included. */
+const within = { timeout: 10_000 };
 
 describe('LISTEN on a real PostgreSQL', () => {
   let server: PostgresServer;
@@ -50,31 +44,35 @@ describe('LISTEN on a real PostgreSQL', () => {
     await notify('alpha', '1');
     await notify('beta', '2');
     await notify('gamma', 'nobody');
-    await until(() => heard.length === 3);
+    await expect.poll(() => heard.length, within).toBe(3);
     expect(heard.sort()).toEqual(['a:1', 'b2:2', 'b:2']);
 
     // The server goes away and comes back: the one connection listens on both channels again.
     await server.restart?.(500);
     heard.length = 0;
-    await until(async () => {
-      await notify('alpha', 'again').catch(() => undefined);
-      return heard.includes('a:again');
-    });
-    await until(async () => {
-      await notify('beta', 'again').catch(() => undefined);
-      return heard.includes('b:again') && heard.includes('b2:again');
-    });
+    await expect
+      .poll(async () => {
+        await notify('alpha', 'again').catch(() => undefined);
+        return heard;
+      }, within)
+      .toContain('a:again');
+    await expect
+      .poll(async () => {
+        await notify('beta', 'again').catch(() => undefined);
+        return heard.includes('b:again') && heard.includes('b2:again');
+      }, within)
+      .toBe(true);
     expect(await listeningSessions()).toBe(1);
 
     // One handler stops: the channel's other handler still hears; the last one ends the listening.
     await stopB2();
     heard.length = 0;
     await notify('beta', '3');
-    await until(() => heard.includes('b:3'));
+    await expect.poll(() => heard, within).toContain('b:3');
     expect(heard).not.toContain('b2:3');
     await stopB();
     await stopA();
-    await until(async () => (await listeningSessions()) === 0);
+    await expect.poll(listeningSessions, within).toBe(0);
     await notify('alpha', 'late');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(heard).not.toContain('a:late');

@@ -107,6 +107,16 @@ async function tickAndWait(): Promise<string[]> {
   return started;
 }
 
+/** Holds the syncs' answers until the returned function releases the one begun last. */
+function holdAnswers(): () => void {
+  let release = () => {};
+  answer = () =>
+    new Promise((resolve) => {
+      release = () => resolve(null);
+    });
+  return () => release();
+}
+
 describe('the sync schedule', () => {
   let bound: string;
   let unbound: string;
@@ -140,11 +150,7 @@ describe('the sync schedule', () => {
   });
 
   it('never overlaps for one connection: occurrences missed while it ran coalesce into one', async () => {
-    let release = () => {};
-    answer = () =>
-      new Promise((resolve) => {
-        release = () => resolve(null);
-      });
+    const release = holdAnswers();
     clock.set('2025-03-31T00:00:00Z'); // 02:00 Berlin (summer time)
     expect(await org.sync.tick()).toEqual([bound]);
     // Two more nights pass while that sync still runs: nothing starts beside it.
@@ -229,11 +235,7 @@ describe('a sync whose broker was killed', () => {
     const id = await connection('killed', true);
     clock.set('2025-04-10T12:00:00Z');
     expect(await tickAndWait()).toEqual([]);
-    let release = () => {};
-    answer = () =>
-      new Promise((resolve) => {
-        release = () => resolve(null);
-      });
+    const release = holdAnswers();
     clock.set('2025-04-11T00:00:00Z'); // 02:00 Berlin
     expect(await org.sync.tick()).toEqual([id]);
     const running = await held(id);
@@ -284,11 +286,7 @@ describe('a sync whose broker was killed', () => {
     for (const other of others) await org.connections.requireReconnect(other.id);
     clock.set('2025-04-12T12:00:00Z');
     expect(await tickAndWait()).toEqual([]);
-    let release = () => {};
-    answer = () =>
-      new Promise((resolve) => {
-        release = () => resolve(null);
-      });
+    const release = holdAnswers();
     // Only the renewal's interval is faked, so the test moves it on without waiting 20 s.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
