@@ -5,6 +5,7 @@ import type { IntegrationContract, SlotDeclaration } from '@platform/schema/mani
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
+import { whileRenewing } from '../kernel/lease-renewal.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { Binding, Bindings } from './bindings.ts';
 import type { Connections } from './connections.ts';
@@ -223,31 +224,18 @@ export class EventDeliveries {
 
   // Attempts `row`, held until `leaseUntil`, renewing the hold while the attempt runs.
   async #attempt(row: DueRow, leaseUntil: Date): Promise<void> {
-    const lease = { until: leaseUntil, renewing: Promise.resolve() };
-    const renewal = setInterval(() => {
+    let held = leaseUntil;
+    const renew = async () => {
       const next = new Date(this.#clock.now().getTime() + ATTEMPT_LEASE_MS);
-      lease.renewing = this.#db
-        .query(
-          `UPDATE platform.integration_event_deliveries SET lease_until = $3
-            WHERE id = $1 AND lease_until = $2 AND state = 'pending'`,
-          [row.id, lease.until, next],
-        )
-        .then(({ rowCount }) => {
-          if (rowCount > 0) lease.until = next;
-        })
-        // A renewal the database did not take is tried again at the next one.
-        .catch(() => undefined);
-    }, ATTEMPT_LEASE_MS / 3);
-    renewal.unref();
-    let outcome: { error: string | null; final: boolean };
-    try {
-      outcome = await this.#outcome(row);
-    } finally {
-      clearInterval(renewal);
-    }
-    // A renewal under way may move the hold; the outcome is recorded against where it ends.
-    await lease.renewing;
-    await this.#record(row, lease.until, outcome.error, outcome.final);
+      const { rowCount } = await this.#db.query(
+        `UPDATE platform.integration_event_deliveries SET lease_until = $3
+          WHERE id = $1 AND lease_until = $2 AND state = 'pending'`,
+        [row.id, held, next],
+      );
+      if (rowCount > 0) held = next;
+    };
+    const outcome = await whileRenewing(ATTEMPT_LEASE_MS, renew, () => this.#outcome(row));
+    await this.#record(row, held, outcome.error, outcome.final);
   }
 
   // Runs the delivery's handler where it may run now; answers the error and whether it is final.

@@ -4,6 +4,7 @@ import type { IntegrationContract } from '@platform/schema/manifest';
 import type { Database } from '../db/database.ts';
 import { type Clock, systemClock } from '../kernel/clock.ts';
 import { CronTimes } from '../kernel/cron-times.ts';
+import { whileRenewing } from '../kernel/lease-renewal.ts';
 import { isGone, type ProcessMark, thisProcess } from '../kernel/process-mark.ts';
 import type { LogWriter } from '../logs/log-sink.ts';
 import type { Connections } from './connections.ts';
@@ -236,40 +237,18 @@ export class IntegrationSync {
   ): Promise<SyncRun> {
     const started = performance.now();
     const held = JSON.stringify(holder);
-    const renewal = setInterval(() => {
-      void this.#db
-        .query(
-          `UPDATE platform.connections SET sync_lease_until = $3
-            WHERE id = $1 AND sync_lease_holder = $2::jsonb`,
-          [connectionId, held, new Date(this.#clock.now().getTime() + SYNC_LEASE_MS)],
-        )
-        // A renewal the database did not take is tried again at the next one.
-        .catch(() => undefined);
-    }, SYNC_LEASE_MS / 3);
-    renewal.unref();
-    const requestId = `sync_${connectionId}_${scheduledAt.getTime()}`;
-    let result = 'ok';
-    try {
-      const credentials = await this.#tokens.credentials(
-        connectionId,
-        contract,
-        provider,
-        requestId,
+    const renew = () =>
+      this.#db.query(
+        `UPDATE platform.connections SET sync_lease_until = $3
+          WHERE id = $1 AND sync_lease_holder = $2::jsonb`,
+        [connectionId, held, new Date(this.#clock.now().getTime() + SYNC_LEASE_MS)],
       );
-      await provider.invoke((contract.sync as NonNullable<typeof contract.sync>).function, {
-        requestId,
-        input: {} as JsonValue,
-        connectionId,
-        trigger: 'sync',
-        credentials,
-        timeoutMs: limits.integration.syncTimeoutSeconds * 1000,
-      });
-    } catch (error) {
-      const known = error instanceof PlatformError ? error : undefined;
-      result = known?.code ?? 'INTEGRATION_PROVIDER_FAILED';
-      if (known?.status === 401) await this.#connections.requireReconnect(connectionId);
+    let result: string;
+    try {
+      result = await whileRenewing(SYNC_LEASE_MS, renew, () =>
+        this.#invoke(provider, contract, connectionId, scheduledAt),
+      );
     } finally {
-      clearInterval(renewal);
       // Only its own hold: after a stall past it, the connection may be another run's now.
       await this.#db.query(
         `UPDATE platform.connections SET sync_lease_until = NULL, sync_lease_holder = NULL
@@ -290,6 +269,37 @@ export class IntegrationSync {
     );
     for (const listener of this.#listeners) listener(run);
     return run;
+  }
+
+  // Calls the provider's sync Function for the connection; answers `ok` or the failure's code.
+  async #invoke(
+    provider: ProviderApp,
+    contract: IntegrationContract,
+    connectionId: string,
+    scheduledAt: Date,
+  ): Promise<string> {
+    const requestId = `sync_${connectionId}_${scheduledAt.getTime()}`;
+    try {
+      const credentials = await this.#tokens.credentials(
+        connectionId,
+        contract,
+        provider,
+        requestId,
+      );
+      await provider.invoke((contract.sync as NonNullable<typeof contract.sync>).function, {
+        requestId,
+        input: {} as JsonValue,
+        connectionId,
+        trigger: 'sync',
+        credentials,
+        timeoutMs: limits.integration.syncTimeoutSeconds * 1000,
+      });
+      return 'ok';
+    } catch (error) {
+      const known = error instanceof PlatformError ? error : undefined;
+      if (known?.status === 401) await this.#connections.requireReconnect(connectionId);
+      return known?.code ?? 'INTEGRATION_PROVIDER_FAILED';
+    }
   }
 
   #timesOf(schedule: string, timezone: string | undefined): CronTimes {
