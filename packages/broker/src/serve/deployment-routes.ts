@@ -1,5 +1,5 @@
-import { rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PlatformError } from '@platform/errors';
 import { limits } from '@platform/schema';
 import { checkManifest, formatDiagnostic, type OrganisationApp } from '@platform/schema/manifest';
@@ -24,7 +24,13 @@ import type { Clock } from '../kernel/clock.ts';
 import { newId } from '../kernel/ids.ts';
 import { ACTIVATIONS_CHANNEL, type DeployedApps, manifestOf } from './deployed-apps.ts';
 import type { OwnerAccess } from './owner-access.ts';
-import { pruneRevisions, REVISIONS_KEPT, revisionDir } from './revision-folders.ts';
+import {
+  pruneRevisions,
+  REVISIONS_KEPT,
+  removeRevisionFiles,
+  revisionArchive,
+  revisionDir,
+} from './revision-folders.ts';
 import type { ServeSettings } from './serve-settings.ts';
 
 /** One deployment as the owner API shows it. */
@@ -227,7 +233,7 @@ export function mountDeploymentRoutes(
           sql: Buffer.from(bytes).toString('utf8'),
         }));
       await writeDeployment(contents, dir);
-      await writeFile(join(dirname(dir), `${id}.tar.gz`), archive, { mode: 0o600 });
+      await writeFile(revisionArchive(settings.filesDir, appId, id), archive, { mode: 0o600 });
       try {
         await migrate(appId, migrations);
         await central.transaction(async (tx) => {
@@ -259,8 +265,7 @@ export function mountDeploymentRoutes(
           );
         });
       } catch (error) {
-        await rm(dir, { recursive: true, force: true });
-        await rm(join(dirname(dir), `${id}.tar.gz`), { force: true });
+        await removeRevisionFiles(settings.filesDir, appId, id);
         throw error;
       }
       const replaced = apps.active(appId);

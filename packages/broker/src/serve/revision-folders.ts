@@ -1,5 +1,5 @@
 import { readdir, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Database } from '../db/database.ts';
 
 /** The folder under the files folder where revisions are kept: never an app id (those have no `_`). */
@@ -8,6 +8,20 @@ export const DEPLOYMENTS_FOLDER = '_deployments';
 /** The folder of one revision's unpacked files. */
 export const revisionDir = (filesDir: string, appId: string, deploymentId: string): string =>
   join(filesDir, DEPLOYMENTS_FOLDER, appId, deploymentId);
+
+/** The archive a revision was deployed as, kept beside its folder. */
+export const revisionArchive = (filesDir: string, appId: string, deploymentId: string): string =>
+  `${revisionDir(filesDir, appId, deploymentId)}.tar.gz`;
+
+/** Removes revision `deploymentId`'s folder and archive from this node's files folder. */
+export async function removeRevisionFiles(
+  filesDir: string,
+  appId: string,
+  deploymentId: string,
+): Promise<void> {
+  await rm(revisionDir(filesDir, appId, deploymentId), { recursive: true, force: true });
+  await rm(revisionArchive(filesDir, appId, deploymentId), { force: true });
+}
 
 /**
  * How many of an app's newest revisions `platform serve` keeps for rollback, besides the
@@ -38,11 +52,7 @@ export async function pruneRevisions(options: {
       RETURNING d.id`,
     [appId, options.keep, [...options.protect]],
   );
-  for (const { id } of rows) {
-    const dir = revisionDir(filesDir, appId, id);
-    await rm(dir, { recursive: true, force: true });
-    await rm(join(dirname(dir), `${id}.tar.gz`), { force: true });
-  }
+  for (const { id } of rows) await removeRevisionFiles(filesDir, appId, id);
   return rows.map((row) => row.id);
 }
 
@@ -74,9 +84,6 @@ export async function removeUnlistedRevisions(options: {
   );
   const listed = new Set(rows.map((row) => row.id));
   const gone = [...here].filter((id) => !listed.has(id) && !protect.has(id));
-  for (const id of gone) {
-    await rm(join(folder, id), { recursive: true, force: true });
-    await rm(join(folder, `${id}.tar.gz`), { force: true });
-  }
+  for (const id of gone) await removeRevisionFiles(filesDir, appId, id);
   return gone;
 }
